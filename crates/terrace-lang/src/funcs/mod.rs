@@ -1,0 +1,139 @@
+//! The built-in function library and the call machinery every function
+//! shares, following cty's `function` package: arguments are converted to
+//! the parameter types, nulls are refused unless a parameter allows them,
+//! unknown arguments make an unknown result of the declared return type,
+//! marks are removed before the implementation runs and put back on the
+//! result, unless a parameter opts in to seeing them.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use terrace_value::{Type, Value};
+
+/// An error from a function, either about one argument (rendered by the
+/// evaluator as "Invalid function argument" / `Invalid value for "<param>"
+/// parameter: <message>.`) or about the call as a whole ("Error in function
+/// call" / `Call to function "<name>" failed: <message>.`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionError {
+    pub argument: Option<usize>,
+    pub message: String,
+}
+
+impl FunctionError {
+    pub fn call(message: impl Into<String>) -> FunctionError {
+        FunctionError { argument: None, message: message.into() }
+    }
+    pub fn arg(index: usize, message: impl Into<String>) -> FunctionError {
+        FunctionError { argument: Some(index), message: message.into() }
+    }
+}
+
+pub type FunctionResult<T> = Result<T, FunctionError>;
+
+#[derive(Clone, Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub ty: Type,
+    pub allow_null: bool,
+    pub allow_unknown: bool,
+    pub allow_dynamic_type: bool,
+    pub allow_marked: bool,
+}
+
+impl Param {
+    pub fn new(name: &'static str, ty: Type) -> Param {
+        Param { name, ty, allow_null: false, allow_unknown: false, allow_dynamic_type: false, allow_marked: false }
+    }
+    pub fn allow_null(mut self) -> Param {
+        self.allow_null = true;
+        self
+    }
+    pub fn allow_unknown(mut self) -> Param {
+        self.allow_unknown = true;
+        self
+    }
+    pub fn allow_dynamic_type(mut self) -> Param {
+        self.allow_dynamic_type = true;
+        self
+    }
+    pub fn allow_marked(mut self) -> Param {
+        self.allow_marked = true;
+        self
+    }
+}
+
+/// What a function may need from its surroundings. File functions are
+/// confined to `base_dir` (the module directory); time functions read
+/// `now` so a whole plan sees one timestamp.
+pub struct CallContext<'a> {
+    pub base_dir: PathBuf,
+    /// RFC 3339 time of the run, for `timestamp()` and `plantimestamp()`.
+    pub now: Option<&'a str>,
+    /// Renders a template with variables, for `templatefile` and
+    /// `templatestring`; supplied by the evaluator, which owns parsing and
+    /// evaluation. Arguments: template source text, its file name (for
+    /// diagnostics), and the variables object.
+    pub render_template: Option<&'a dyn Fn(&str, &str, &Value) -> FunctionResult<Value>>,
+}
+
+impl Default for CallContext<'_> {
+    fn default() -> Self {
+        CallContext { base_dir: PathBuf::from("."), now: None, render_template: None }
+    }
+}
+
+pub type TypeFn = fn(&CallContext<'_>, &[Value]) -> FunctionResult<Type>;
+pub type ImplFn = fn(&CallContext<'_>, &[Value], &Type) -> FunctionResult<Value>;
+
+pub enum ReturnType {
+    Static(Type),
+    /// Computed from the (converted) arguments; may see unknown values.
+    Computed(TypeFn),
+}
+
+pub struct Function {
+    pub name: &'static str,
+    pub params: Vec<Param>,
+    pub variadic: Option<Param>,
+    pub return_type: ReturnType,
+    pub implementation: ImplFn,
+    /// cty's `RefineResult` with `refineNonNull`, which nearly every stdlib
+    /// function declares: an unknown result is known not to be null.
+    pub refine_not_null: bool,
+}
+
+impl Function {
+    pub fn new(name: &'static str, params: Vec<Param>, return_type: ReturnType, implementation: ImplFn) -> Function {
+        Function { name, params, variadic: None, return_type, implementation, refine_not_null: true }
+    }
+    pub fn variadic(mut self, param: Param) -> Function {
+        self.variadic = Some(param);
+        self
+    }
+    pub fn nullable_result(mut self) -> Function {
+        self.refine_not_null = false;
+        self
+    }
+
+    /// The parameter an argument at `index` binds to.
+    pub fn param_for(&self, index: usize) -> Option<&Param> {
+        self.params.get(index).or(self.variadic.as_ref())
+    }
+}
+
+/// Every built-in function by name (without namespace; `core::` prefixed
+/// names are resolved by the evaluator).
+pub fn builtins() -> &'static HashMap<&'static str, Function> {
+    static BUILTINS: OnceLock<HashMap<&'static str, Function>> = OnceLock::new();
+    BUILTINS.get_or_init(|| {
+        let mut all = Vec::new();
+        register_all(&mut all);
+        all.into_iter().map(|f| (f.name, f)).collect()
+    })
+}
+
+/// Each group module adds its functions here.
+fn register_all(out: &mut Vec<Function>) {
+    let _ = out;
+}

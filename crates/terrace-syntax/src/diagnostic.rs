@@ -1,0 +1,82 @@
+//! The one diagnostic model shared by every layer. Renderers (human with a
+//! source excerpt, `-no-color`, `-json`) live with the CLI; this is only data.
+
+use crate::pos::{Pos, Span};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A source range with its file name and resolved start/end positions, as HCL's
+/// `hcl.Range` is: line/column are precomputed so a diagnostic can be rendered
+/// without re-scanning the file.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct SourceRange {
+    pub filename: String,
+    pub start: Pos,
+    pub end: Pos,
+}
+
+impl SourceRange {
+    pub fn span(&self) -> Span {
+        Span { start: self.start.byte, end: self.end.byte }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Short, capitalised, no full stop; matches OpenTofu's wording where the
+    /// same diagnostic exists there.
+    pub summary: String,
+    /// Full sentences: what happened, why, what to do.
+    pub detail: String,
+    /// The range the diagnostic is about ("subject" in HCL).
+    pub subject: Option<SourceRange>,
+    /// A wider range giving context, e.g. the whole expression ("context").
+    pub context: Option<SourceRange>,
+    /// For evaluation errors: the expression text and the values of the
+    /// references in it, rendered below the excerpt as Terraform does.
+    pub expression_values: Vec<(String, String)>,
+}
+
+impl Diagnostic {
+    pub fn error(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: detail.into(),
+            subject: None,
+            context: None,
+            expression_values: Vec::new(),
+        }
+    }
+
+    pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(summary, detail) }
+    }
+
+    pub fn with_subject(mut self, subject: SourceRange) -> Diagnostic {
+        self.subject = Some(subject);
+        self
+    }
+
+    pub fn with_context(mut self, context: SourceRange) -> Diagnostic {
+        self.context = Some(context);
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+/// Diagnostics accumulated by one step; the step keeps going after an error so
+/// one run reports every problem.
+pub type Diagnostics = Vec<Diagnostic>;
+
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}
