@@ -5,6 +5,18 @@
 //! marks are removed before the implementation runs and put back on the
 //! result, unless a parameter opts in to seeing them.
 
+mod collection;
+mod conversion;
+mod crypto;
+mod datetime;
+mod encoding;
+mod filesystem;
+mod format;
+mod ipnet;
+mod numeric;
+mod special;
+mod string;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -135,5 +147,15 @@ pub fn builtins() -> &'static HashMap<&'static str, Function> {
 
 /// Each group module adds its functions here.
 fn register_all(out: &mut Vec<Function>) {
-    let _ = out;
+    collection::register(out);
+    conversion::register(out);
+    crypto::register(out);
+    datetime::register(out);
+    encoding::register(out);
+    filesystem::register(out);
+    format::register(out);
+    ipnet::register(out);
+    numeric::register(out);
+    special::register(out);
+    string::register(out);
 }
