@@ -2,8 +2,8 @@
 //!
 //! Invariants every constructor keeps (operations rely on them):
 //! - strings are NFC-normalized, as cty normalizes on entry;
-//! - set elements are distinct (by `raw_equals`) and kept in cty's set order
-//!   (`crate::ops::set_order`), so iteration and display need no sorting;
+//! - set elements are distinct (by `equals`) and kept in cty's set order
+//!   (`crate::ops::normalize_set_elements`), so iteration and display need no sorting;
 //! - collection elements all have exactly the collection's element type;
 //! - marks live on the value they were applied to, at any depth, as in cty.
 
@@ -144,8 +144,10 @@ impl Value {
     /// elements put in cty's set order.
     pub fn set(element_type: Type, elements: Vec<Value>) -> Value {
         debug_assert!(elements.iter().all(|e| e.ty == element_type), "inconsistent set element types");
+        // cty keeps no marks inside sets: element marks move to the set.
+        let (elements, marks) = crate::ops::hoist_set_marks(elements);
         let elements = crate::ops::normalize_set_elements(elements);
-        Value { ty: Type::set(element_type), repr: Repr::Seq(Arc::new(elements)), marks: Marks::NONE }
+        Value { ty: Type::set(element_type), repr: Repr::Seq(Arc::new(elements)), marks }
     }
 
     pub fn map(element_type: Type, elements: BTreeMap<String, Value>) -> Value {
@@ -327,6 +329,14 @@ impl Value {
             other => other.clone(),
         };
         Value { ty: self.ty.clone(), repr, marks: self.marks.without(marks) }
+    }
+
+    /// Marks an unknown value as definitely not null (cty
+    /// `Refine().NotNull()`); known values are returned unchanged.
+    pub fn refine_not_null(self) -> Value {
+        // Through the builder so that refinements leaving one possible
+        // value (a not-null list of known length) become that value.
+        self.refine().not_null().new_value()
     }
 
     // ----- internal helpers for sibling modules -----

@@ -5,6 +5,7 @@
 //! marks are removed before the implementation runs and put back on the
 //! result, unless a parameter opts in to seeing them.
 
+pub mod call;
 mod collection;
 mod conversion;
 mod crypto;
@@ -16,6 +17,8 @@ mod ipnet;
 mod numeric;
 mod special;
 mod string;
+#[cfg(test)]
+mod testing;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
