@@ -2,11 +2,11 @@
 //! with the conversion function that names each collection's type
 //! (`tolist([...])`, `tomap({...})`), typed nulls (`tostring(null)`),
 //! heredocs for multi-line strings, and placeholders for unknown, sensitive
-//! and ephemeral values. Strings are quoted as Go's `strconv.Quote` does,
-//! because that is what Terraform users see.
+//! and ephemeral values. Strings are quoted as Go's `strconv.Quote` does
+//! (`terrace_value::gostr`), because that is what Terraform users see.
 
 use terrace_value::{Marks, Type, Value};
-use unicode_general_category::{get_general_category, GeneralCategory};
+use terrace_value::gostr;
 
 pub fn format_value(value: &Value, indent: usize) -> String {
     let mut out = String::new();
@@ -35,7 +35,7 @@ fn write_value(out: &mut String, value: &Value, indent: usize) {
         Type::String => {
             let text = value.as_str().unwrap_or_default();
             if !write_multiline_string(out, text, indent) {
-                quote_go(out, text);
+                out.push_str(&gostr::quote(text));
             }
         }
         Type::Number => {
@@ -151,50 +151,12 @@ fn push_spaces(out: &mut String, n: usize) {
     out.extend(std::iter::repeat_n(' ', n));
 }
 
-/// Go's `strconv.Quote`: printable characters (Go's `unicode.IsPrint`:
-/// letters, marks, numbers, punctuation, symbols and U+0020) stay as they
-/// are, everything else is escaped.
-pub fn quote_go(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if is_go_printable(c) => out.push(c),
-            '\u{07}' => out.push_str("\\a"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0C}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{0B}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7F => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-}
-
-fn is_go_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    use GeneralCategory::*;
-    !matches!(
-        get_general_category(c),
-        SpaceSeparator | LineSeparator | ParagraphSeparator | Control | Format | Surrogate | PrivateUse | Unassigned
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn quoted(s: &str) -> String {
-        let mut out = String::new();
-        quote_go(&mut out, s);
-        out
+        gostr::quote(s)
     }
 
     #[test]

@@ -7,9 +7,18 @@
 //! and file codecs (`json`, `msgpack`, `typejson`).
 
 pub mod convert;
+pub mod defaults;
+pub mod gostr;
+pub mod json;
+pub mod msgpack;
 pub mod number;
 pub mod ops;
+pub mod refine;
+#[cfg(test)]
+mod testutil;
+pub mod typejson;
 pub mod types;
+pub mod unify;
 pub mod value;
 
 pub use number::Number;

@@ -173,6 +173,10 @@ impl Type {
     pub fn friendly_name_for_constraint(&self) -> String {
         match self {
             Type::Dynamic => "any type".into(),
+            // cty says "any single type" for a collection's element.
+            Type::List(e) if e.is_dynamic() => "list of any single type".into(),
+            Type::Set(e) if e.is_dynamic() => "set of any single type".into(),
+            Type::Map(e) if e.is_dynamic() => "map of any single type".into(),
             Type::List(e) => format!("list of {}", e.friendly_name_for_constraint()),
             Type::Set(e) => format!("set of {}", e.friendly_name_for_constraint()),
             Type::Map(e) => format!("map of {}", e.friendly_name_for_constraint()),
