@@ -69,6 +69,12 @@ locals {
     empty = []
   }
   numbers = [3, 1, 4, 1, 5, 9, 2, 6]
+  # Template sources for templatestring(), which refuses literal templates.
+  tpl_greeting = "Hello, $${name}!"
+  tpl_loop     = "%%{ for x in xs }[$${x}]%%{ endfor }"
+  tpl_funcs    = "$${upper(x)}-$${length(x)}"
+  tpl_bad      = "$${nope}"
+  tpl_unclosed = "$${a"
   people = [
     { name = "ann", age = 31, tags = ["a", "b"] },
     { name = "bob", age = 27, tags = [] },
