@@ -1,1 +1,95 @@
-fn main() {}
+//! The `terrace` command.
+
+mod args;
+mod console;
+mod format;
+mod rootmodule;
+
+use args::Arg;
+use rootmodule::VariableSource;
+use std::path::PathBuf;
+
+const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
+
+Main commands:
+  console       Try terrace expressions at an interactive command prompt
+  version       Show the current terrace version
+
+Global options:
+  -chdir=DIR    Switch to a different working directory before executing the
+                given subcommand.
+  -help         Show this help output.
+";
+
+fn main() {
+    std::process::exit(run(std::env::args().skip(1).collect()));
+}
+
+fn run(argv: Vec<String>) -> i32 {
+    // Global options come before the subcommand.
+    let mut dir = PathBuf::from(".");
+    let mut rest = argv.as_slice();
+    while let Some(first) = rest.first() {
+        if let Some(path) = first.strip_prefix("-chdir=").or_else(|| first.strip_prefix("--chdir=")) {
+            dir = PathBuf::from(path);
+            rest = &rest[1..];
+        } else {
+            break;
+        }
+    }
+    let Some((command, command_args)) = rest.split_first() else {
+        eprint!("{USAGE}");
+        return 127;
+    };
+    match command.as_str() {
+        "console" => console_command(dir, command_args),
+        "version" | "-version" | "--version" | "-v" => {
+            println!("terrace v{}", env!("CARGO_PKG_VERSION"));
+            0
+        }
+        "-help" | "--help" | "-h" | "help" => {
+            print!("{USAGE}");
+            0
+        }
+        other => {
+            eprintln!("terrace has no command named \"{other}\".\n\n{USAGE}");
+            1
+        }
+    }
+}
+
+fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
+    let mut variables = Vec::new();
+    let mut color = std::env::var_os("NO_COLOR").is_none();
+    for arg in args::parse(argv) {
+        match arg {
+            Arg::Flag { name, value } => match (name.as_str(), value) {
+                ("var", Some(assignment)) => match assignment.split_once('=') {
+                    Some((name, text)) => variables.push(VariableSource::Raw {
+                        name: name.trim().to_string(),
+                        text: text.to_string(),
+                        from_cli: true,
+                    }),
+                    None => {
+                        eprintln!(
+                            "\nError: Invalid -var option\n\nThe given -var option {assignment:?} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\".\n"
+                        );
+                        return 1;
+                    }
+                },
+                ("var-file", Some(path)) => variables.push(VariableSource::File(path)),
+                ("no-color", None) => color = false,
+                ("state" | "plan", _) => {}
+                (other, _) => {
+                    eprintln!("flag provided but not defined: -{other}");
+                    return 1;
+                }
+            },
+            Arg::Positional(p) => {
+                eprintln!("Too many command line arguments: {p}");
+                return 1;
+            }
+        }
+    }
+    console::run(&dir, console::ConsoleOptions { variables, color })
+}

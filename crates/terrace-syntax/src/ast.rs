@@ -26,7 +26,11 @@ impl SourceFile {
     pub fn new(name: impl Into<String>, text: impl Into<String>) -> Arc<SourceFile> {
         let text = text.into();
         let lines = crate::pos::LineIndex::new(&text);
-        Arc::new(SourceFile { name: name.into(), text, lines })
+        Arc::new(SourceFile {
+            name: name.into(),
+            text,
+            lines,
+        })
     }
 
     /// Resolves a span to a diagnostic range.
@@ -68,23 +72,51 @@ pub enum ExprKind {
     /// A root name followed by attribute/literal-index steps: `var.a.b[0]`.
     ScopeTraversal(Traversal),
     /// Steps applied to the result of another expression: `f(x).a[0]`.
-    RelativeTraversal { source: Box<Expr>, steps: Vec<TraversalStep> },
+    RelativeTraversal {
+        source: Box<Expr>,
+        steps: Vec<TraversalStep>,
+    },
     /// `name(args)`, `provider::aws::arn_parse(args)` or `core::max(...)`:
     /// `name` holds the whole name with its `::` namespace segments;
     /// `expand_final` is true when the last argument ends with `...`.
-    FunctionCall { name: String, name_span: Span, args: Vec<Expr>, expand_final: bool },
-    Conditional { condition: Box<Expr>, true_result: Box<Expr>, false_result: Box<Expr> },
-    Binary { op: BinaryOp, op_span: Span, lhs: Box<Expr>, rhs: Box<Expr> },
-    Unary { op: UnaryOp, operand: Box<Expr> },
+    FunctionCall {
+        name: String,
+        name_span: Span,
+        args: Vec<Expr>,
+        expand_final: bool,
+    },
+    Conditional {
+        condition: Box<Expr>,
+        true_result: Box<Expr>,
+        false_result: Box<Expr>,
+    },
+    Binary {
+        op: BinaryOp,
+        op_span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
     Tuple(Vec<Expr>),
     Object(Vec<ObjectItem>),
     For(Box<ForExpr>),
     /// `collection[key]` where `key` is not a literal (literal keys become
     /// traversal steps).
-    Index { collection: Box<Expr>, key: Box<Expr>, open_bracket_span: Span },
+    Index {
+        collection: Box<Expr>,
+        key: Box<Expr>,
+        open_bracket_span: Span,
+    },
     /// `source[*].each` or `source.*.each`. `each` is evaluated once per
     /// element with `AnonSymbol` bound to that element.
-    Splat { source: Box<Expr>, each: Box<Expr>, full: bool },
+    Splat {
+        source: Box<Expr>,
+        each: Box<Expr>,
+        full: bool,
+    },
     /// The placeholder for the current element inside a splat's `each`.
     AnonSymbol,
     /// `(expr)`: kept so object keys and the "too similar" rules can tell it
@@ -185,12 +217,26 @@ pub struct Template {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TemplatePart {
     /// Literal text with escapes already decoded and strip markers applied.
-    Literal { text: String, span: Span },
+    Literal {
+        text: String,
+        span: Span,
+    },
     Interpolation(Expr),
     /// `%{ if cond }...%{ else }...%{ endif }`
-    If { condition: Expr, then_parts: Vec<TemplatePart>, else_parts: Vec<TemplatePart>, span: Span },
+    If {
+        condition: Expr,
+        then_parts: Vec<TemplatePart>,
+        else_parts: Vec<TemplatePart>,
+        span: Span,
+    },
     /// `%{ for k, v in coll }...%{ endfor }`
-    For { key_var: Option<String>, value_var: String, collection: Expr, body: Vec<TemplatePart>, span: Span },
+    For {
+        key_var: Option<String>,
+        value_var: String,
+        collection: Expr,
+        body: Vec<TemplatePart>,
+        span: Span,
+    },
 }
 
 // ----- bodies -----
@@ -260,6 +306,9 @@ pub enum JsonValueKind {
     String(String),
     Array(Vec<JsonValue>),
     Object(Vec<JsonProperty>),
+    /// A value the parser could not read; a diagnostic was already
+    /// reported. Read as an expression it is `ExprKind::Invalid`.
+    Invalid,
 }
 
 /// A parsed file: its body plus the source it came from.

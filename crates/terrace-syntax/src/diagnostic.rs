@@ -21,7 +21,10 @@ pub struct SourceRange {
 
 impl SourceRange {
     pub fn span(&self) -> Span {
-        Span { start: self.start.byte, end: self.end.byte }
+        Span {
+            start: self.start.byte,
+            end: self.end.byte,
+        }
     }
 }
 
@@ -55,7 +58,10 @@ impl Diagnostic {
     }
 
     pub fn warning(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(summary, detail) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(summary, detail)
+        }
     }
 
     pub fn with_subject(mut self, subject: SourceRange) -> Diagnostic {

@@ -11,12 +11,18 @@ pub struct Span {
 
 impl Span {
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
     }
 
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 
     pub fn len(self) -> usize {
@@ -66,7 +72,11 @@ impl LineIndex {
             end -= 1;
         }
         let column = src[start..end].chars().count() as u32 + 1;
-        Pos { line: line as u32 + 1, column, byte }
+        Pos {
+            line: line as u32 + 1,
+            column,
+            byte,
+        }
     }
 
     pub fn line_count(&self) -> usize {
@@ -76,8 +86,14 @@ impl LineIndex {
     /// The text of 1-based line `line`, without its line terminator.
     pub fn line_text<'a>(&self, src: &'a str, line: u32) -> &'a str {
         let i = (line as usize).saturating_sub(1);
-        let Some(&start) = self.line_starts.get(i) else { return "" };
-        let end = self.line_starts.get(i + 1).map(|&e| e as usize).unwrap_or(src.len());
+        let Some(&start) = self.line_starts.get(i) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(i + 1)
+            .map(|&e| e as usize)
+            .unwrap_or(src.len());
         src[start as usize..end].trim_end_matches(['\n', '\r'])
     }
 }

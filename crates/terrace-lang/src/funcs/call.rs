@@ -26,20 +26,31 @@ impl From<FunctionError> for CallError {
 /// Calls `function` with `args`. The return type computation and the
 /// implementation only ever see arguments converted to their parameter
 /// types, with marks removed unless the parameter allows them.
-pub fn call_function(function: &Function, args: Vec<Value>, ctx: &CallContext<'_>) -> Result<Value, CallError> {
+pub fn call_function(
+    function: &Function,
+    args: Vec<Value>,
+    ctx: &CallContext<'_>,
+) -> Result<Value, CallError> {
     if args.len() < function.params.len() {
-        return Err(CallError::NotEnoughArguments { missing: function.params[args.len()].name });
+        return Err(CallError::NotEnoughArguments {
+            missing: function.params[args.len()].name,
+        });
     }
     if function.variadic.is_none() && args.len() > function.params.len() {
-        return Err(CallError::TooManyArguments { expected: function.params.len() });
+        return Err(CallError::TooManyArguments {
+            expected: function.params.len(),
+        });
     }
 
     let mut converted = Vec::with_capacity(args.len());
     let mut result_marks = Marks::NONE;
     let mut return_unknown = false;
+    let mut untyped_argument = false;
     for (index, arg) in args.into_iter().enumerate() {
         let Some(param) = function.param_for(index) else {
-            return Err(CallError::TooManyArguments { expected: function.params.len() });
+            return Err(CallError::TooManyArguments {
+                expected: function.params.len(),
+            });
         };
         let arg = convert_argument(param, index, arg)?;
         if arg.is_null() && !param.allow_null {
@@ -47,6 +58,7 @@ pub fn call_function(function: &Function, args: Vec<Value>, ctx: &CallContext<'_
         }
         if arg.ty().is_dynamic() && !param.allow_dynamic_type {
             return_unknown = true;
+            untyped_argument = true;
         }
         let arg = if param.allow_marked {
             arg
@@ -61,7 +73,10 @@ pub fn call_function(function: &Function, args: Vec<Value>, ctx: &CallContext<'_
         converted.push(arg);
     }
 
-    let return_type = if return_unknown && converted.iter().any(|a| a.ty().is_dynamic()) {
+    // Only an argument of unknown type that its parameter cannot take
+    // leaves the result type unknown (cty's `dynTypedArgs`); parameters that
+    // allow dynamic types still get their return type computed.
+    let return_type = if untyped_argument {
         Type::Dynamic
     } else {
         match &function.return_type {
@@ -93,5 +108,7 @@ fn convert_argument(param: &Param, index: usize, arg: Value) -> FunctionResult<V
     if param.ty.is_dynamic() {
         return Ok(arg);
     }
-    convert(&arg, &param.ty).map_err(|e| FunctionError::arg(index, e.to_string()))
+    // HCL reports `err.Error()` of cty's path error, which is the message
+    // without the path (`alltrue([true, "x"])` says "a bool is required").
+    convert(&arg, &param.ty).map_err(|e| FunctionError::arg(index, e.message))
 }

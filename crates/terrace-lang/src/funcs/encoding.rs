@@ -1,7 +1,707 @@
-//! Built-in functions: encoding.
+//! Built-in functions: encodings (`base64*`, `textencodebase64`,
+//! `textdecodebase64`, `urlencode`, `csvdecode`, `jsonencode`,
+//! `jsondecode`, `yamlencode`, `yamldecode`, and OpenTofu's `base64gunzip`
+//! and `urldecode`).
+//!
+//! Byte-level behaviour follows the Go libraries Terraform uses: Go's
+//! base64 decoder (which skips line breaks and reports the offset of the
+//! first bad byte), `net/url` escaping, `encoding/csv`, `compress/gzip`
+//! (see `deflate`), `golang.org/x/text` character sets (see `charset`) and
+//! go-cty-yaml (see `yaml`). JSON goes through `terrace_value::json`.
 
-use super::Function;
+mod charset;
+mod deflate;
+mod yaml;
+
+use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use std::collections::{BTreeMap, HashSet};
+use terrace_value::{Marks, Refinement, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
-    let _ = out;
+    let string_fn = |name: &'static str, param: Param, implementation| {
+        Function::new(
+            name,
+            vec![param],
+            ReturnType::Static(Type::String),
+            implementation,
+        )
+    };
+    out.push(string_fn(
+        "base64decode",
+        Param::new("str", Type::String).allow_marked(),
+        base64decode,
+    ));
+    out.push(string_fn(
+        "base64encode",
+        Param::new("str", Type::String),
+        base64encode,
+    ));
+    out.push(string_fn(
+        "base64gzip",
+        Param::new("str", Type::String),
+        base64gzip,
+    ));
+    out.push(string_fn(
+        "base64gunzip",
+        Param::new("str", Type::String).allow_marked(),
+        base64gunzip,
+    ));
+    out.push(string_fn(
+        "urlencode",
+        Param::new("str", Type::String),
+        urlencode,
+    ));
+    out.push(string_fn(
+        "urldecode",
+        Param::new("str", Type::String),
+        urldecode,
+    ));
+    out.push(Function::new(
+        "textencodebase64",
+        vec![
+            Param::new("string", Type::String),
+            Param::new("encoding", Type::String),
+        ],
+        ReturnType::Static(Type::String),
+        textencodebase64,
+    ));
+    out.push(Function::new(
+        "textdecodebase64",
+        vec![
+            Param::new("source", Type::String),
+            Param::new("encoding", Type::String),
+        ],
+        ReturnType::Static(Type::String),
+        textdecodebase64,
+    ));
+    out.push(Function::new(
+        "csvdecode",
+        vec![Param::new("str", Type::String)],
+        ReturnType::Computed(csvdecode_type),
+        csvdecode,
+    ));
+    out.push(Function::new(
+        "jsonencode",
+        vec![Param::new("val", Type::Dynamic)
+            .allow_unknown()
+            .allow_dynamic_type()
+            .allow_null()],
+        ReturnType::Static(Type::String),
+        jsonencode,
+    ));
+    // cty's JSONDecodeFunc declares no result refinement.
+    out.push(
+        Function::new(
+            "jsondecode",
+            vec![Param::new("str", Type::String)],
+            ReturnType::Computed(jsondecode_type),
+            jsondecode,
+        )
+        .nullable_result(),
+    );
+    out.push(
+        Function::new(
+            "yamlencode",
+            vec![Param::new("value", Type::Dynamic)
+                .allow_null()
+                .allow_dynamic_type()],
+            ReturnType::Static(Type::String),
+            yamlencode,
+        )
+        .nullable_result(),
+    );
+    out.push(
+        Function::new(
+            "yamldecode",
+            vec![Param::new("src", Type::String)],
+            ReturnType::Computed(yamldecode_type),
+            yamldecode,
+        )
+        .nullable_result(),
+    );
 }
+
+fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
+    args.get(index)
+        .and_then(Value::as_str)
+        .ok_or_else(|| FunctionError::arg(index, "string required"))
+}
+
+/// Go's `%q`.
+pub(super) fn go_quote(s: &str) -> String {
+    terrace_value::gostr::quote(s)
+}
+
+/// OpenTofu's `redactIfSensitiveOrEphemeral` for a string: quoted, unless
+/// its marks say it must not be shown.
+pub(super) fn redact(text: &str, marks: Marks) -> String {
+    match (marks.is_ephemeral(), marks.is_sensitive()) {
+        (true, true) => "(ephemeral sensitive value)".to_string(),
+        (true, false) => "(ephemeral value)".to_string(),
+        (false, true) => "(sensitive value)".to_string(),
+        (false, false) => go_quote(text),
+    }
+}
+
+// ----- base64 -----
+
+const BASE64_ALPHABET: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding (Go's `base64.StdEncoding`).
+pub(super) fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for chunk in data.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(BASE64_ALPHABET[(n >> (18 - 6 * i) & 0x3f) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+fn base64_value(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    }
+}
+
+/// Go's `base64.StdEncoding.DecodeString`: `\r` and `\n` are skipped
+/// anywhere, padding is required, and the error is the offset of the first
+/// byte that makes the input invalid (Go's `CorruptInputError`).
+pub(super) fn base64_decode(src: &[u8]) -> Result<Vec<u8>, usize> {
+    let is_newline = |c: u8| c == b'\n' || c == b'\r';
+    let mut out = Vec::with_capacity(src.len() / 4 * 3);
+    let mut si = 0;
+    loop {
+        let mut quantum = [0u8; 4];
+        let mut len = 4;
+        let mut j = 0;
+        let mut trailing_error = None;
+        while j < 4 {
+            if si == src.len() {
+                if j == 0 {
+                    return Ok(out);
+                }
+                // Padding is required, so a short final quantum is corrupt.
+                return Err(si - j);
+            }
+            let c = src[si];
+            si += 1;
+            if let Some(v) = base64_value(c) {
+                quantum[j] = v;
+                j += 1;
+                continue;
+            }
+            if is_newline(c) {
+                continue;
+            }
+            if c != b'=' {
+                return Err(si - 1);
+            }
+            match j {
+                0 | 1 => return Err(si - 1),
+                2 => {
+                    while si < src.len() && is_newline(src[si]) {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return Err(src.len());
+                    }
+                    if src[si] != b'=' {
+                        return Err(si - 1);
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && is_newline(src[si]) {
+                si += 1;
+            }
+            if si < src.len() {
+                trailing_error = Some(si);
+            }
+            len = j;
+            break;
+        }
+        let n = u32::from(quantum[0]) << 18
+            | u32::from(quantum[1]) << 12
+            | u32::from(quantum[2]) << 6
+            | u32::from(quantum[3]);
+        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&bytes[..len - 1]);
+        if let Some(offset) = trailing_error {
+            return Err(offset);
+        }
+        if len < 4 {
+            return Ok(out);
+        }
+    }
+}
+
+fn unmark_str(value: &Value) -> (Value, Marks) {
+    value.clone().unmark()
+}
+
+fn base64decode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let (value, marks) = unmark_str(&args[0]);
+    let text = value.as_str().unwrap_or_default();
+    let decoded = base64_decode(text.as_bytes()).map_err(|_| {
+        FunctionError::call(format!(
+            "failed to decode base64 data {}",
+            redact(text, marks)
+        ))
+    })?;
+    let decoded = String::from_utf8(decoded).map_err(|_| {
+        FunctionError::call("the result of decoding the provided string is not valid UTF-8")
+    })?;
+    Ok(Value::string(decoded).mark(marks))
+}
+
+fn base64encode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    Ok(Value::string(base64_encode(arg_str(args, 0)?.as_bytes())))
+}
+
+fn base64gzip(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let compressed = deflate::gzip(arg_str(args, 0)?.as_bytes());
+    Ok(Value::string(base64_encode(&compressed)))
+}
+
+fn base64gunzip(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let (value, marks) = unmark_str(&args[0]);
+    let text = value.as_str().unwrap_or_default();
+    let decoded = base64_decode(text.as_bytes()).map_err(|_| {
+        FunctionError::call(format!(
+            "failed to decode base64 data {}",
+            redact(text, marks)
+        ))
+    })?;
+    let data = deflate::gunzip(&decoded)
+        .map_err(|e| FunctionError::call(format!("failed to gunzip bytestream: {e}")))?;
+    Ok(Value::string(String::from_utf8_lossy(&data)).mark(marks))
+}
+
+fn textencodebase64(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let text = arg_str(args, 0)?;
+    let encoding_name = arg_str(args, 1)?;
+    let encoding =
+        charset::lookup(encoding_name).ok_or_else(|| unsupported_encoding(encoding_name))?;
+    let bytes = encoding.encode(text).ok_or_else(|| {
+        FunctionError::arg(
+            0,
+            format!(
+                "the given string contains characters that cannot be represented in {}",
+                encoding.name()
+            ),
+        )
+    })?;
+    Ok(Value::string(base64_encode(&bytes)))
+}
+
+fn textdecodebase64(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let source = arg_str(args, 0)?;
+    let encoding_name = arg_str(args, 1)?;
+    let encoding =
+        charset::lookup(encoding_name).ok_or_else(|| unsupported_encoding(encoding_name))?;
+    let bytes = base64_decode(source.as_bytes()).map_err(|offset| {
+        FunctionError::arg(
+            0,
+            format!("the given value is has an invalid base64 symbol at offset {offset}"),
+        )
+    })?;
+    let decoded = encoding
+        .decode(&bytes)
+        .filter(|text| !text.contains('\u{fffd}'))
+        .ok_or_else(|| {
+            FunctionError::arg(
+                0,
+                format!(
+                    "the given string contains symbols that are not defined for {}",
+                    encoding.name()
+                ),
+            )
+        })?;
+    Ok(Value::string(decoded))
+}
+
+fn unsupported_encoding(name: &str) -> FunctionError {
+    FunctionError::arg(
+        1,
+        format!(
+            "{} is not a supported IANA encoding name or alias in this Terraform version",
+            go_quote(name)
+        ),
+    )
+}
+
+// ----- URLs -----
+
+/// Go's `url.QueryEscape`.
+fn query_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for &b in s.as_bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
+            b' ' => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+fn urlencode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    Ok(Value::string(query_escape(arg_str(args, 0)?)))
+}
+
+/// Go's `url.QueryUnescape`.
+fn query_unescape(s: &str) -> Result<String, String> {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = |c: u8| (c as char).to_digit(16);
+                let escape = match (
+                    bytes.get(i + 1).copied().and_then(hex),
+                    bytes.get(i + 2).copied().and_then(hex),
+                ) {
+                    (Some(h), Some(l)) => (h * 16 + l) as u8,
+                    _ => {
+                        let end = (i + 3).min(bytes.len());
+                        return Err(format!(
+                            "invalid URL escape {}",
+                            go_quote(&String::from_utf8_lossy(&bytes[i..end]))
+                        ));
+                    }
+                };
+                out.push(escape);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+fn urldecode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let text = arg_str(args, 0)?;
+    query_unescape(text)
+        .map(Value::string)
+        .map_err(|e| FunctionError::call(format!("failed to decode URL '': {e}")))
+}
+
+// ----- CSV -----
+
+/// An `encoding/csv` parse error, reported by cty with only its line.
+#[derive(Debug, PartialEq)]
+struct CsvError {
+    line: usize,
+    message: &'static str,
+}
+
+impl std::fmt::Display for CsvError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CSV parse error on line {}: {}", self.line, self.message)
+    }
+}
+
+/// A reader with Go's `encoding/csv` rules: `,` separators, RFC 4180
+/// quoting (no lazy quotes), empty lines skipped, `\r\n` read as `\n`.
+/// Line numbers count every line read, as Go's `numLine` does.
+struct CsvReader<'a> {
+    input: &'a str,
+    pos: usize,
+    line: usize,
+}
+
+impl<'a> CsvReader<'a> {
+    fn new(input: &'a str) -> CsvReader<'a> {
+        CsvReader {
+            input,
+            pos: 0,
+            line: 0,
+        }
+    }
+
+    /// Go's `readLine`: the next line including its `\n`, with `\r\n`
+    /// normalised and a `\r` before the end of input dropped. An empty
+    /// string at the end of the input.
+    fn read_line(&mut self) -> String {
+        self.line += 1;
+        let rest = &self.input[self.pos..];
+        let (mut line, at_eof) = match rest.find('\n') {
+            Some(i) => (rest[..=i].to_string(), false),
+            None => (rest.to_string(), true),
+        };
+        self.pos += line.len();
+        if at_eof && line.ends_with('\r') {
+            line.pop();
+        }
+        if line.ends_with("\r\n") {
+            line.truncate(line.len() - 2);
+            line.push('\n');
+        }
+        line
+    }
+
+    fn quote_error(&self) -> CsvError {
+        CsvError {
+            line: self.line,
+            message: "extraneous or missing \" in quoted-field",
+        }
+    }
+
+    /// The next record and the line it starts on; `None` at the end.
+    fn read_record(&mut self) -> Result<Option<(usize, Vec<String>)>, CsvError> {
+        let mut line = loop {
+            if self.pos >= self.input.len() {
+                self.line += 1;
+                return Ok(None);
+            }
+            let line = self.read_line();
+            if line != "\n" {
+                break line;
+            }
+        };
+        let record_line = self.line;
+        let mut fields = Vec::new();
+        let mut pos = 0;
+        'fields: loop {
+            let rest = &line[pos..];
+            if !rest.starts_with('"') {
+                let (field, next) = match rest.find(',') {
+                    Some(i) => (&rest[..i], Some(pos + i + 1)),
+                    None => (rest.strip_suffix('\n').unwrap_or(rest), None),
+                };
+                if field.contains('"') {
+                    return Err(CsvError {
+                        line: self.line,
+                        message: "bare \" in non-quoted-field",
+                    });
+                }
+                fields.push(field.to_string());
+                match next {
+                    Some(next) => {
+                        pos = next;
+                        continue 'fields;
+                    }
+                    None => break 'fields,
+                }
+            }
+            // A quoted field, which may go on over several lines.
+            let mut field = String::new();
+            pos += 1;
+            loop {
+                let rest = &line[pos..];
+                if let Some(i) = rest.find('"') {
+                    field.push_str(&rest[..i]);
+                    pos += i + 1;
+                    let after = &line[pos..];
+                    if after.starts_with('"') {
+                        field.push('"');
+                        pos += 1;
+                    } else if after.starts_with(',') {
+                        fields.push(std::mem::take(&mut field));
+                        pos += 1;
+                        continue 'fields;
+                    } else if after.is_empty() || after == "\n" {
+                        fields.push(std::mem::take(&mut field));
+                        break 'fields;
+                    } else {
+                        return Err(self.quote_error());
+                    }
+                } else if !rest.is_empty() {
+                    field.push_str(rest);
+                    line = self.read_line();
+                    pos = 0;
+                } else {
+                    return Err(self.quote_error());
+                }
+            }
+        }
+        Ok(Some((record_line, fields)))
+    }
+}
+
+fn csv_headers(text: &str) -> FunctionResult<Vec<String>> {
+    let mut reader = CsvReader::new(text);
+    let headers = match reader.read_record() {
+        Ok(Some((_, headers))) => headers,
+        Ok(None) => return Err(FunctionError::call("missing header line")),
+        Err(e) => return Err(FunctionError::call(e.to_string())),
+    };
+    let mut seen = HashSet::new();
+    for name in &headers {
+        if !seen.insert(name.as_str()) {
+            return Err(FunctionError::call(format!(
+                "duplicate column name {}",
+                go_quote(name)
+            )));
+        }
+    }
+    Ok(headers)
+}
+
+fn csvdecode_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> {
+    let Some(text) = args[0].as_str() else {
+        return Ok(Type::Dynamic);
+    };
+    let headers = csv_headers(text)?;
+    Ok(Type::list(Type::object(
+        headers.into_iter().map(|name| (name, Type::String)),
+    )))
+}
+
+fn csvdecode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Value> {
+    let text = arg_str(args, 0)?;
+    let element_type = ret.element_type().cloned().unwrap_or(Type::Dynamic);
+    let mut reader = CsvReader::new(text);
+    let headers = match reader.read_record() {
+        Ok(Some((_, headers))) => headers,
+        Ok(None) => return Err(FunctionError::call("missing header line")),
+        Err(e) => return Err(FunctionError::call(e.to_string())),
+    };
+    let mut rows = Vec::new();
+    loop {
+        match reader.read_record() {
+            Ok(None) => break,
+            Ok(Some((line, fields))) => {
+                if fields.len() != headers.len() {
+                    return Err(FunctionError::call(format!(
+                        "CSV parse error on line {line}: wrong number of fields"
+                    )));
+                }
+                let attrs: BTreeMap<String, Value> = headers
+                    .iter()
+                    .cloned()
+                    .zip(fields.into_iter().map(Value::string))
+                    .collect();
+                rows.push(Value::object(attrs));
+            }
+            Err(e) => return Err(FunctionError::call(e.to_string())),
+        }
+    }
+    Ok(Value::list(element_type, rows))
+}
+
+// ----- JSON -----
+
+fn jsonencode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Value> {
+    let value = &args[0];
+    if !value.is_wholly_known() {
+        // The first character still tells a consumer what kind of JSON
+        // value this will be, unless it could be `null`.
+        if !value.is_definitely_not_null() {
+            return Ok(Value::unknown(ret.clone()));
+        }
+        let prefix = match value.ty() {
+            Type::String => Some("\""),
+            Type::Object(_) | Type::Map(_) => Some("{"),
+            Type::Tuple(_) | Type::List(_) | Type::Set(_) => Some("["),
+            _ => None,
+        };
+        let refinement = Refinement {
+            not_null: true,
+            string_prefix: prefix.map(str::to_string),
+            ..Refinement::default()
+        };
+        return Ok(Value::unknown_refined(ret.clone(), refinement));
+    }
+    if value.is_null() {
+        return Ok(Value::string("null"));
+    }
+    let text = terrace_value::json::to_json(value, value.ty())
+        .map_err(|e| FunctionError::call(e.to_string()))?;
+    Ok(Value::string(text.trim()))
+}
+
+fn jsondecode_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> {
+    let source = &args[0];
+    let Some(text) = source.as_str() else {
+        let prefix = source
+            .refinement()
+            .and_then(|r| r.string_prefix.as_deref())
+            .unwrap_or("");
+        return match prefix.trim().chars().next() {
+            None | Some('{' | '[' | 'n') => Ok(Type::Dynamic),
+            Some('"') => Ok(Type::String),
+            Some('t' | 'f') => Ok(Type::Bool),
+            Some('-' | '0'..='9' | '.') => Ok(Type::Number),
+            Some(c) => Err(FunctionError::arg(
+                0,
+                format!(
+                    "a JSON document cannot begin with the character {}",
+                    go_quote_rune(c)
+                ),
+            )),
+        };
+    };
+    terrace_value::json::implied_type(text.as_bytes())
+        .map_err(|e| FunctionError::call(e.to_string()))
+}
+
+fn jsondecode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Value> {
+    let text = arg_str(args, 0)?;
+    terrace_value::json::from_json(text.as_bytes(), ret)
+        .map_err(|e| FunctionError::call(e.to_string()))
+}
+
+/// Go's `%q` for a rune: a single-quoted character literal.
+fn go_quote_rune(c: char) -> String {
+    let quoted = go_quote(&c.to_string());
+    let inner = &quoted[1..quoted.len() - 1];
+    match c {
+        '"' => "'\"'".to_string(),
+        '\'' => "'\\''".to_string(),
+        _ => format!("'{inner}'"),
+    }
+}
+
+// ----- YAML -----
+
+fn yamlencode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Value> {
+    if !args[0].is_wholly_known() {
+        return Ok(Value::unknown(ret.clone()));
+    }
+    yaml::marshal(&args[0])
+        .map(Value::string)
+        .map_err(FunctionError::call)
+}
+
+fn yamldecode_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> {
+    match args[0].as_str() {
+        Some(text) => yaml::implied_type(text).map_err(FunctionError::call),
+        None => Ok(Type::Dynamic),
+    }
+}
+
+fn yamldecode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Value> {
+    yaml::unmarshal(arg_str(args, 0)?, ret).map_err(FunctionError::call)
+}
+
+#[cfg(test)]
+mod tests;

@@ -15,7 +15,7 @@ mod filesystem;
 mod format;
 mod ipnet;
 mod numeric;
-mod special;
+pub(crate) mod special;
 mod string;
 #[cfg(test)]
 mod testing;
@@ -37,10 +37,16 @@ pub struct FunctionError {
 
 impl FunctionError {
     pub fn call(message: impl Into<String>) -> FunctionError {
-        FunctionError { argument: None, message: message.into() }
+        FunctionError {
+            argument: None,
+            message: message.into(),
+        }
     }
     pub fn arg(index: usize, message: impl Into<String>) -> FunctionError {
-        FunctionError { argument: Some(index), message: message.into() }
+        FunctionError {
+            argument: Some(index),
+            message: message.into(),
+        }
     }
 }
 
@@ -58,7 +64,14 @@ pub struct Param {
 
 impl Param {
     pub fn new(name: &'static str, ty: Type) -> Param {
-        Param { name, ty, allow_null: false, allow_unknown: false, allow_dynamic_type: false, allow_marked: false }
+        Param {
+            name,
+            ty,
+            allow_null: false,
+            allow_unknown: false,
+            allow_dynamic_type: false,
+            allow_marked: false,
+        }
     }
     pub fn allow_null(mut self) -> Param {
         self.allow_null = true;
@@ -94,7 +107,11 @@ pub struct CallContext<'a> {
 
 impl Default for CallContext<'_> {
     fn default() -> Self {
-        CallContext { base_dir: PathBuf::from("."), now: None, render_template: None }
+        CallContext {
+            base_dir: PathBuf::from("."),
+            now: None,
+            render_template: None,
+        }
     }
 }
 
@@ -119,8 +136,20 @@ pub struct Function {
 }
 
 impl Function {
-    pub fn new(name: &'static str, params: Vec<Param>, return_type: ReturnType, implementation: ImplFn) -> Function {
-        Function { name, params, variadic: None, return_type, implementation, refine_not_null: true }
+    pub fn new(
+        name: &'static str,
+        params: Vec<Param>,
+        return_type: ReturnType,
+        implementation: ImplFn,
+    ) -> Function {
+        Function {
+            name,
+            params,
+            variadic: None,
+            return_type,
+            implementation,
+            refine_not_null: true,
+        }
     }
     pub fn variadic(mut self, param: Param) -> Function {
         self.variadic = Some(param);

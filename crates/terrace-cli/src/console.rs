@@ -1,0 +1,220 @@
+//! `terrace console`: evaluates expressions in the context of the
+//! configuration in the working directory, printing results as
+//! `terraform console` does.
+//!
+//! With a terminal, each line's result is printed after a `> ` prompt. With
+//! piped input, terraform evaluates every line but prints only the last
+//! line's result, and stops with status 1 at the first line that fails;
+//! terrace does the same so scripts see identical output.
+
+use crate::format::format_value;
+use crate::rootmodule::{self, VariableSource};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Arc;
+use terrace_lang::eval::evaluate;
+use terrace_lang::module_scope::StaticModuleScope;
+use terrace_syntax::ast::{Expr, ExprKind, SourceFile};
+use terrace_syntax::render::{render_diagnostics, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::Type;
+
+const HELP: &str = "The Terraform console allows you to experiment with Terraform interpolations.
+You may access resources in the state (if you have one) just as you would
+from a configuration. For example: \"aws_instance.foo.id\" would evaluate
+to the ID of \"aws_instance.foo\" if it exists in your state.
+
+Type in the interpolation to test and hit <enter> to see the result.
+
+To exit the console, type \"exit\" and hit <enter>, or use Control-C or
+Control-D.";
+
+pub struct ConsoleOptions {
+    pub variables: Vec<VariableSource>,
+    pub color: bool,
+}
+
+/// The outcome of one line.
+enum LineResult {
+    Value(String),
+    Exit,
+    Failed(Diagnostics),
+}
+
+pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
+    let (module, mut diags) = rootmodule::load(dir);
+    let variables = rootmodule::variable_values(&module, dir, &options.variables, &mut diags);
+    let mut sources = SourceMap::new();
+    for file in &module.files {
+        sources.add_file(file.clone());
+    }
+    let style = if options.color { RenderStyle::Boxed } else { RenderStyle::Plain };
+    if diags.iter().any(Diagnostic::is_error) {
+        eprint!("{}", render_diagnostics(&diags, &sources, style, DEFAULT_WIDTH));
+        return 1;
+    }
+    let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let workspace = std::env::var("TF_WORKSPACE").unwrap_or_else(|_| "default".to_string());
+    let scope = StaticModuleScope::new(variables, module.locals, ".", &cwd, &workspace);
+
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut last = String::new();
+    let mut input = stdin.lock();
+    let mut line = String::new();
+    loop {
+        if interactive {
+            print!("> ");
+            let _ = std::io::stdout().flush();
+        }
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let text = line.trim_end_matches('\n').trim_end_matches('\r');
+        match eval_line(text, &scope) {
+            LineResult::Exit => return 0,
+            LineResult::Value(result) => {
+                if interactive {
+                    println!("{result}");
+                } else {
+                    last = result;
+                }
+            }
+            LineResult::Failed(diags) => {
+                eprint!("{}", render_diagnostics(&diags, &sources, style, DEFAULT_WIDTH));
+                if !interactive {
+                    return 1;
+                }
+            }
+        }
+    }
+    if !interactive {
+        println!("{last}");
+    }
+    0
+}
+
+fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
+    match text.trim() {
+        "exit" => return LineResult::Exit,
+        "help" => return LineResult::Value(HELP.to_string()),
+        "" => return LineResult::Value(String::new()),
+        _ => {}
+    }
+    let source = SourceFile::new("<console-input>", text);
+    let (expr, diags) = terrace_syntax::parse_expression(&source);
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return LineResult::Failed(diags);
+    }
+    if let Some(result) = eval_type_call(&expr, &source, scope) {
+        return result;
+    }
+    let (value, diags) = evaluate(&expr, &source, scope);
+    let mut all = scope.take_local_diagnostics();
+    all.extend(diags);
+    if terrace_syntax::diagnostic::has_errors(&all) {
+        return LineResult::Failed(all);
+    }
+    LineResult::Value(format_value(&value, 0))
+}
+
+/// The console-only `type(value)` function, which shows the type of its
+/// argument in type-constraint-like syntax. It is only meaningful as the
+/// whole expression.
+fn eval_type_call(expr: &Expr, source: &Arc<SourceFile>, scope: &StaticModuleScope) -> Option<LineResult> {
+    let ExprKind::FunctionCall { name, args, name_span, .. } = &expr.kind else {
+        return None;
+    };
+    if name != "type" && name != "core::type" {
+        return None;
+    }
+    let range = source.range(expr.span.to(*name_span));
+    match args.len() {
+        0 => {
+            return Some(LineResult::Failed(vec![Diagnostic::error(
+                "Not enough function arguments",
+                "Function \"type\" expects 1 argument(s). Missing value for \"value\".",
+            )
+            .with_subject(range)]))
+        }
+        1 => {}
+        _ => {
+            return Some(LineResult::Failed(vec![Diagnostic::error(
+                "Too many function arguments",
+                "Function \"type\" expects only 1 argument(s).",
+            )
+            .with_subject(range)]))
+        }
+    }
+    let (value, diags) = evaluate(&args[0], source, scope);
+    let mut all = scope.take_local_diagnostics();
+    all.extend(diags);
+    if terrace_syntax::diagnostic::has_errors(&all) {
+        return Some(LineResult::Failed(all));
+    }
+    Some(LineResult::Value(type_string(value.ty())))
+}
+
+/// A type written over several lines, four spaces per level, as the
+/// console's `type()` shows it.
+pub fn type_string(ty: &Type) -> String {
+    let mut out = String::new();
+    write_type(&mut out, ty, 0);
+    out
+}
+
+fn write_type(out: &mut String, ty: &Type, indent: usize) {
+    let pad = |out: &mut String, level: usize| out.push_str(&"    ".repeat(level));
+    match ty {
+        Type::Object(object) => {
+            if object.attributes.is_empty() {
+                out.push_str("object({})");
+                return;
+            }
+            out.push_str("object({\n");
+            for (name, attribute) in &object.attributes {
+                pad(out, indent + 1);
+                out.push_str(name);
+                out.push_str(": ");
+                write_type(out, attribute, indent + 1);
+                out.push_str(",\n");
+            }
+            pad(out, indent);
+            out.push_str("})");
+        }
+        Type::Tuple(elements) => {
+            if elements.is_empty() {
+                out.push_str("tuple([])");
+                return;
+            }
+            out.push_str("tuple([\n");
+            for element in elements.iter() {
+                pad(out, indent + 1);
+                write_type(out, element, indent + 1);
+                out.push_str(",\n");
+            }
+            pad(out, indent);
+            out.push_str("])");
+        }
+        Type::List(element) | Type::Set(element) | Type::Map(element) => {
+            out.push_str(match ty {
+                Type::List(_) => "list(",
+                Type::Set(_) => "set(",
+                _ => "map(",
+            });
+            if element.is_structural() {
+                out.push('\n');
+                pad(out, indent + 1);
+                write_type(out, element, indent + 1);
+                out.push_str(",\n");
+                pad(out, indent);
+            } else {
+                write_type(out, element, indent);
+            }
+            out.push(')');
+        }
+        other => out.push_str(&other.friendly_name()),
+    }
+}
