@@ -14,8 +14,9 @@ use std::path::Path;
 use std::sync::Arc;
 use terrace_lang::eval::evaluate;
 use terrace_lang::module_scope::StaticModuleScope;
+use terrace_lang::scope::{Lookup, Scope};
 use terrace_syntax::ast::{Expr, ExprKind, SourceFile};
-use terrace_syntax::render::{render_diagnostics, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::Type;
 
@@ -50,7 +51,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let style = if options.color { RenderStyle::Boxed } else { RenderStyle::Plain };
     if diags.iter().any(Diagnostic::is_error) {
-        eprint!("{}", render_diagnostics(&diags, &sources, style, DEFAULT_WIDTH));
+        eprint!("{}", render_for_ui(diags, &sources, style));
         return 1;
     }
     let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -83,7 +84,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
                 }
             }
             LineResult::Failed(diags) => {
-                eprint!("{}", render_diagnostics(&diags, &sources, style, DEFAULT_WIDTH));
+                eprint!("{}", render_for_ui(diags, &sources, style));
                 if !interactive {
                     return 1;
                 }
@@ -94,6 +95,13 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         println!("{last}");
     }
     0
+}
+
+/// Diagnostics in source order, each followed by a blank line as
+/// Terraform's UI prints them.
+fn render_for_ui(mut diags: Diagnostics, sources: &SourceMap, style: RenderStyle) -> String {
+    diags.sort_by_key(|d| d.subject.as_ref().map(|s| (s.filename.clone(), s.start.byte)));
+    diags.iter().map(|d| format!("{}\n", render_diagnostic(d, sources, style, DEFAULT_WIDTH))).collect()
 }
 
 fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
@@ -111,6 +119,10 @@ fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
     if let Some(result) = eval_type_call(&expr, &source, scope) {
         return result;
     }
+    let reference_diags = check_references(&expr, &source, scope);
+    if !reference_diags.is_empty() {
+        return LineResult::Failed(reference_diags);
+    }
     let (value, diags) = evaluate(&expr, &source, scope);
     let mut all = scope.take_local_diagnostics();
     all.extend(diags);
@@ -118,6 +130,19 @@ fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
         return LineResult::Failed(all);
     }
     LineResult::Value(format_value(&value, 0))
+}
+
+/// Terraform resolves every reference in an expression before evaluating
+/// it, so a bad reference is an error even in a branch that is never taken
+/// or inside `can(...)`.
+fn check_references(expr: &Expr, source: &Arc<SourceFile>, scope: &StaticModuleScope) -> Diagnostics {
+    let mut diags = Vec::new();
+    for traversal in terrace_lang::references::traversals(expr) {
+        if let Lookup::Failed(failed) = scope.lookup(traversal, source) {
+            diags.extend(failed);
+        }
+    }
+    diags
 }
 
 /// The console-only `type(value)` function, which shows the type of its

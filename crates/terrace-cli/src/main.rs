@@ -68,7 +68,6 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
                     Some((name, text)) => variables.push(VariableSource::Raw {
                         name: name.trim().to_string(),
                         text: text.to_string(),
-                        from_cli: true,
                     }),
                     None => {
                         eprintln!(

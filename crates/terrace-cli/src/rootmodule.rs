@@ -27,8 +27,6 @@ pub struct VariableDeclaration {
     pub default: Option<Value>,
     pub sensitive: bool,
     pub nullable: bool,
-    pub file: Arc<SourceFile>,
-    pub decl_span: terrace_syntax::Span,
 }
 
 #[derive(Default)]
@@ -42,7 +40,7 @@ pub struct RootModule {
 pub enum VariableSource {
     /// `-var name=value` or `TF_VAR_name`: a raw string, parsed as HCL only
     /// when the variable's type is not a primitive.
-    Raw { name: String, text: String, from_cli: bool },
+    Raw { name: String, text: String },
     /// A `.tfvars` file (native or JSON).
     File(String),
 }
@@ -174,8 +172,6 @@ fn decode_variable(block: &Block, source: &Arc<SourceFile>, diags: &mut Diagnost
         default,
         sensitive,
         nullable,
-        file: source.clone(),
-        decl_span: block.span,
     })
 }
 

@@ -28,14 +28,12 @@ fn repo_root() -> PathBuf {
 
 /// Reads the captured text of one stream: lines prefixed with `| `, ending
 /// with a newline unless the recorder marked otherwise.
-fn read_stream(lines: &mut std::iter::Peekable<std::str::Lines<'_>>) -> String {
+fn read_stream(lines: &mut std::iter::Peekable<std::str::Split<'_, char>>) -> String {
     let mut out = String::new();
-    let mut any = false;
     while let Some(line) = lines.peek() {
         if let Some(rest) = line.strip_prefix("| ").or_else(|| if *line == "|" { Some("") } else { None }) {
             out.push_str(rest);
             out.push('\n');
-            any = true;
             lines.next();
         } else if *line == "\\ no newline at end" {
             out.pop();
@@ -44,14 +42,14 @@ fn read_stream(lines: &mut std::iter::Peekable<std::str::Lines<'_>>) -> String {
             break;
         }
     }
-    let _ = any;
     out
 }
 
 fn parse_expectations(text: &str) -> (Vec<String>, Vec<Expectation>) {
     let mut args = Vec::new();
     let mut out = Vec::new();
-    let mut lines = text.lines().peekable();
+    // Split on \n only: recorded output may contain carriage returns.
+    let mut lines = text.split('\n').peekable();
     while let Some(line) = lines.next() {
         if let Some(header) = line.strip_prefix("# recorded with: ") {
             if let Some((_, a)) = header.split_once("args: ") {

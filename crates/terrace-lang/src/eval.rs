@@ -25,7 +25,9 @@ use terrace_value::{Number, Type, Value};
 pub use call::suggest_name;
 pub(crate) use call::CallArg;
 pub use template::render_template;
-pub(crate) use template::{diagnostics_error_string, range_string};
+pub(crate) use template::{
+    diagnostic_error_string, diagnostics_error_string, range_string, valid_identifier,
+};
 
 /// Expressions nested deeper than this are refused with a diagnostic
 /// instead of risking the evaluator's stack.
@@ -38,6 +40,40 @@ pub fn evaluate(expr: &Expr, file: &SourceFile, scope: &dyn Scope) -> (Value, Di
     let mut ev = Evaluator::new(file, scope, Mode::Normal);
     let value = ev.eval(expr);
     (value, ev.take_diags())
+}
+
+/// Terraform's `Scope.EvalExpr`: the references in `expr` are parsed first
+/// and a malformed one stops evaluation (the result is then an unknown
+/// `want`), then the value is converted to `want` ("Incorrect value
+/// type"). `Type::Dynamic` accepts any value.
+pub fn evaluate_expr(
+    expr: &Expr,
+    file: &SourceFile,
+    scope: &dyn Scope,
+    want: &Type,
+) -> (Value, Diagnostics) {
+    let (_, mut diags) = crate::references::references(expr, file);
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return (Value::unknown(want.clone()), diags);
+    }
+    let (value, more) = evaluate(expr, file, scope);
+    diags.extend(more);
+    if want.is_dynamic() {
+        return (value, diags);
+    }
+    match terrace_value::convert::convert(&value, want) {
+        Ok(v) => (v, diags),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    "Incorrect value type",
+                    format!("Invalid expression value: {e}."),
+                )
+                .with_subject(file.range(expr.span)),
+            );
+            (Value::unknown(want.clone()), diags)
+        }
+    }
 }
 
 /// Whether the expression being evaluated is itself a template rendered by

@@ -196,8 +196,10 @@ impl Scope for StaticModuleScope {
                     traversal,
                     "Reference to undeclared resource",
                     format!(
-                        "A {kind} \"{}\" \"{}\" has not been declared in the root module.",
-                        resource.type_name, resource.name
+                        "{} {kind} \"{}\" \"{}\" has not been declared in the root module.",
+                        if kind.starts_with('e') { "An" } else { "A" },
+                        resource.type_name,
+                        resource.name
                     ),
                 )
             }

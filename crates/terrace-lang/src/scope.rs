@@ -96,6 +96,13 @@ pub trait Scope {
         None
     }
 
+    /// A function this scope adds to the built-in table or overrides it
+    /// with (as the console adds `type`), by plain name.
+    fn function(&self, name: &str) -> Option<Arc<dyn ExternalFunction>> {
+        let _ = name;
+        None
+    }
+
     /// A function in the `provider::NAME::` namespace. The default knows
     /// none, with Terraform's explanation.
     fn provider_function(
@@ -124,6 +131,7 @@ pub struct MapScope {
     pub base_dir: PathBuf,
     pub now: Option<String>,
     pub provider_functions: HashMap<(String, String), Arc<dyn ExternalFunction>>,
+    pub functions: HashMap<String, Arc<dyn ExternalFunction>>,
     pub variables_allowed: bool,
     pub functions_allowed: bool,
     pub file_functions_allowed: bool,
@@ -137,6 +145,7 @@ impl Default for MapScope {
             base_dir: PathBuf::from("."),
             now: None,
             provider_functions: HashMap::new(),
+            functions: HashMap::new(),
             variables_allowed: true,
             functions_allowed: true,
             file_functions_allowed: true,
@@ -176,6 +185,15 @@ impl MapScope {
 
     pub fn with_now(mut self, now: impl Into<String>) -> MapScope {
         self.now = Some(now.into());
+        self
+    }
+
+    pub fn with_function(
+        mut self,
+        name: impl Into<String>,
+        function: Arc<dyn ExternalFunction>,
+    ) -> MapScope {
+        self.functions.insert(name.into(), function);
         self
     }
 
@@ -232,6 +250,10 @@ impl Scope for MapScope {
         self.now.as_deref()
     }
 
+    fn function(&self, name: &str) -> Option<Arc<dyn ExternalFunction>> {
+        self.functions.get(name).cloned()
+    }
+
     fn provider_function(
         &self,
         provider: &str,
@@ -243,3 +265,7 @@ impl Scope for MapScope {
             .ok_or_else(|| undeclared_provider_function(provider, name))
     }
 }
+
+/// The functions of Terraform's built-in `terraform` provider, for scopes
+/// of modules that declare it in `required_providers`.
+pub use crate::funcs::special::{terraform_provider_function, TERRAFORM_PROVIDER_FUNCTIONS};

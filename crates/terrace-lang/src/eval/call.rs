@@ -179,6 +179,9 @@ impl<'a> Evaluator<'a> {
                 ),
             );
         }
+        if let Some(f) = self.scope.function(name) {
+            return Some(Callee::External(f));
+        }
         if let Some(callee) = lookup_builtin(name) {
             return Some(callee);
         }

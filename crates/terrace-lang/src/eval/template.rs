@@ -321,12 +321,16 @@ impl Scope for TemplateScope<'_> {
         self.outer.now()
     }
 
+    /// Templates see only the built-in function table, as in Terraform.
     fn provider_function(
         &self,
         provider: &str,
-        name: &str,
+        _name: &str,
     ) -> Result<Arc<dyn ExternalFunction>, FunctionLookupError> {
-        self.outer.provider_function(provider, name)
+        Err(FunctionLookupError {
+            summary: Some("Call to unknown function".into()),
+            detail: format!("There are no functions in namespace \"provider::{provider}::\"."),
+        })
     }
 }
 

@@ -3,6 +3,9 @@
 //! `terraform console` (1.11) where the console can show them.
 
 use super::*;
+use crate::funcs::call::CallError;
+use crate::funcs::Param;
+use crate::scope::ExternalFunction;
 use crate::scope::MapScope;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -106,6 +109,23 @@ fn obj(items: &[(&str, Value)]) -> Value {
     )
 }
 
+/// A scope-supplied function, as the console adds `type`.
+struct Doubler(Vec<Param>);
+
+impl ExternalFunction for Doubler {
+    fn params(&self) -> &[Param] {
+        &self.0
+    }
+    fn variadic(&self) -> Option<&Param> {
+        None
+    }
+    fn call(&self, args: Vec<Value>) -> Result<Value, CallError> {
+        args[0]
+            .multiply(&Value::int(2))
+            .map_err(|e| CallError::Function(crate::funcs::FunctionError::call(e.to_string())))
+    }
+}
+
 fn test_scope() -> MapScope {
     let objs_ty = Type::object([
         ("name".to_string(), Type::String),
@@ -186,6 +206,10 @@ fn test_scope() -> MapScope {
         .with(
             "partial",
             obj(&[("known", n(1)), ("later", Value::unknown(Type::String))]),
+        )
+        .with_function(
+            "console_fn",
+            Arc::new(Doubler(vec![Param::new("n", Type::Number)])),
         )
 }
 
@@ -509,7 +533,9 @@ fn function_calls() {
         ("max(tolist([3, 4])...)", "4"),
         ("max(secnums...)", "sensitive(2)"),
         ("max(secnums[*]...)", "sensitive(2)"),
-        ("length(ulist)", "unknown(number, notnull)"),
+        ("upper(ustr)", "unknown(string, notnull)"),
+        ("upper(sec)", "sensitive(\"SECRET\")"),
+        ("console_fn(2)", "4"),
         ("length(sec)", "sensitive(6)"),
         ("try(obj.missing, \"fallback\")", "\"fallback\""),
         ("try(obj.a, \"fallback\")", "1"),
@@ -825,25 +851,36 @@ fn scopes_may_consume_steps() {
 
 #[test]
 fn deep_nesting_is_refused_not_fatal() {
+    // Built by hand: the parser has its own nesting limit.
     let depth = MAX_NESTING_DEPTH + 50;
     let src = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
     let file = SourceFile::new("deep.tf", src.as_str());
-    let (expr, _) = terrace_syntax::parse_expression(&file);
+    let mut expr = Expr {
+        kind: ExprKind::Number("1".into()),
+        span: Span::new(depth, depth + 1),
+    };
+    for i in (0..depth).rev() {
+        expr = Expr {
+            kind: ExprKind::Tuple(vec![expr]),
+            span: Span::new(i, src.len() - i),
+        };
+    }
     let scope = MapScope::new();
-    let handle = std::thread::Builder::new()
-        .stack_size(16 << 20)
+    let outcome = std::thread::Builder::new()
+        .stack_size(64 << 20)
         .spawn(move || {
             let (v, diags) = evaluate(&expr, &file, &scope);
+            drop(expr);
             (
-                v.is_known(),
+                v.ty().is_tuple(),
                 diags
                     .iter()
                     .any(|d| d.summary == "Expression too deeply nested"),
             )
         })
         .map(|h| h.join());
-    match handle {
-        Ok(Ok((_, refused))) => assert!(refused),
+    match outcome {
+        Ok(Ok((is_tuple, refused))) => assert!(is_tuple && refused),
         other => panic!("evaluation thread failed: {:?}", other.map(|r| r.is_ok())),
     }
 }
@@ -887,5 +924,95 @@ fn arc_scope_values_are_shared() {
     let scope = MapScope::new().with("big", big);
     let (v, _) = eval_with("big[999]", &scope);
     assert_eq!(render(&v), "999");
-    let _ = Arc::new(());
+}
+
+#[test]
+fn provider_functions_through_the_scope() {
+    let mut scope = test_scope();
+    for name in crate::scope::TERRAFORM_PROVIDER_FUNCTIONS {
+        if let Some(f) = crate::scope::terraform_provider_function(name) {
+            scope
+                .provider_functions
+                .insert(("terraform".to_string(), name.to_string()), f);
+        }
+    }
+    let (v, diags) = eval_with("provider::terraform::encode_expr({a = 1})", &scope);
+    assert!(diags.is_empty(), "{diags:?}");
+    assert_eq!(render(&v), "\"{\\n  a = 1\\n}\"");
+    let (v, _) = eval_with("provider::terraform::encode_tfvars({a = sec})", &scope);
+    assert_eq!(render(&v), "sensitive(\"a = \\\"secret\\\"\\n\")");
+    let (v, _) = eval_with("provider::terraform::encode_expr([ustr])", &scope);
+    assert_eq!(render(&v), "unknown(string, notnull)");
+    let (_, diags) = eval_with("provider::terraform::encode_expr()", &scope);
+    assert_eq!(
+        diags[0].detail,
+        "Function \"provider::terraform::encode_expr\" expects 1 argument(s). Missing value for \"value\"."
+    );
+    let (_, diags) = eval_with("provider::terraform::encode_tfvars(null)", &scope);
+    assert_eq!(
+        diags[0].detail,
+        "Invalid value for \"value\" parameter: argument must not be null."
+    );
+    let (_, diags) = eval_with("provider::terraform::encode_tfvars(1)", &scope);
+    assert_eq!(
+        diags[0].detail,
+        "Call to function \"provider::terraform::encode_tfvars\" failed: invalid value to encode: must be an object whose attribute names will become the encoded variable names."
+    );
+    let (_, diags) = eval_with("provider::terraform::nope(1)", &scope);
+    assert_eq!(diags[0].summary, "Unknown provider function");
+}
+
+#[test]
+fn evaluate_expr_checks_references_and_type() {
+    let scope = test_scope();
+    let run = |src: &str, want: &Type| {
+        let file = SourceFile::new("t.tf", src);
+        let (expr, _) = terrace_syntax::parse_expression(&file);
+        let (v, diags) = evaluate_expr(&expr, &file, &scope, want);
+        (
+            render(&v),
+            diags
+                .into_iter()
+                .map(|d| (d.summary, d.detail))
+                .collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(run("5 + 1", &Type::String), ("\"6\"".to_string(), vec![]));
+    assert_eq!(
+        run("[for x in [1]: x]", &Type::list(Type::String)),
+        ("list(string)[\"1\"]".to_string(), vec![])
+    );
+    assert_eq!(
+        run("true ? 1 : nosuch", &Type::Number),
+        (
+            "unknown(number)".to_string(),
+            vec![(
+                "Invalid reference".to_string(),
+                "A reference to a resource type must be followed by at least one attribute access, specifying the resource name.".to_string()
+            )]
+        )
+    );
+    assert_eq!(
+        run("\"x\"", &Type::Number),
+        (
+            "unknown(number)".to_string(),
+            vec![(
+                "Incorrect value type".to_string(),
+                "Invalid expression value: a number is required.".to_string()
+            )]
+        )
+    );
+    assert_eq!(
+        run(
+            "{a = \"x\"}",
+            &Type::object([("a".to_string(), Type::Number)])
+        ),
+        (
+            "unknown(object({a=number}))".to_string(),
+            vec![(
+                "Incorrect value type".to_string(),
+                "Invalid expression value: .a: a number is required.".to_string()
+            )]
+        )
+    );
 }

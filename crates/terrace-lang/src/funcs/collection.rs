@@ -1367,7 +1367,12 @@ fn setproduct(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult
         .map(<[Type]>::to_vec)
         .unwrap_or_default();
     let seqs: Vec<&[Value]> = unmarked.iter().map(elements).collect();
-    let mut product = Vec::with_capacity(total.min(1024));
+    let mut product = Vec::new();
+    if product.try_reserve_exact(total).is_err() {
+        return Err(FunctionError::call(
+            "panic in function implementation: runtime error: out of memory",
+        ));
+    }
     let mut positions = vec![0usize; seqs.len()];
     for _ in 0..total {
         let mut tuple = Vec::with_capacity(seqs.len());

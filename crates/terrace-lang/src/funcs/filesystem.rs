@@ -323,7 +323,7 @@ fn fileset(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Va
     let marks = path_marks.union(pattern_marks);
     let path = if path.starts_with('/') { path } else { go_join(&[&ctx.base_dir.to_string_lossy(), &path]) };
     let pattern = go_join(&[&path, &pattern]);
-    let matches = glob::filepath_glob(&pattern).map_err(|e| {
+    let matches = glob::glob(&pattern).map_err(|e| {
         FunctionError::call(format!("failed to glob pattern {}: {e}", redact(&pattern, marks)))
     })?;
     let mut found = Vec::new();

@@ -313,16 +313,16 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
         'v' => {
             if !verb.sharp && !arg.is_null() {
                 if let Some(s) = arg.as_str() {
-                    buf.push_str(&pad_width(verb, s.to_string()));
+                    buf.push_str(&pad_width(verb, s.to_string())?);
                     return Ok(());
                 }
                 if let Some(n) = arg.as_number() {
-                    buf.push_str(&pad_width(verb, n.text('g', -1)));
+                    buf.push_str(&pad_width(verb, n.text('g', -1))?);
                     return Ok(());
                 }
             }
             let json = to_json(arg, arg.ty()).map_err(|e| unsupported(&e.message))?;
-            buf.push_str(&pad_width(verb, json));
+            buf.push_str(&pad_width(verb, json)?);
         }
         't' => {
             let b = convert(arg, &Type::Bool).map_err(|e| unsupported(&e.message))?;
@@ -369,7 +369,7 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
             } else {
                 to_json(&Value::string(s), &Type::String).map_err(|e| unsupported(&e.message))?
             };
-            buf.push_str(&pad_width(verb, text));
+            buf.push_str(&pad_width(verb, text)?);
         }
         mode => {
             return Err(FunctionError::call(format!(
@@ -385,20 +385,35 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
 
 /// cty's `formatPadWidth`: pads to the width in grapheme clusters, with
 /// zeros or spaces, on the left or (with `-`) on the right.
-fn pad_width(verb: &Verb<'_>, text: String) -> String {
+fn pad_width(verb: &Verb<'_>, text: String) -> FunctionResult<String> {
     if verb.width < 0 {
-        return text;
+        return Ok(text);
     }
     let given = grapheme_count(&text) as i64;
     if given >= verb.width {
-        return text;
+        return Ok(text);
     }
-    let pad = if verb.zero { "0" } else { " " }.repeat((verb.width - given) as usize);
+    // A width in the billions would make Go (and so Terraform) run out of
+    // memory; here it is an error instead of an abort.
+    let pad_len = usize::try_from(verb.width - given).unwrap_or(usize::MAX);
+    let mut out = String::new();
+    if out
+        .try_reserve_exact(pad_len.saturating_add(text.len()))
+        .is_err()
+    {
+        return Err(FunctionError::call(
+            "panic in function implementation: runtime error: out of memory",
+        ));
+    }
+    let pad = if verb.zero { '0' } else { ' ' };
     if verb.minus {
-        text + &pad
+        out.push_str(&text);
+        out.extend(std::iter::repeat_n(pad, pad_len));
     } else {
-        pad + &text
+        out.extend(std::iter::repeat_n(pad, pad_len));
+        out.push_str(&text);
     }
+    Ok(out)
 }
 
 /// The verb without its `[n]` argument index, for Go's `fmt`.
@@ -898,6 +913,11 @@ mod tests {
             "%z",
             vec![Value::int(1)],
             "unsupported format verb 'z' in \"%z\" at offset 0",
+        );
+        ferr(
+            "%99999999999999999s",
+            vec![s("a")],
+            "panic in function implementation: runtime error: out of memory",
         );
         ferr(
             "%5",

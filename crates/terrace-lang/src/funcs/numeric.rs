@@ -5,6 +5,7 @@
 
 mod gomath;
 
+use super::string::go_quote;
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use num_bigint::{BigInt, Sign};
 use std::cmp::Ordering;
@@ -111,10 +112,6 @@ pub(super) fn number_arg(args: &[Value], index: usize) -> FunctionResult<&Number
         .ok_or_else(|| FunctionError::arg(index, "a known number is required"))
 }
 
-pub(super) fn compare(a: &Number, b: &Number) -> Ordering {
-    a.cmp(b)
-}
-
 // ----- implementations -----
 
 fn abs(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
@@ -167,13 +164,10 @@ fn extreme(args: &[Value], wanted: Ordering) -> FunctionResult<Value> {
     for (i, arg) in args.iter().enumerate() {
         let n = number_arg(args, i)?;
         match best {
-            Some((b, _)) if compare(n, b) != wanted => {}
+            Some((b, _)) if n.cmp(b) != wanted => {}
             _ => best = Some((n, arg)),
         }
     }
-    // cty starts from the opposite infinity, so a lone infinity equal to
-    // that starting point is returned as the starting value, which is the
-    // same number.
     match best {
         Some((_, v)) => Ok(v.clone()),
         None => Err(FunctionError::call("must pass at least one number")),
@@ -251,11 +245,6 @@ fn parse_big_int(text: &str, base: u32) -> Option<BigInt> {
     }
     let magnitude = BigInt::from_radix_be(Sign::Plus, &values, base)?;
     Some(if negative { -magnitude } else { magnitude })
-}
-
-/// Go's `%q` for a string, which the error messages use.
-pub(super) fn go_quote(s: &str) -> String {
-    super::string::go_quote(s)
 }
 
 #[cfg(test)]

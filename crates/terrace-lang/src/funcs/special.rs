@@ -8,6 +8,11 @@
 //! listings and argument-count checks), but the evaluator calls them
 //! through [`call`]; their table implementations only report that.
 
+mod hclwrite;
+mod terraform_provider;
+
+pub use terraform_provider::{terraform_provider_function, TERRAFORM_PROVIDER_FUNCTIONS};
+
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use crate::eval::{render_template, CallArg, Evaluator, Mode};
 use std::path::{Component, Path, PathBuf};
@@ -443,7 +448,8 @@ mod tests {
 
     impl TempDir {
         fn new(name: &str, files: &[(&str, &[u8])]) -> TempDir {
-            let dir = std::env::temp_dir().join(format!("terrace-special-{}-{name}", std::process::id()));
+            let dir =
+                std::env::temp_dir().join(format!("terrace-special-{}-{name}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(dir.join("sub")).expect("create temp dir");
             for (path, content) in files {
@@ -466,7 +472,10 @@ mod tests {
             .with("tpl_wrap", Value::string("${v}"))
             .with("tpl_num", Value::string("${5}"))
             .with("tpl_rec", Value::string("${templatestring(x, {})}"))
-            .with("tpl_file", Value::string("${templatefile(\"t1.tpl\", {name = 1})}"))
+            .with(
+                "tpl_file",
+                Value::string("${templatefile(\"t1.tpl\", {name = 1})}"),
+            )
             .with("tpl_bad", Value::string("${"))
             .with("tpls", Value::tuple(vec![Value::string("a ${name}")]))
             .with("five", Value::int(5))
@@ -493,7 +502,10 @@ mod tests {
         let (expr, diags) = terrace_syntax::parse_expression(&file);
         assert!(!has_errors(&diags), "{src}: {diags:?}");
         let (v, diags) = evaluate(&expr, &file, scope);
-        (v, diags.into_iter().map(|d| (d.summary, d.detail)).collect())
+        (
+            v,
+            diags.into_iter().map(|d| (d.summary, d.detail)).collect(),
+        )
     }
 
     #[test]
@@ -501,11 +513,26 @@ mod tests {
         let dir = TempDir::new("ok", &files());
         let scope = scope(&dir);
         let rows: &[(&str, Value)] = &[
-            ("templatefile(\"t1.tpl\", {name=\"bob\"})", Value::string("hello bob")),
-            ("templatefile(\"t3.tpl\", {xs=[1,2]})", Value::string("1,2,")),
-            ("templatefile(\"sub/t7.tpl\", {a=1, b=true})", Value::string("1-true")),
-            ("templatefile(\"./sub/../t1.tpl\", tomap({name=\"m\"}))", Value::string("hello m")),
-            ("templatefile(\"t5.tpl\", {v=[1]})", Value::tuple(vec![Value::int(1)])),
+            (
+                "templatefile(\"t1.tpl\", {name=\"bob\"})",
+                Value::string("hello bob"),
+            ),
+            (
+                "templatefile(\"t3.tpl\", {xs=[1,2]})",
+                Value::string("1,2,"),
+            ),
+            (
+                "templatefile(\"sub/t7.tpl\", {a=1, b=true})",
+                Value::string("1-true"),
+            ),
+            (
+                "templatefile(\"./sub/../t1.tpl\", tomap({name=\"m\"}))",
+                Value::string("hello m"),
+            ),
+            (
+                "templatefile(\"t5.tpl\", {v=[1]})",
+                Value::tuple(vec![Value::int(1)]),
+            ),
         ];
         for (src, want) in rows {
             let (v, diags) = run(&scope, src);
@@ -572,12 +599,21 @@ mod tests {
         ];
         for (src, summary, detail) in rows {
             let (_, diags) = run(&scope, src);
-            assert_eq!(diags.first(), Some(&(summary.to_string(), detail.to_string())), "{src}");
+            assert_eq!(
+                diags.first(),
+                Some(&(summary.to_string(), detail.to_string())),
+                "{src}"
+            );
         }
         let dir_err = run(&scope, "templatefile(\"sub\", {})").1;
         assert_eq!(dir_err[0].0, "Invalid function argument");
         assert!(dir_err[0].1.contains("is a directory"), "{dir_err:?}");
-        assert_eq!(run(&scope, "can(templatefile(\"missing\", {}))").0.as_bool(), Some(false));
+        assert_eq!(
+            run(&scope, "can(templatefile(\"missing\", {}))")
+                .0
+                .as_bool(),
+            Some(false)
+        );
     }
 
     #[test]
@@ -585,17 +621,28 @@ mod tests {
         let dir = TempDir::new("ts", &files());
         let scope = scope(&dir);
         let ok: &[(&str, Value)] = &[
-            ("templatestring(tpl, {name=\"x\"})", Value::string("hello x")),
-            ("templatestring(tpls[0], {name=\"y\"})", Value::string("a y")),
+            (
+                "templatestring(tpl, {name=\"x\"})",
+                Value::string("hello x"),
+            ),
+            (
+                "templatestring(tpls[0], {name=\"y\"})",
+                Value::string("a y"),
+            ),
             ("templatestring(tpl_num, {})", Value::string("5")),
-            ("templatestring(tpl, {name=\"${\"x\"}\"})", Value::string("hello x")),
+            (
+                "templatestring(tpl, {name=\"${\"x\"}\"})",
+                Value::string("hello x"),
+            ),
         ];
         for (src, want) in ok {
             let (v, diags) = run(&scope, src);
             assert!(diags.is_empty(), "{src}: {diags:?}");
             assert!(v.raw_equals(want), "{src}: {v:?}");
         }
-        assert!(run(&scope, "templatestring(tpl, {name=sec})").0.is_sensitive());
+        assert!(run(&scope, "templatestring(tpl, {name=sec})")
+            .0
+            .is_sensitive());
         const PREFIX: &str = "Invalid value for \"template\" parameter: invalid template expression: templatestring is only for rendering templates retrieved dynamically from elsewhere";
         let literal = format!("{PREFIX}, and so does not support providing a literal template; consider using a template string expression instead.");
         let inline = format!("{PREFIX}; to render an inline template, consider using a plain template string expression.");

@@ -211,7 +211,11 @@ pub(super) fn is_go_digit(c: char) -> bool {
 fn go_to_upper(c: char) -> char {
     let mut full = c.to_uppercase();
     if let (Some(u), None) = (full.next(), full.next()) {
-        return u;
+        return if is_newer_case_pair(c) || is_newer_case_pair(u) {
+            c
+        } else {
+            u
+        };
     }
     match c as u32 {
         0x1f80..=0x1f87 | 0x1f90..=0x1f97 | 0x1fa0..=0x1fa7 => {
@@ -224,12 +228,35 @@ fn go_to_upper(c: char) -> char {
     }
 }
 
+/// Characters whose case mapping appeared after Unicode 15.0, the version
+/// of Go's tables in Terraform 1.11 (Rust's are newer): Terraform leaves
+/// them unchanged. Checked against every character Rust maps (Unicode 17).
+fn is_newer_case_pair(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x19b
+            | 0x264
+            | 0x1c89..=0x1c8a
+            | 0xa7cb..=0xa7cf
+            | 0xa7d2..=0xa7d5
+            | 0xa7da..=0xa7dc
+            | 0x10d50..=0x10d65
+            | 0x10d70..=0x10d85
+            | 0x16ea0..=0x16eb8
+            | 0x16ebb..=0x16ed3
+    )
+}
+
 /// Go's `unicode.ToLower` (simple mapping); only U+0130 has a multi-character
 /// full lowercase.
 fn go_to_lower(c: char) -> char {
     let mut full = c.to_lowercase();
     if let (Some(l), None) = (full.next(), full.next()) {
-        return l;
+        return if is_newer_case_pair(c) || is_newer_case_pair(l) {
+            c
+        } else {
+            l
+        };
     }
     if c == '\u{130}' {
         return 'i';
@@ -673,6 +700,23 @@ mod tests {
         call("lower", vec![s("HeLLo")], Ok(s("hello")));
         call("upper", vec![s("ßaǆ ǈ")], Ok(s("ßAǄ Ǉ")));
         call("upper", vec![s("ᾳ ᾀ")], Ok(s("ᾼ ᾈ")));
+        call(
+            "upper",
+            vec![s("ƛɤ\u{1c8a}\u{a7d3}")],
+            Ok(s("ƛɤ\u{1c8a}\u{a7d3}")),
+        );
+        call(
+            "lower",
+            vec![s("\u{a7cb}\u{a7dc}\u{10d50}")],
+            Ok(s("\u{a7cb}\u{a7dc}\u{10d50}")),
+        );
+        // The table of newer mappings matches Rust's Unicode 17 tables;
+        // a newer Rust may map more characters that Go 1.23 does not.
+        assert!(
+            char::UNICODE_VERSION.0 <= 17,
+            "re-check is_newer_case_pair for {:?}",
+            char::UNICODE_VERSION
+        );
         call(
             "upper",
             vec![unknown(Type::String)],

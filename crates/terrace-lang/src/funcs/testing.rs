@@ -50,7 +50,7 @@ pub(crate) fn s(text: &str) -> Value {
 }
 
 pub(crate) fn strs(items: &[&str]) -> Vec<Value> {
-    items.iter().map(|i| Value::string(i)).collect()
+    items.iter().copied().map(Value::string).collect()
 }
 
 pub(crate) fn list_of(ty: Type, items: Vec<Value>) -> Value {
@@ -179,7 +179,6 @@ fn describe_into(v: &Value, out: &mut String) {
     }
 }
 
-#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,14 +1,18 @@
-//! `fileset`'s globbing, with the semantics of `doublestar.FilepathGlob`
-//! (v4) as Terraform calls it: the pattern is cleaned, split into a literal
-//! base directory and a pattern, `**` matches any number of directories
-//! (following symbolic links), `*`, `?`, `[...]` and `{a,b}` work per path
+//! `fileset`'s globbing, with the semantics of the `doublestar` (v1.1)
+//! `Glob` Terraform 1.11 calls: the pattern is split into path components
+//! first, a `**` component matches any number of directories (following
+//! symbolic links), `*`, `?`, `[...]`, `[^...]` and `{a,b}` work within one
 //! component, `\` escapes, and dot files are not special.
+//!
+//! Like doublestar, malformed parts of a pattern are only noticed when a
+//! file name is actually compared with them, so `fileset("missing", "[")`
+//! is an empty set while `fileset(".", "[")` is an error. (OpenTofu uses
+//! doublestar v4, which validates first and allows `/` inside `{...}`.)
 
-use super::{go_clean, go_join};
-use std::collections::BTreeSet;
+use super::go_join;
 use std::path::PathBuf;
 
-/// doublestar's `ErrBadPattern`.
+/// doublestar's `ErrBadPattern` (Go's `path.ErrBadPattern`).
 #[derive(Debug, PartialEq)]
 pub(super) struct BadPattern;
 
@@ -18,444 +22,317 @@ impl std::fmt::Display for BadPattern {
     }
 }
 
-fn is_meta(c: u8) -> bool {
-    matches!(c, b'*' | b'?' | b'[' | b'{')
-}
-
-/// doublestar's `ValidatePattern` with `/` as the separator.
-fn validate(pattern: &str) -> Result<(), BadPattern> {
-    let s = pattern.as_bytes();
-    let mut alt_depth = 0;
-    let mut i = 0;
-    while i < s.len() {
-        match s[i] {
-            b'\\' => {
-                i += 1;
-                if i >= s.len() {
-                    return Err(BadPattern);
-                }
-            }
-            b'[' => {
-                i += 1;
-                if i >= s.len() {
-                    return Err(BadPattern);
-                }
-                if s[i] == b'^' || s[i] == b'!' {
-                    i += 1;
-                }
-                if i >= s.len() || s[i] == b']' {
-                    return Err(BadPattern);
-                }
-                loop {
-                    if i >= s.len() {
-                        return Err(BadPattern);
-                    }
-                    if s[i] == b'\\' {
-                        i += 1;
-                    } else if s[i] == b']' {
-                        break;
-                    }
-                    i += 1;
-                }
-            }
-            b'{' => alt_depth += 1,
-            b'}' => {
-                if alt_depth == 0 {
-                    return Err(BadPattern);
-                }
-                alt_depth -= 1;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    if alt_depth == 0 {
-        Ok(())
-    } else {
-        Err(BadPattern)
-    }
-}
-
-/// doublestar's `unescapeMeta`.
-fn unescape_meta(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\\' {
-            if let Some(&next) = chars.peek() {
-                if matches!(next, '*' | '?' | '[' | ']' | '{' | '}') {
-                    out.push(next);
-                    chars.next();
-                    continue;
-                }
-            }
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// doublestar's `SplitPattern`: the literal directory before the first
-/// meta character, and the rest.
-fn split_pattern(p: &str) -> (String, String) {
-    let b = p.as_bytes();
-    let mut split: Option<usize> = None;
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'/' => split = Some(i),
-            c if is_meta(c) => break,
-            _ => {}
-        }
-        i += 1;
-    }
-    match split {
-        Some(0) => ("/".to_string(), p[1..].to_string()),
-        Some(i) => (unescape_meta(&p[..i]), p[i + 1..].to_string()),
-        None => (".".to_string(), p.to_string()),
-    }
-}
-
-/// Expands the first `{a,b}` group (recursively), so that what remains
-/// only has per-component wildcards. Brackets are skipped: a `{` inside a
-/// character class is just a character.
-fn expand_braces(pattern: &str) -> Vec<String> {
-    let b = pattern.as_bytes();
-    let mut i = 0;
-    let mut open = None;
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 1,
-            b'[' => {
-                // Skip the class.
-                i += 1;
-                while i < b.len() && b[i] != b']' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
-            b'{' => {
-                open = Some(i);
-                break;
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    let Some(open) = open else {
-        return vec![pattern.to_string()];
-    };
-    // Find the matching close and the top-level commas.
-    let mut depth = 0;
-    let mut commas = Vec::new();
-    let mut close = None;
-    let mut j = open + 1;
-    while j < b.len() {
-        match b[j] {
-            b'\\' => j += 1,
-            b'{' => depth += 1,
-            b'}' if depth == 0 => {
-                close = Some(j);
-                break;
-            }
-            b'}' => depth -= 1,
-            b',' if depth == 0 => commas.push(j),
-            _ => {}
-        }
-        j += 1;
-    }
-    let Some(close) = close else {
-        return vec![pattern.to_string()];
-    };
-    let mut bounds = vec![open];
-    bounds.extend(commas);
-    bounds.push(close);
-    let (prefix, suffix) = (&pattern[..open], &pattern[close + 1..]);
-    bounds
-        .windows(2)
-        .flat_map(|w| expand_braces(&format!("{prefix}{}{suffix}", &pattern[w[0] + 1..w[1]])))
-        .collect()
-}
-
-/// Matches one path component against one pattern component (no `/`, no
-/// braces), with `*`, `?`, classes and escapes.
-fn match_component(pattern: &[char], name: &[char]) -> bool {
-    let (mut p, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
+/// Index of the first `r` not preceded by a backslash.
+fn index_unescaped(s: &str, r: char) -> Option<usize> {
+    let mut start = 0;
     loop {
-        if p < pattern.len() {
-            match pattern[p] {
-                '*' => {
-                    star = Some((p + 1, n));
-                    p += 1;
-                    continue;
-                }
-                '?' if n < name.len() => {
-                    p += 1;
-                    n += 1;
-                    continue;
-                }
-                '[' if n < name.len() => {
-                    if let Some(end) = match_class(pattern, p, name[n]) {
-                        p = end;
-                        n += 1;
-                        continue;
-                    }
-                }
-                '\\' if p + 1 < pattern.len() && n < name.len() && pattern[p + 1] == name[n] => {
-                    p += 2;
-                    n += 1;
-                    continue;
-                }
-                c if c != '?' && c != '[' && c != '\\' && n < name.len() && c == name[n] => {
-                    p += 1;
-                    n += 1;
-                    continue;
-                }
-                _ => {}
-            }
-        } else if n == name.len() {
-            return true;
-        }
-        // Backtrack: let the last star take one more character.
-        match star {
-            Some((star_p, star_n)) if star_n < name.len() => {
-                star = Some((star_p, star_n + 1));
-                p = star_p;
-                n = star_n + 1;
-            }
-            _ => return false,
-        }
-    }
-}
-
-/// Matches `c` against the class starting at `pattern[start] == '['`;
-/// the index after the class when it matches.
-fn match_class(pattern: &[char], start: usize, c: char) -> Option<usize> {
-    let mut i = start + 1;
-    let negate = matches!(pattern.get(i), Some('^' | '!'));
-    if negate {
-        i += 1;
-    }
-    let mut matched = false;
-    while i < pattern.len() && pattern[i] != ']' {
-        let mut lo = pattern[i];
-        if lo == '\\' {
-            i += 1;
-            lo = *pattern.get(i)?;
-        }
-        i += 1;
-        let mut hi = lo;
-        if pattern.get(i) == Some(&'-') && pattern.get(i + 1).is_some_and(|&h| h != ']') {
-            i += 1;
-            hi = pattern[i];
-            if hi == '\\' {
-                i += 1;
-                hi = *pattern.get(i)?;
-            }
-            i += 1;
-        }
-        if lo <= c && c <= hi {
-            matched = true;
-        }
-    }
-    if i >= pattern.len() {
-        return None;
-    }
-    (matched != negate).then_some(i + 1)
-}
-
-fn has_meta(component: &str) -> bool {
-    let b = component.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'\\' {
-            i += 2;
+        let found = start + s[start..].find(r)?;
+        if found > 0 && s.as_bytes()[found - 1] == b'\\' {
+            start = found + r.len_utf8();
             continue;
         }
-        if is_meta(b[i]) {
-            return true;
-        }
-        i += 1;
+        return Some(found);
     }
-    false
+}
+
+/// Splits at unescaped separators, keeping an empty last part after a
+/// trailing separator.
+fn split_unescaped(s: &str, separator: char) -> Vec<String> {
+    if !s.contains(separator) {
+        return vec![s.to_string()];
+    }
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut empty_end = false;
+    while start < s.len() {
+        match index_unescaped(&s[start..], separator) {
+            Some(end) => {
+                parts.push(s[start..start + end].to_string());
+                start += end + separator.len_utf8();
+                empty_end = true;
+            }
+            None => {
+                parts.push(s[start..].to_string());
+                start = s.len();
+                empty_end = false;
+            }
+        }
+    }
+    if empty_end {
+        parts.push(String::new());
+    }
+    parts
+}
+
+fn decode_rune(s: &[u8], i: usize) -> (Option<char>, usize) {
+    let rest = &s[i..];
+    let len = match rest.first() {
+        None => return (None, 0),
+        Some(b) if *b < 0x80 => 1,
+        Some(b) if b & 0xE0 == 0xC0 => 2,
+        Some(b) if b & 0xF0 == 0xE0 => 3,
+        Some(_) => 4,
+    };
+    match rest.get(..len).and_then(|bytes| std::str::from_utf8(bytes).ok()) {
+        Some(text) => (text.chars().next(), len),
+        // Go decodes a broken sequence as one byte of U+FFFD.
+        None => (Some('\u{fffd}'), 1),
+    }
+}
+
+/// doublestar v1's `matchComponent`.
+fn match_component(pattern: &str, name: &str) -> Result<bool, BadPattern> {
+    let (p, n) = (pattern.as_bytes(), name.as_bytes());
+    if p.is_empty() {
+        return Ok(n.is_empty());
+    }
+    if n.is_empty() && pattern != "*" {
+        return Ok(false);
+    }
+    let (mut pi, mut ni) = (0, 0);
+    while pi < p.len() && ni < n.len() {
+        let (pat_rune, pat_adj) = decode_rune(p, pi);
+        let (name_rune, name_adj) = decode_rune(n, ni);
+        match pat_rune {
+            Some('\\') => {
+                pi += pat_adj;
+                let (escaped, escaped_adj) = decode_rune(p, pi);
+                match escaped {
+                    None => return Err(BadPattern),
+                    Some(c) if Some(c) == name_rune => {
+                        pi += escaped_adj;
+                        ni += name_adj;
+                    }
+                    Some(_) => return Ok(false),
+                }
+            }
+            Some('*') => {
+                pi += pat_adj;
+                if pi >= p.len() {
+                    return Ok(true);
+                }
+                // doublestar steps by the width of the first character
+                // here, and ignores errors from the attempts.
+                let mut i = ni;
+                while i < n.len() {
+                    if let (Some(rest_pattern), Some(rest_name)) = (pattern.get(pi..), name.get(i..)) {
+                        if match_component(rest_pattern, rest_name) == Ok(true) {
+                            return Ok(true);
+                        }
+                    }
+                    i += name_adj;
+                }
+                return Ok(false);
+            }
+            Some('[') => {
+                pi += pat_adj;
+                let end = index_unescaped(&pattern[pi..], ']').ok_or(BadPattern)? + pi;
+                let class: Vec<char> = pattern[pi..end].chars().collect();
+                if class.is_empty() {
+                    return Err(BadPattern);
+                }
+                let negate = class[0] == '^';
+                let mut ci = usize::from(negate);
+                let mut matched = false;
+                while ci < class.len() {
+                    let mut low = class[ci];
+                    if low == '-' {
+                        return Err(BadPattern);
+                    }
+                    ci += 1;
+                    if low == '\\' {
+                        low = *class.get(ci).ok_or(BadPattern)?;
+                        ci += 1;
+                    }
+                    let mut high = low;
+                    if class.get(ci) == Some(&'-') {
+                        ci += 1;
+                        high = *class.get(ci).ok_or(BadPattern)?;
+                        if high == '-' {
+                            return Err(BadPattern);
+                        }
+                        ci += 1;
+                        if high == '\\' {
+                            high = *class.get(ci).ok_or(BadPattern)?;
+                            ci += 1;
+                        }
+                    }
+                    if let Some(c) = name_rune {
+                        if low <= c && c <= high {
+                            matched = true;
+                        }
+                    }
+                }
+                if matched == negate {
+                    return Ok(false);
+                }
+                pi = end + 1;
+                ni += name_adj;
+            }
+            Some('{') => {
+                pi += pat_adj;
+                let end = index_unescaped(&pattern[pi..], '}').ok_or(BadPattern)? + pi;
+                let options = split_unescaped(&pattern[pi..end], ',');
+                let after = &pattern[end + 1..];
+                let rest_name = name.get(ni..).unwrap_or("");
+                for option in options {
+                    if match_component(&format!("{option}{after}"), rest_name)? {
+                        return Ok(true);
+                    }
+                }
+                return Ok(false);
+            }
+            c if c == Some('?') || c == name_rune => {
+                pi += pat_adj;
+                ni += name_adj;
+            }
+            _ => return Ok(false),
+        }
+    }
+    let rest = &pattern[pi.min(pattern.len())..];
+    Ok((pi >= p.len() && ni >= n.len()) || (ni >= n.len() && rest == "*") || rest == "**")
 }
 
 struct Walker {
-    base: PathBuf,
-    found: BTreeSet<String>,
     /// Directories on the current `**` descent, to stop at symlink loops.
     stack: Vec<PathBuf>,
 }
 
-fn join_rel(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
+fn has_meta(component: &str) -> bool {
+    component.contains(['*', '?', '[', '{', '\\'])
 }
 
 impl Walker {
-    fn path(&self, rel: &str) -> PathBuf {
-        if rel.is_empty() {
-            self.base.clone()
+    fn glob(&mut self, basedir: &str, components: &[String], matches: &mut Vec<String>) -> Result<(), BadPattern> {
+        let pat_idx = components.iter().position(|c| has_meta(c)).unwrap_or(components.len());
+        let basedir = if pat_idx > 0 {
+            let literal: Vec<&str> = components[..pat_idx].iter().map(String::as_str).collect();
+            go_join(&[basedir, &go_join(&literal)])
         } else {
-            self.base.join(rel)
-        }
-    }
-
-    /// Entries of a directory with whether each is one (following links).
-    fn entries(&self, rel: &str) -> Vec<(String, bool)> {
-        let Ok(read) = std::fs::read_dir(self.path(rel)) else {
-            return Vec::new();
+            basedir.to_string()
         };
-        read.filter_map(Result::ok)
+        if std::fs::symlink_metadata(&basedir).is_err() {
+            return Ok(());
+        }
+        if pat_idx >= components.len() {
+            matches.push(basedir);
+            return Ok(());
+        }
+        if !std::fs::metadata(&basedir).is_ok_and(|m| m.is_dir()) {
+            return Ok(());
+        }
+        let Ok(read) = std::fs::read_dir(&basedir) else {
+            return Ok(());
+        };
+        // (name, is a directory, is a link whose target is gone)
+        let mut files: Vec<(String, bool, bool)> = read
+            .filter_map(Result::ok)
             .map(|entry| {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                let is_dir = std::fs::metadata(entry.path()).map(|m| m.is_dir()).unwrap_or(false);
-                (name, is_dir)
+                match std::fs::metadata(entry.path()) {
+                    Ok(metadata) => (name, metadata.is_dir(), false),
+                    Err(_) => (name, false, true),
+                }
             })
-            .collect()
-    }
+            .collect();
+        files.sort();
 
-    fn walk(&mut self, rel: &str, segments: &[String]) {
-        let Some((segment, rest)) = segments.split_first() else {
-            return;
-        };
-        let last = rest.is_empty();
-        if segment == "**" {
-            if !last {
-                self.walk(rel, rest);
-            }
-            let canonical = std::fs::canonicalize(self.path(rel)).unwrap_or_else(|_| self.path(rel));
-            if self.stack.contains(&canonical) {
-                return;
-            }
-            self.stack.push(canonical);
-            for (name, is_dir) in self.entries(rel) {
-                let child = join_rel(rel, &name);
-                if is_dir {
-                    self.walk(&child, segments);
-                } else if last {
-                    self.found.insert(child);
+        let mut pat_idx = pat_idx;
+        let mut last = pat_idx + 1 >= components.len();
+        if components[pat_idx] == "**" {
+            let canonical = std::fs::canonicalize(&basedir).unwrap_or_else(|_| PathBuf::from(&basedir));
+            if !self.stack.contains(&canonical) {
+                self.stack.push(canonical);
+                for (name, is_dir, broken) in &files {
+                    // doublestar skips links it cannot follow here.
+                    if *broken {
+                        continue;
+                    }
+                    let child = go_join(&[&basedir, name]);
+                    if *is_dir {
+                        if last {
+                            matches.push(child.clone());
+                        }
+                        // Errors deeper down are lost in doublestar too.
+                        let _ = self.glob(&child, &components[pat_idx..], matches);
+                    } else if last {
+                        matches.push(child);
+                    }
                 }
+                self.stack.pop();
             }
-            self.stack.pop();
-        } else if !has_meta(segment) {
-            let child = join_rel(rel, &unescape_meta(segment));
             if last {
-                if std::fs::metadata(self.path(&child)).is_ok() {
-                    self.found.insert(child);
-                }
-            } else {
-                self.walk(&child, rest);
+                return Ok(());
             }
-        } else {
-            let pattern: Vec<char> = segment.chars().collect();
-            for (name, is_dir) in self.entries(rel) {
-                let name_chars: Vec<char> = name.chars().collect();
-                if !match_component(&pattern, &name_chars) {
-                    continue;
-                }
-                let child = join_rel(rel, &name);
+            pat_idx += 1;
+            last = pat_idx + 1 >= components.len();
+        }
+        for (name, _, _) in &files {
+            if match_component(&components[pat_idx], name)? {
+                let child = go_join(&[&basedir, name]);
                 if last {
-                    self.found.insert(child);
-                } else if is_dir {
-                    self.walk(&child, rest);
+                    matches.push(child);
+                } else {
+                    let _ = self.glob(&child, &components[pat_idx + 1..], matches);
                 }
             }
         }
+        Ok(())
     }
 }
 
-/// `doublestar.FilepathGlob(pattern)`: the paths (joined to the literal
-/// base directory) that exist and match.
-pub(super) fn filepath_glob(pattern: &str) -> Result<Vec<String>, BadPattern> {
-    if pattern.is_empty() {
-        return Ok(Vec::new());
+/// doublestar v1's `Glob(pattern)`: the existing paths that match.
+pub(super) fn glob(pattern: &str) -> Result<Vec<String>, BadPattern> {
+    let components = split_unescaped(pattern, '/');
+    let mut walker = Walker { stack: Vec::new() };
+    let mut matches = Vec::new();
+    if components.first().is_some_and(String::is_empty) && components.len() > 1 {
+        walker.glob("/", &components[1..], &mut matches)?;
+    } else {
+        walker.glob(".", &components, &mut matches)?;
     }
-    let pattern = go_clean(pattern);
-    let (base, rest) = split_pattern(&pattern);
-    if rest.is_empty() || rest == "." || rest == ".." {
-        validate(&pattern)?;
-        let literal = unescape_meta(&pattern);
-        return Ok(if std::fs::symlink_metadata(&literal).is_ok() { vec![literal] } else { Vec::new() });
-    }
-    validate(&rest)?;
-    let mut walker = Walker { base: PathBuf::from(&base), found: BTreeSet::new(), stack: Vec::new() };
-    for alternative in expand_braces(&rest) {
-        // Components come from splitting at unescaped slashes.
-        let mut segments = Vec::new();
-        let mut current = String::new();
-        let mut chars = alternative.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => {
-                    current.push(c);
-                    if let Some(next) = chars.next() {
-                        current.push(next);
-                    }
-                }
-                '/' => segments.push(std::mem::take(&mut current)),
-                _ => current.push(c),
-            }
-        }
-        segments.push(current);
-        walker.walk("", &segments);
-    }
-    Ok(walker.found.into_iter().map(|m| go_join(&[&base, &m])).collect())
+    Ok(matches)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn matches(pattern: &str, name: &str) -> bool {
-        let p: Vec<char> = pattern.chars().collect();
-        let n: Vec<char> = name.chars().collect();
-        match_component(&p, &n)
-    }
-
     #[test]
     fn component_matching() {
-        let cases: &[(&str, &str, bool)] = &[
-            ("*.txt", "a.txt", true),
-            ("*.txt", ".hidden.txt", true),
-            ("*.txt", "a.tx", false),
-            ("?ello", "hello", true),
-            ("?ello", "ello", false),
-            ("[a-h]*", "hello", true),
-            ("[a-h]*", "zebra", false),
-            ("[!a-h]*", "zebra", true),
-            ("[^a-h]*", "hello", false),
-            ("\\*", "*", true),
-            ("\\*", "a", false),
-            ("a**b", "axyzb", true),
-            ("*", "", true),
-            ("ü*", "über", true),
-            ("[a-]", "-", true),
+        let cases: &[(&str, &str, Result<bool, BadPattern>)] = &[
+            ("*.txt", "a.txt", Ok(true)),
+            ("*.txt", ".hidden.txt", Ok(true)),
+            ("*.txt", "a.tx", Ok(false)),
+            ("?ello", "hello", Ok(true)),
+            ("?ello", "ello", Ok(false)),
+            ("[a-h]*", "hello", Ok(true)),
+            ("[a-h]*", "zebra", Ok(false)),
+            ("[^a-h]*", "zebra", Ok(true)),
+            ("[^a-h]*", "hello", Ok(false)),
+            ("\\*", "*", Ok(true)),
+            ("\\*", "a", Ok(false)),
+            ("a**b", "axyzb", Ok(true)),
+            ("{hello,empty}.txt", "empty.txt", Ok(true)),
+            ("{hello,empty}.txt", "other.txt", Ok(false)),
+            ("a{,b}", "a", Ok(false)),
+            ("ü*", "über", Ok(true)),
+            ("[", "x", Err(BadPattern)),
+            ("[]", "x", Err(BadPattern)),
+            ("{a", "x", Err(BadPattern)),
+            ("zz[", "hello", Ok(false)),
+            ("*{a", "hello", Ok(false)),
+            ("[a-]", "a", Err(BadPattern)),
         ];
         for (pattern, name, want) in cases {
-            assert_eq!(matches(pattern, name), *want, "{pattern} vs {name}");
+            assert_eq!(match_component(pattern, name), *want, "{pattern} vs {name}");
         }
     }
 
     #[test]
-    fn validation_and_splitting() {
-        assert_eq!(validate("["), Err(BadPattern));
-        assert_eq!(validate("[]"), Err(BadPattern));
-        assert_eq!(validate("{a,b"), Err(BadPattern));
-        assert_eq!(validate("a}"), Err(BadPattern));
-        assert_eq!(validate("a\\"), Err(BadPattern));
-        assert_eq!(validate("{a,[{]}"), Ok(()));
-        assert_eq!(split_pattern("../../path/to/meta*/**"), ("../../path/to".to_string(), "meta*/**".to_string()));
-        assert_eq!(split_pattern("meta*/**"), (".".to_string(), "meta*/**".to_string()));
-        assert_eq!(split_pattern("/a*"), ("/".to_string(), "a*".to_string()));
-        assert_eq!(expand_braces("{a,b/{c,d}}.x"), vec!["a.x", "b/c.x", "b/d.x"]);
-        assert_eq!(expand_braces("[{]x"), vec!["[{]x"]);
+    fn splitting_respects_escapes() {
+        assert_eq!(split_unescaped("a/b\\/c/", '/'), vec!["a", "b\\/c", ""]);
+        assert_eq!(split_unescaped("a,b\\,c", ','), vec!["a", "b\\,c"]);
+        assert_eq!(split_unescaped("", ','), vec![""]);
     }
 }

@@ -3,6 +3,10 @@
 //! routines, which are not correctly rounded (`pow(10, 308)` is
 //! 1.0000000000000006e308 in Terraform), so the platform `powf`/`ln` would
 //! print different digits.
+//!
+//! The polynomial constants are written digit for digit as in FreeBSD's
+//! msun (and Go), so they carry more digits than an f64 holds.
+#![allow(clippy::excessive_precision)]
 
 const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-01;
 const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
@@ -81,11 +85,13 @@ fn modf(f: f64) -> (f64, f64) {
     (int, f - int)
 }
 
+const TWO_POW_63: f64 = (1u64 << 63) as f64;
+
 fn is_odd_int(x: f64) -> bool {
     let (xi, xf) = modf(x);
     // Go converts with int64(xi), which on amd64 turns anything out of
     // range into MinInt64 (even); such large floats are even anyway.
-    xf == 0.0 && xi.abs() < 9.223_372_036_854_775_808e18 && (xi as i64) & 1 == 1
+    xf == 0.0 && xi.abs() < TWO_POW_63 && (xi as i64) & 1 == 1
 }
 
 /// `math.Log`, the FreeBSD `e_log.c` algorithm.
@@ -126,7 +132,7 @@ pub(crate) fn log(x: f64) -> f64 {
 
 /// `math.Exp`, the FreeBSD `e_exp.c` algorithm.
 pub(crate) fn exp(x: f64) -> f64 {
-    const LOG2E: f64 = 1.442_695_040_888_963_387_00e+00;
+    const LOG2E: f64 = std::f64::consts::LOG2_E;
     const OVERFLOW: f64 = 7.097_827_128_933_839_730_96e+02;
     const UNDERFLOW: f64 = -7.451_332_191_019_411_084_20e+02;
     const NEAR_ZERO: f64 = 1.0 / (1u64 << 28) as f64;
@@ -219,7 +225,7 @@ pub(crate) fn pow(x: f64, y: f64) -> f64 {
     if yf != 0.0 && x < 0.0 {
         return f64::NAN;
     }
-    if yi >= 9.223_372_036_854_775_808e18 {
+    if yi >= TWO_POW_63 {
         if x == -1.0 {
             return 1.0;
         }

@@ -424,8 +424,7 @@ impl<'a> Parser<'a> {
                             t = &t[1..];
                         }
                         Some((min, max, after)) => {
-                            if min < 0
-                                || min > MAX_REPEAT
+                            if !(0..=MAX_REPEAT).contains(&min)
                                 || max > MAX_REPEAT
                                 || (max >= 0 && min > max)
                             {
