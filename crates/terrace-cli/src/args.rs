@@ -51,14 +51,33 @@ mod tests {
 
     #[test]
     fn parses_terraform_style_flags() {
-        let parsed = parse(&strings(&["-var", "a=1", "--var=b=2", "-no-color", "-var-file=x.tfvars", "pos"]));
+        let parsed = parse(&strings(&[
+            "-var",
+            "a=1",
+            "--var=b=2",
+            "-no-color",
+            "-var-file=x.tfvars",
+            "pos",
+        ]));
         assert_eq!(
             parsed,
             vec![
-                Arg::Flag { name: "var".into(), value: Some("a=1".into()) },
-                Arg::Flag { name: "var".into(), value: Some("b=2".into()) },
-                Arg::Flag { name: "no-color".into(), value: None },
-                Arg::Flag { name: "var-file".into(), value: Some("x.tfvars".into()) },
+                Arg::Flag {
+                    name: "var".into(),
+                    value: Some("a=1".into())
+                },
+                Arg::Flag {
+                    name: "var".into(),
+                    value: Some("b=2".into())
+                },
+                Arg::Flag {
+                    name: "no-color".into(),
+                    value: None
+                },
+                Arg::Flag {
+                    name: "var-file".into(),
+                    value: Some("x.tfvars".into())
+                },
                 Arg::Positional("pos".into()),
             ]
         );

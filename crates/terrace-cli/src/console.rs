@@ -49,7 +49,11 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     for file in &module.files {
         sources.add_file(file.clone());
     }
-    let style = if options.color { RenderStyle::Boxed } else { RenderStyle::Plain };
+    let style = if options.color {
+        RenderStyle::Boxed
+    } else {
+        RenderStyle::Plain
+    };
     if diags.iter().any(Diagnostic::is_error) {
         eprint!("{}", render_for_ui(diags, &sources, style));
         return 1;
@@ -100,8 +104,15 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
 /// Diagnostics in source order, each followed by a blank line as
 /// Terraform's UI prints them.
 fn render_for_ui(mut diags: Diagnostics, sources: &SourceMap, style: RenderStyle) -> String {
-    diags.sort_by_key(|d| d.subject.as_ref().map(|s| (s.filename.clone(), s.start.byte)));
-    diags.iter().map(|d| format!("{}\n", render_diagnostic(d, sources, style, DEFAULT_WIDTH))).collect()
+    diags.sort_by_key(|d| {
+        d.subject
+            .as_ref()
+            .map(|s| (s.filename.clone(), s.start.byte))
+    });
+    diags
+        .iter()
+        .map(|d| format!("{}\n", render_diagnostic(d, sources, style, DEFAULT_WIDTH)))
+        .collect()
 }
 
 fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
@@ -135,7 +146,11 @@ fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
 /// Terraform resolves every reference in an expression before evaluating
 /// it, so a bad reference is an error even in a branch that is never taken
 /// or inside `can(...)`.
-fn check_references(expr: &Expr, source: &Arc<SourceFile>, scope: &StaticModuleScope) -> Diagnostics {
+fn check_references(
+    expr: &Expr,
+    source: &Arc<SourceFile>,
+    scope: &StaticModuleScope,
+) -> Diagnostics {
     let mut diags = Vec::new();
     for traversal in terrace_lang::references::traversals(expr) {
         if let Lookup::Failed(failed) = scope.lookup(traversal, source) {
@@ -148,8 +163,18 @@ fn check_references(expr: &Expr, source: &Arc<SourceFile>, scope: &StaticModuleS
 /// The console-only `type(value)` function, which shows the type of its
 /// argument in type-constraint-like syntax. It is only meaningful as the
 /// whole expression.
-fn eval_type_call(expr: &Expr, source: &Arc<SourceFile>, scope: &StaticModuleScope) -> Option<LineResult> {
-    let ExprKind::FunctionCall { name, args, name_span, .. } = &expr.kind else {
+fn eval_type_call(
+    expr: &Expr,
+    source: &Arc<SourceFile>,
+    scope: &StaticModuleScope,
+) -> Option<LineResult> {
+    let ExprKind::FunctionCall {
+        name,
+        args,
+        name_span,
+        ..
+    } = &expr.kind
+    else {
         return None;
     };
     if name != "type" && name != "core::type" {

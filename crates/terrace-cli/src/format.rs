@@ -5,8 +5,8 @@
 //! and ephemeral values. Strings are quoted as Go's `strconv.Quote` does
 //! (`terrace_value::gostr`), because that is what Terraform users see.
 
-use terrace_value::{Marks, Type, Value};
 use terrace_value::gostr;
+use terrace_value::{Marks, Type, Value};
 
 pub fn format_value(value: &Value, indent: usize) -> String {
     let mut out = String::new();
@@ -43,7 +43,11 @@ fn write_value(out: &mut String, value: &Value, indent: usize) {
                 out.push_str(&n.to_string());
             }
         }
-        Type::Bool => out.push_str(if value.as_bool() == Some(true) { "true" } else { "false" }),
+        Type::Bool => out.push_str(if value.as_bool() == Some(true) {
+            "true"
+        } else {
+            "false"
+        }),
         Type::Object(_) => write_mapping(out, value, indent),
         Type::Tuple(_) => write_sequence(out, value, indent),
         Type::List(_) => {
@@ -87,7 +91,10 @@ fn write_multiline_string(out: &mut String, text: &str, indent: usize) -> bool {
         return false;
     }
     let mut delimiter = String::from("EOT");
-    while lines.iter().any(|line| line.trim_matches(is_go_space) == delimiter) {
+    while lines
+        .iter()
+        .any(|line| line.trim_matches(is_go_space) == delimiter)
+    {
         delimiter.push('_');
     }
     out.push_str(if indent > 0 { "<<-" } else { "<<" });
@@ -105,8 +112,10 @@ fn write_multiline_string(out: &mut String, text: &str, indent: usize) -> bool {
 
 /// Go's `strings.TrimSpace` notion of white space (`unicode.IsSpace`).
 fn is_go_space(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}')
-        || (c as u32 > 0xFF && c.is_whitespace())
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{85}' | '\u{A0}'
+    ) || (c as u32 > 0xFF && c.is_whitespace())
 }
 
 fn write_mapping(out: &mut String, value: &Value, indent: usize) {

@@ -7,7 +7,7 @@ mod rootmodule;
 
 use args::Arg;
 use rootmodule::VariableSource;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
 
@@ -30,7 +30,10 @@ fn run(argv: Vec<String>) -> i32 {
     let mut dir = PathBuf::from(".");
     let mut rest = argv.as_slice();
     while let Some(first) = rest.first() {
-        if let Some(path) = first.strip_prefix("-chdir=").or_else(|| first.strip_prefix("--chdir=")) {
+        if let Some(path) = first
+            .strip_prefix("-chdir=")
+            .or_else(|| first.strip_prefix("--chdir="))
+        {
             dir = PathBuf::from(path);
             rest = &rest[1..];
         } else {
@@ -41,6 +44,17 @@ fn run(argv: Vec<String>) -> i32 {
         eprint!("{USAGE}");
         return 127;
     };
+    // Like terraform, -chdir switches the process's working directory, so
+    // relative paths in the configuration resolve from there.
+    if dir != Path::new(".") {
+        if let Err(err) = std::env::set_current_dir(&dir) {
+            eprintln!(
+                "\nError: Invalid -chdir option\n\nThe -chdir option refers to a directory that cannot be used: {err}\n"
+            );
+            return 1;
+        }
+    }
+    let dir = PathBuf::from(".");
     match command.as_str() {
         "console" => console_command(dir, command_args),
         "version" | "-version" | "--version" | "-v" => {

@@ -58,7 +58,12 @@ pub fn load(dir: &Path) -> (RootModule, Diagnostics) {
         .filter(|e| e.file_type().map(|t| t.is_file()).unwrap_or(false))
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| !n.starts_with('.') && !n.starts_with('#') && !n.ends_with('~'))
-        .filter(|n| n.ends_with(".tf") || n.ends_with(".tf.json") || n.ends_with(".tofu") || n.ends_with(".tofu.json"))
+        .filter(|n| {
+            n.ends_with(".tf")
+                || n.ends_with(".tf.json")
+                || n.ends_with(".tofu")
+                || n.ends_with(".tofu.json")
+        })
         .collect();
     names.sort();
     let replaced_by_tofu = |name: &str| {
@@ -73,7 +78,10 @@ pub fn load(dir: &Path) -> (RootModule, Diagnostics) {
     };
     for name in names.iter().filter(|n| !replaced_by_tofu(n)) {
         let Ok(text) = std::fs::read_to_string(dir.join(name)) else {
-            diags.push(Diagnostic::error("Failed to read file", format!("The file \"{name}\" could not be read.")));
+            diags.push(Diagnostic::error(
+                "Failed to read file",
+                format!("The file \"{name}\" could not be read."),
+            ));
             continue;
         };
         let (file, file_diags) = terrace_syntax::parse_file(name, &text);
@@ -102,7 +110,10 @@ fn collect_declarations(module: &mut RootModule, file: &File, diags: &mut Diagno
                     for attr in &locals.attributes {
                         module.locals.insert(
                             attr.name.clone(),
-                            LocalDefinition { expr: attr.expr.clone(), file: file.source.clone() },
+                            LocalDefinition {
+                                expr: attr.expr.clone(),
+                                file: file.source.clone(),
+                            },
                         );
                     }
                 }
@@ -123,25 +134,31 @@ fn find_attr<'a>(block: &'a Block, name: &str) -> Option<&'a Attribute> {
     }
 }
 
-fn decode_variable(block: &Block, source: &Arc<SourceFile>, diags: &mut Diagnostics) -> Option<VariableDeclaration> {
+fn decode_variable(
+    block: &Block,
+    source: &Arc<SourceFile>,
+    diags: &mut Diagnostics,
+) -> Option<VariableDeclaration> {
     let name = block.labels.first()?.0.clone();
     let (ty, defaults) = match find_attr(block, "type") {
         Some(attr) => {
             let eval_constant = |e: &Expr| constant_value(e, source);
-            let (ty, defaults, type_diags) = type_constraint_with_defaults(&attr.expr, source, &eval_constant);
+            let (ty, defaults, type_diags) =
+                type_constraint_with_defaults(&attr.expr, source, &eval_constant);
             diags.extend(type_diags);
             (ty, defaults)
         }
         None => (Type::Dynamic, None),
     };
-    let bool_attr = |attr: &str, fallback: bool, diags: &mut Diagnostics| match find_attr(block, attr) {
-        Some(a) => {
-            let (value, d) = constant_value(&a.expr, source);
-            diags.extend(d);
-            value.as_bool().unwrap_or(fallback)
-        }
-        None => fallback,
-    };
+    let bool_attr =
+        |attr: &str, fallback: bool, diags: &mut Diagnostics| match find_attr(block, attr) {
+            Some(a) => {
+                let (value, d) = constant_value(&a.expr, source);
+                diags.extend(d);
+                value.as_bool().unwrap_or(fallback)
+            }
+            None => fallback,
+        };
     let sensitive = bool_attr("sensitive", false, diags);
     let nullable = bool_attr("nullable", true, diags);
     let default = find_attr(block, "default").and_then(|attr| {
@@ -183,11 +200,17 @@ pub fn variable_values(
     cli_values: &[VariableSource],
     diags: &mut Diagnostics,
 ) -> HashMap<String, Value> {
-    let declared: HashMap<&str, &VariableDeclaration> = module.variables.iter().map(|v| (v.name.as_str(), v)).collect();
-    let mut given: HashMap<String, (Value, Option<Arc<SourceFile>>, terrace_syntax::Span)> = HashMap::new();
+    let declared: HashMap<&str, &VariableDeclaration> = module
+        .variables
+        .iter()
+        .map(|v| (v.name.as_str(), v))
+        .collect();
+    let mut given: HashMap<String, (Value, Option<Arc<SourceFile>>, terrace_syntax::Span)> =
+        HashMap::new();
 
-    let mut env: Vec<(String, String)> =
-        std::env::vars().filter_map(|(k, v)| k.strip_prefix("TF_VAR_").map(|n| (n.to_string(), v))).collect();
+    let mut env: Vec<(String, String)> = std::env::vars()
+        .filter_map(|(k, v)| k.strip_prefix("TF_VAR_").map(|n| (n.to_string(), v)))
+        .collect();
     env.sort();
     for (name, text) in env {
         if let Some(decl) = declared.get(name.as_str()) {
@@ -210,7 +233,10 @@ pub fn variable_values(
             .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
             .collect();
         auto.sort();
-        files.extend(auto.into_iter().map(|n| dir.join(n).to_string_lossy().into_owned()));
+        files.extend(
+            auto.into_iter()
+                .map(|n| dir.join(n).to_string_lossy().into_owned()),
+        );
     }
     for path in &files {
         load_tfvars_file(path, false, &declared, &mut given, diags);
@@ -236,9 +262,16 @@ pub fn variable_values(
     for decl in &module.variables {
         let value = match given.remove(&decl.name) {
             Some((value, file, span)) => finalize(decl, value, file.as_ref(), span, diags),
-            None => decl.default.clone().unwrap_or_else(|| Value::unknown(decl.ty.clone())),
+            None => decl
+                .default
+                .clone()
+                .unwrap_or_else(|| Value::unknown(decl.ty.clone())),
         };
-        let value = if decl.sensitive { value.mark(Marks::SENSITIVE) } else { value };
+        let value = if decl.sensitive {
+            value.mark(Marks::SENSITIVE)
+        } else {
+            value
+        };
         values.insert(decl.name.clone(), value);
     }
     values
@@ -265,7 +298,10 @@ fn finalize(
         Err(err) => {
             let mut diag = Diagnostic::error(
                 "Invalid value for input variable",
-                format!("The given value is not suitable for var.{}: {err}.", decl.name),
+                format!(
+                    "The given value is not suitable for var.{}: {err}.",
+                    decl.name
+                ),
             );
             if let Some(file) = file {
                 diag = diag.with_subject(file.range(span));
@@ -319,14 +355,14 @@ fn load_tfvars_file(
         Body::Native(body) => {
             for block in &body.blocks {
                 diags.push(
-                    Diagnostic::error(
-                        "Unexpected \"block\" block",
-                        "Blocks are not allowed here.",
-                    )
-                    .with_subject(file.source.range(block.type_span)),
+                    Diagnostic::error("Unexpected \"block\" block", "Blocks are not allowed here.")
+                        .with_subject(file.source.range(block.type_span)),
                 );
             }
-            body.attributes.iter().map(|a| (a.name.clone(), a.expr.clone(), a.expr.span)).collect()
+            body.attributes
+                .iter()
+                .map(|a| (a.name.clone(), a.expr.clone(), a.expr.span))
+                .collect()
         }
         Body::Json(body) => body
             .properties
@@ -342,7 +378,11 @@ fn load_tfvars_file(
         if !declared.contains_key(name.as_str()) {
             let summary = "Value for undeclared variable";
             let detail = format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option.");
-            let diag = if explicit { Diagnostic::error(summary, detail) } else { Diagnostic::warning(summary, detail) };
+            let diag = if explicit {
+                Diagnostic::error(summary, detail)
+            } else {
+                Diagnostic::warning(summary, detail)
+            };
             diags.push(diag.with_subject(file.source.range(span)));
             continue;
         }

@@ -31,7 +31,10 @@ fn repo_root() -> PathBuf {
 fn read_stream(lines: &mut std::iter::Peekable<std::str::Split<'_, char>>) -> String {
     let mut out = String::new();
     while let Some(line) = lines.peek() {
-        if let Some(rest) = line.strip_prefix("| ").or_else(|| if *line == "|" { Some("") } else { None }) {
+        if let Some(rest) =
+            line.strip_prefix("| ")
+                .or_else(|| if *line == "|" { Some("") } else { None })
+        {
             out.push_str(rest);
             out.push('\n');
             lines.next();
@@ -57,22 +60,45 @@ fn parse_expectations(text: &str) -> (Vec<String>, Vec<Expectation>) {
             }
             continue;
         }
-        let Some(expression) = line.strip_prefix(">>> ") else { continue };
-        let exit = lines.next().and_then(|l| l.strip_prefix("exit: ")).and_then(|c| c.parse().ok()).unwrap_or(-1);
-        assert_eq!(lines.next(), Some("stdout:"), "malformed record for {expression}");
+        let Some(expression) = line.strip_prefix(">>> ") else {
+            continue;
+        };
+        let exit = lines
+            .next()
+            .and_then(|l| l.strip_prefix("exit: "))
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(-1);
+        assert_eq!(
+            lines.next(),
+            Some("stdout:"),
+            "malformed record for {expression}"
+        );
         let stdout = read_stream(&mut lines);
-        assert_eq!(lines.next(), Some("stderr:"), "malformed record for {expression}");
+        assert_eq!(
+            lines.next(),
+            Some("stderr:"),
+            "malformed record for {expression}"
+        );
         let stderr = read_stream(&mut lines);
-        out.push(Expectation { expression: expression.to_string(), exit, stdout, stderr });
+        out.push(Expectation {
+            expression: expression.to_string(),
+            exit,
+            stdout,
+            stderr,
+        });
     }
     (args, out)
 }
 
 fn known_differences(root: &Path) -> BTreeMap<String, String> {
-    let text = std::fs::read_to_string(root.join("tests/console/known-differences.txt")).unwrap_or_default();
+    let text = std::fs::read_to_string(root.join("tests/console/known-differences.txt"))
+        .unwrap_or_default();
     text.lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once('\t').map(|(e, r)| (e.to_string(), r.to_string())))
+        .filter_map(|l| {
+            l.split_once('\t')
+                .map(|(e, r)| (e.to_string(), r.to_string()))
+        })
         .collect()
 }
 
@@ -108,14 +134,24 @@ fn run_terrace(workdir: &Path, args: &[String], expression: &str) -> Outcome {
 #[test]
 fn console_matches_terraform() {
     let root = repo_root();
-    let text = std::fs::read_to_string(root.join("tests/console/expected.txt")).expect("expected.txt exists");
+    let text = std::fs::read_to_string(root.join("tests/console/expected.txt"))
+        .expect("expected.txt exists");
     let (args, expectations) = parse_expectations(&text);
-    assert!(expectations.len() >= 300, "the corpus has {} expressions", expectations.len());
+    assert!(
+        expectations.len() >= 300,
+        "the corpus has {} expressions",
+        expectations.len()
+    );
     let workdir = root.join("tests/console/workdir");
     let known = known_differences(&root);
 
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).min(4);
-    let chunks: Vec<&[Expectation]> = expectations.chunks(expectations.len().div_ceil(threads)).collect();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .min(4);
+    let chunks: Vec<&[Expectation]> = expectations
+        .chunks(expectations.len().div_ceil(threads))
+        .collect();
     let results: Vec<(String, Option<String>)> = std::thread::scope(|s| {
         let handles: Vec<_> = chunks
             .iter()
@@ -128,11 +164,20 @@ fn console_matches_terraform() {
                         .map(|e| {
                             let got = run_terrace(workdir, args, &e.expression);
                             let mismatch = if got.exit != e.exit {
-                                Some(format!("exit {} (terraform {})\nstdout: {:?}\nstderr: {:?}", got.exit, e.exit, got.stdout, got.stderr))
+                                Some(format!(
+                                    "exit {} (terraform {})\nstdout: {:?}\nstderr: {:?}",
+                                    got.exit, e.exit, got.stdout, got.stderr
+                                ))
                             } else if got.stdout != e.stdout {
-                                Some(format!("stdout {:?}\n terraform {:?}", got.stdout, e.stdout))
+                                Some(format!(
+                                    "stdout {:?}\n terraform {:?}",
+                                    got.stdout, e.stdout
+                                ))
                             } else if got.stderr != e.stderr {
-                                Some(format!("stderr {:?}\n terraform {:?}", got.stderr, e.stderr))
+                                Some(format!(
+                                    "stderr {:?}\n terraform {:?}",
+                                    got.stderr, e.stderr
+                                ))
                             } else {
                                 None
                             };
@@ -142,7 +187,10 @@ fn console_matches_terraform() {
                 })
             })
             .collect();
-        handles.into_iter().flat_map(|h| h.join().expect("worker thread")).collect()
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("worker thread"))
+            .collect()
     });
 
     let total = results.len();
@@ -165,7 +213,11 @@ fn console_matches_terraform() {
     for u in &unlisted {
         println!("{u}\n");
     }
-    assert!(unlisted.is_empty(), "{} differences are not listed in tests/console/known-differences.txt", unlisted.len());
+    assert!(
+        unlisted.is_empty(),
+        "{} differences are not listed in tests/console/known-differences.txt",
+        unlisted.len()
+    );
     assert!(stale.is_empty(), "listed as different but now identical (remove them from known-differences.txt): {stale:#?}");
     assert!(percent >= 98.0, "only {percent:.2}% identical");
 }

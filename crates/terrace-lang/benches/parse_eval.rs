@@ -46,9 +46,14 @@ fn generated_config(lines: usize) -> String {
 }
 
 fn scope() -> MapScope {
-    let tags: BTreeMap<String, Value> =
-        [("env", "prod"), ("team", "platform")].iter().map(|(k, v)| (k.to_string(), Value::string(*v))).collect();
-    let zones = Value::list(Type::String, ["a", "b", "c"].iter().map(Value::string).collect());
+    let tags: BTreeMap<String, Value> = [("env", "prod"), ("team", "platform")]
+        .iter()
+        .map(|(k, v)| (k.to_string(), Value::string(*v)))
+        .collect();
+    let zones = Value::list(
+        Type::String,
+        ["a", "b", "c"].iter().map(Value::string).collect(),
+    );
     let var = Value::object(BTreeMap::from([
         ("prefix".to_string(), Value::string("bench")),
         ("base".to_string(), Value::int(500)),
@@ -61,9 +66,13 @@ fn scope() -> MapScope {
 
 fn evaluate_all(file: &File, scope: &MapScope) -> usize {
     let mut evaluated = 0;
-    let Body::Native(body) = &file.body else { return 0 };
+    let Body::Native(body) = &file.body else {
+        return 0;
+    };
     for block in &body.blocks {
-        let Body::Native(inner) = &block.body else { continue };
+        let Body::Native(inner) = &block.body else {
+            continue;
+        };
         for attribute in &inner.attributes {
             let (value, diags) = evaluate(&attribute.expr, &file.source, scope);
             assert!(diags.is_empty(), "{diags:?}");
@@ -79,7 +88,9 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("config_10k_lines");
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.sample_size(20);
-    group.bench_function("parse", |b| b.iter(|| terrace_syntax::parse_native_file("main.tf", &text)));
+    group.bench_function("parse", |b| {
+        b.iter(|| terrace_syntax::parse_native_file("main.tf", &text))
+    });
     let (file, diags) = terrace_syntax::parse_native_file("main.tf", &text);
     assert!(diags.is_empty(), "{diags:?}");
     group.bench_function("evaluate", |b| b.iter(|| evaluate_all(&file, &scope)));

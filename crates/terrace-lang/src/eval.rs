@@ -121,7 +121,6 @@ impl<'a> Evaluator<'a> {
         self.call_context.get_or_init(|| CallContext {
             base_dir: self.scope.base_dir().to_path_buf(),
             now: self.scope.now(),
-            render_template: None,
         })
     }
 

@@ -68,7 +68,9 @@ impl StaticModuleScope {
             local_diagnostics: RefCell::new(Vec::new()),
             path_values,
             terraform_values,
-            base_dir: cwd.join(module_dir),
+            // Relative, as Terraform passes it, so file function messages
+            // name paths the way the user wrote them.
+            base_dir: PathBuf::from(module_dir),
             now: None,
         }
     }
@@ -85,11 +87,17 @@ impl StaticModuleScope {
 
     fn local_value(&self, name: &str, traversal: &Traversal, file: &SourceFile) -> Lookup {
         let Some(definition) = self.locals.get(name) else {
-            let mut detail = format!("A local value with the name \"{name}\" has not been declared.");
+            let mut detail =
+                format!("A local value with the name \"{name}\" has not been declared.");
             if let Some(suggestion) = suggest_name(name, self.locals.keys().map(String::as_str)) {
                 detail = format!("{detail} Did you mean \"{suggestion}\"?");
             }
-            return failed(file, traversal, "Reference to undeclared local value", detail);
+            return failed(
+                file,
+                traversal,
+                "Reference to undeclared local value",
+                detail,
+            );
         };
         match self.evaluated_locals.borrow().get(name) {
             Some(LocalState::Done(value)) => return Lookup::Found { value: value.clone(), consumed: 1 },
@@ -103,17 +111,27 @@ impl StaticModuleScope {
             }
             None => {}
         }
-        self.evaluated_locals.borrow_mut().insert(name.to_string(), LocalState::InProgress);
+        self.evaluated_locals
+            .borrow_mut()
+            .insert(name.to_string(), LocalState::InProgress);
         let (value, diags) = evaluate(&definition.expr, &definition.file, self);
         self.local_diagnostics.borrow_mut().extend(diags);
-        self.evaluated_locals.borrow_mut().insert(name.to_string(), LocalState::Done(value.clone()));
+        self.evaluated_locals
+            .borrow_mut()
+            .insert(name.to_string(), LocalState::Done(value.clone()));
         Lookup::Found { value, consumed: 1 }
     }
 }
 
 fn failed(file: &SourceFile, traversal: &Traversal, summary: &str, detail: String) -> Lookup {
-    let span = traversal.steps.first().map(|s| traversal.root_span.to(s.span())).unwrap_or(traversal.root_span);
-    Lookup::Failed(vec![Diagnostic::error(summary, detail).with_subject(file.range(span))])
+    let span = traversal
+        .steps
+        .first()
+        .map(|s| traversal.root_span.to(s.span()))
+        .unwrap_or(traversal.root_span);
+    Lookup::Failed(vec![
+        Diagnostic::error(summary, detail).with_subject(file.range(span))
+    ])
 }
 
 fn attribute_of(object: &Value, name: &str) -> Option<Value> {
@@ -124,7 +142,11 @@ impl Scope for StaticModuleScope {
     fn lookup(&self, traversal: &Traversal, file: &SourceFile) -> Lookup {
         let (reference, diags) = parse_ref(traversal, file);
         let Some(reference) = reference else {
-            return if diags.is_empty() { Lookup::NotFound } else { Lookup::Failed(diags) };
+            return if diags.is_empty() {
+                Lookup::NotFound
+            } else {
+                Lookup::Failed(diags)
+            };
         };
         match &reference.subject {
             Subject::InputVariable(name) => match self.variables.get(name) {
@@ -208,11 +230,27 @@ impl Scope for StaticModuleScope {
     }
 
     fn root_names(&self) -> Vec<String> {
-        ["var", "local", "path", "terraform", "module", "data", "count", "each", "self"].map(String::from).to_vec()
+        [
+            "var",
+            "local",
+            "path",
+            "terraform",
+            "module",
+            "data",
+            "count",
+            "each",
+            "self",
+        ]
+        .map(String::from)
+        .to_vec()
     }
 
     fn base_dir(&self) -> &Path {
         &self.base_dir
+    }
+
+    fn builtin_available(&self, name: &str) -> bool {
+        name != "plantimestamp" || self.now.is_some()
     }
 
     fn now(&self) -> Option<&str> {

@@ -87,6 +87,14 @@ pub trait Scope {
         false
     }
 
+    /// Whether the built-in function `name` exists in this context. Terraform
+    /// offers `plantimestamp` only where a plan is being made, not in the
+    /// console.
+    fn builtin_available(&self, name: &str) -> bool {
+        let _ = name;
+        true
+    }
+
     /// The directory relative file paths are resolved against (the module
     /// directory).
     fn base_dir(&self) -> &Path;

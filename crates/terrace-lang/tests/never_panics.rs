@@ -35,17 +35,53 @@ impl Rng {
 }
 
 const ATOMS: &[&str] = &[
-    "1", "0", "-1", "1.5", "1e3", "\"a\"", "\"\"", "\"${x}\"", "true", "false", "null", "var.s", "var.n",
-    "var.l", "var.m", "var.o", "var.secret", "var.unknown", "local.x", "[]", "{}", "[1, 2]", "{a = 1}",
-    "\"%{ if true }y%{ endif }\"", "\"%{ for v in [1] }${v}%{ endfor }\"", "each.key", "x",
+    "1",
+    "0",
+    "-1",
+    "1.5",
+    "1e3",
+    "\"a\"",
+    "\"\"",
+    "\"${x}\"",
+    "true",
+    "false",
+    "null",
+    "var.s",
+    "var.n",
+    "var.l",
+    "var.m",
+    "var.o",
+    "var.secret",
+    "var.unknown",
+    "local.x",
+    "[]",
+    "{}",
+    "[1, 2]",
+    "{a = 1}",
+    "\"%{ if true }y%{ endif }\"",
+    "\"%{ for v in [1] }${v}%{ endfor }\"",
+    "each.key",
+    "x",
 ];
-const BINARY: &[&str] = &["+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||"];
-const PUNCT: &[&str] =
-    &["(", ")", "[", "]", "{", "}", ",", ".", "...", "?", ":", "=>", "=", "!", "-", "\"", "${", "%{", "}", "\n", "<<EOT\n", "~", "*", "::"];
+const BINARY: &[&str] = &[
+    "+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||",
+];
+const PUNCT: &[&str] = &[
+    "(", ")", "[", "]", "{", "}", ",", ".", "...", "?", ":", "=>", "=", "!", "-", "\"", "${", "%{",
+    "}", "\n", "<<EOT\n", "~", "*", "::",
+];
 
 fn function_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = terrace_lang::funcs::builtins().keys().copied().collect();
-    names.extend(["try", "can", "templatestring", "type", "nosuch", "provider::p::f", "core::upper"]);
+    names.extend([
+        "try",
+        "can",
+        "templatestring",
+        "type",
+        "nosuch",
+        "provider::p::f",
+        "core::upper",
+    ]);
     names.sort();
     names
 }
@@ -57,20 +93,59 @@ fn gen_expr(rng: &mut Rng, functions: &[&str], depth: usize) -> String {
     let d = depth - 1;
     match rng.below(12) {
         0 | 1 => rng.pick(ATOMS).to_string(),
-        2 => format!("{} {} {}", gen_expr(rng, functions, d), rng.pick(BINARY), gen_expr(rng, functions, d)),
-        3 => format!("{} ? {} : {}", gen_expr(rng, functions, d), gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
+        2 => format!(
+            "{} {} {}",
+            gen_expr(rng, functions, d),
+            rng.pick(BINARY),
+            gen_expr(rng, functions, d)
+        ),
+        3 => format!(
+            "{} ? {} : {}",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
         4 => {
             let n = rng.below(4);
             let args: Vec<String> = (0..n).map(|_| gen_expr(rng, functions, d)).collect();
-            let expand = if n > 0 && rng.below(6) == 0 { "..." } else { "" };
+            let expand = if n > 0 && rng.below(6) == 0 {
+                "..."
+            } else {
+                ""
+            };
             format!("{}({}{expand})", rng.pick(functions), args.join(", "))
         }
-        5 => format!("[for k, v in {} : {} if {}]", gen_expr(rng, functions, d), gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
-        6 => format!("{{for v in {} : tostring(v) => {}...}}", gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
-        7 => format!("{}[{}]", gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
-        8 => format!("{}[*].{}", gen_expr(rng, functions, d), rng.pick(&["a", "b", "0"])),
-        9 => format!("\"pre-${{{}}}-%{{ if {} }}t%{{ else }}f%{{ endif ~}}\"", gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
-        10 => format!("{{ a = {}, (\"k\") = {} }}", gen_expr(rng, functions, d), gen_expr(rng, functions, d)),
+        5 => format!(
+            "[for k, v in {} : {} if {}]",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
+        6 => format!(
+            "{{for v in {} : tostring(v) => {}...}}",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
+        7 => format!(
+            "{}[{}]",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
+        8 => format!(
+            "{}[*].{}",
+            gen_expr(rng, functions, d),
+            rng.pick(&["a", "b", "0"])
+        ),
+        9 => format!(
+            "\"pre-${{{}}}-%{{ if {} }}t%{{ else }}f%{{ endif ~}}\"",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
+        10 => format!(
+            "{{ a = {}, (\"k\") = {} }}",
+            gen_expr(rng, functions, d),
+            gen_expr(rng, functions, d)
+        ),
         _ => format!("!{}", gen_expr(rng, functions, d)),
     }
 }
@@ -105,14 +180,37 @@ fn mutate(rng: &mut Rng, corpus: &[String]) -> Vec<u8> {
 
 fn scope() -> MapScope {
     let object = |pairs: &[(&str, Value)]| {
-        Value::object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect::<BTreeMap<_, _>>())
+        Value::object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect::<BTreeMap<_, _>>(),
+        )
     };
     let var = object(&[
         ("s", Value::string("hello")),
         ("n", Value::int(42)),
-        ("l", Value::list(terrace_value::Type::Number, vec![Value::int(1), Value::int(2)])),
-        ("m", Value::map(terrace_value::Type::String, BTreeMap::from([("k".to_string(), Value::string("v"))]))),
-        ("o", object(&[("a", Value::int(1)), ("b", Value::tuple(vec![Value::bool(true)]))])),
+        (
+            "l",
+            Value::list(
+                terrace_value::Type::Number,
+                vec![Value::int(1), Value::int(2)],
+            ),
+        ),
+        (
+            "m",
+            Value::map(
+                terrace_value::Type::String,
+                BTreeMap::from([("k".to_string(), Value::string("v"))]),
+            ),
+        ),
+        (
+            "o",
+            object(&[
+                ("a", Value::int(1)),
+                ("b", Value::tuple(vec![Value::bool(true)])),
+            ]),
+        ),
         ("secret", Value::string("hunter2").mark(Marks::SENSITIVE)),
         ("unknown", Value::unknown(terrace_value::Type::String)),
     ]);
@@ -133,8 +231,12 @@ fn check_one(input: &[u8], scope: &MapScope) {
 
 #[test]
 fn parser_and_evaluator_never_panic() {
-    let cases: usize = std::env::var("TERRACE_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
-    let corpus_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/console/expressions.txt");
+    let cases: usize = std::env::var("TERRACE_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(30_000);
+    let corpus_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/console/expressions.txt");
     let corpus: Vec<String> = std::fs::read_to_string(corpus_path)
         .unwrap_or_default()
         .lines()
@@ -166,5 +268,9 @@ fn parser_and_evaluator_never_panic() {
     }
     std::panic::set_hook(quiet_panics);
     println!("never_panics: {cases} inputs, {} panicked", failures.len());
-    assert!(failures.is_empty(), "inputs that panicked:\n{}", failures.join("\n---\n"));
+    assert!(
+        failures.is_empty(),
+        "inputs that panicked:\n{}",
+        failures.join("\n---\n")
+    );
 }

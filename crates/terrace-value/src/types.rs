@@ -43,10 +43,19 @@ impl Type {
         Type::Tuple(Arc::new(elements))
     }
     pub fn object(attributes: impl IntoIterator<Item = (String, Type)>) -> Type {
-        Type::Object(Arc::new(ObjectType { attributes: attributes.into_iter().collect(), optional: BTreeSet::new() }))
+        Type::Object(Arc::new(ObjectType {
+            attributes: attributes.into_iter().collect(),
+            optional: BTreeSet::new(),
+        }))
     }
-    pub fn object_with_optional(attributes: BTreeMap<String, Type>, optional: BTreeSet<String>) -> Type {
-        Type::Object(Arc::new(ObjectType { attributes, optional }))
+    pub fn object_with_optional(
+        attributes: BTreeMap<String, Type>,
+        optional: BTreeSet<String>,
+    ) -> Type {
+        Type::Object(Arc::new(ObjectType {
+            attributes,
+            optional,
+        }))
     }
     pub fn empty_object() -> Type {
         Type::object([])
@@ -125,12 +134,15 @@ impl Type {
     /// for places where a constraint is matched against a concrete type.
     pub fn same_shape(&self, other: &Type) -> bool {
         match (self, other) {
-            (Type::List(a), Type::List(b)) | (Type::Set(a), Type::Set(b)) | (Type::Map(a), Type::Map(b)) => {
-                a.same_shape(b)
-            }
+            (Type::List(a), Type::List(b))
+            | (Type::Set(a), Type::Set(b))
+            | (Type::Map(a), Type::Map(b)) => a.same_shape(b),
             (Type::Object(a), Type::Object(b)) => {
                 a.attributes.len() == b.attributes.len()
-                    && a.attributes.iter().zip(b.attributes.iter()).all(|((an, at), (bn, bt))| an == bn && at.same_shape(bt))
+                    && a.attributes
+                        .iter()
+                        .zip(b.attributes.iter())
+                        .all(|((an, at), (bn, bt))| an == bn && at.same_shape(bt))
             }
             (Type::Tuple(a), Type::Tuple(b)) => {
                 a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x.same_shape(y))
@@ -146,8 +158,14 @@ impl Type {
             Type::List(e) => Type::list(e.without_optional_attributes()),
             Type::Set(e) => Type::set(e.without_optional_attributes()),
             Type::Map(e) => Type::map(e.without_optional_attributes()),
-            Type::Object(o) => Type::object(o.attributes.iter().map(|(k, v)| (k.clone(), v.without_optional_attributes()))),
-            Type::Tuple(t) => Type::tuple(t.iter().map(Type::without_optional_attributes).collect()),
+            Type::Object(o) => Type::object(
+                o.attributes
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.without_optional_attributes())),
+            ),
+            Type::Tuple(t) => {
+                Type::tuple(t.iter().map(Type::without_optional_attributes).collect())
+            }
             _ => self.clone(),
         }
     }

@@ -88,11 +88,19 @@ impl Value {
     // ----- constructors -----
 
     pub fn null(ty: Type) -> Value {
-        Value { ty, repr: Repr::Null, marks: Marks::NONE }
+        Value {
+            ty,
+            repr: Repr::Null,
+            marks: Marks::NONE,
+        }
     }
 
     pub fn unknown(ty: Type) -> Value {
-        Value { ty, repr: Repr::Unknown(None), marks: Marks::NONE }
+        Value {
+            ty,
+            repr: Repr::Unknown(None),
+            marks: Marks::NONE,
+        }
     }
 
     /// cty's `DynamicVal`: an unknown value of unknown type. Never refined.
@@ -106,15 +114,27 @@ impl Value {
         if ty.is_dynamic() || refinement.is_empty() {
             return Value::unknown(ty);
         }
-        Value { ty, repr: Repr::Unknown(Some(Arc::new(refinement))), marks: Marks::NONE }
+        Value {
+            ty,
+            repr: Repr::Unknown(Some(Arc::new(refinement))),
+            marks: Marks::NONE,
+        }
     }
 
     pub fn bool(b: bool) -> Value {
-        Value { ty: Type::Bool, repr: Repr::Bool(b), marks: Marks::NONE }
+        Value {
+            ty: Type::Bool,
+            repr: Repr::Bool(b),
+            marks: Marks::NONE,
+        }
     }
 
     pub fn number(n: Number) -> Value {
-        Value { ty: Type::Number, repr: Repr::Number(Arc::new(n)), marks: Marks::NONE }
+        Value {
+            ty: Type::Number,
+            repr: Repr::Number(Arc::new(n)),
+            marks: Marks::NONE,
+        }
     }
 
     pub fn int(i: i64) -> Value {
@@ -124,41 +144,72 @@ impl Value {
     /// A string value; the text is NFC-normalized as cty's `StringVal` does.
     pub fn string(s: impl AsRef<str>) -> Value {
         let s = s.as_ref();
-        let text: Arc<str> = if unicode_normalization::is_nfc_quick(s.chars()) == unicode_normalization::IsNormalized::Yes {
+        let text: Arc<str> = if unicode_normalization::is_nfc_quick(s.chars())
+            == unicode_normalization::IsNormalized::Yes
+        {
             Arc::from(s)
         } else {
             use unicode_normalization::UnicodeNormalization;
             Arc::from(s.nfc().collect::<String>())
         };
-        Value { ty: Type::String, repr: Repr::String(text), marks: Marks::NONE }
+        Value {
+            ty: Type::String,
+            repr: Repr::String(text),
+            marks: Marks::NONE,
+        }
     }
 
     /// A list of the given element type. The caller guarantees every element
     /// has exactly that type.
     pub fn list(element_type: Type, elements: Vec<Value>) -> Value {
-        debug_assert!(elements.iter().all(|e| e.ty == element_type), "inconsistent list element types");
-        Value { ty: Type::list(element_type), repr: Repr::Seq(Arc::new(elements)), marks: Marks::NONE }
+        debug_assert!(
+            elements.iter().all(|e| e.ty == element_type),
+            "inconsistent list element types"
+        );
+        Value {
+            ty: Type::list(element_type),
+            repr: Repr::Seq(Arc::new(elements)),
+            marks: Marks::NONE,
+        }
     }
 
     /// A set of the given element type: duplicates are removed and the
     /// elements put in cty's set order.
     pub fn set(element_type: Type, elements: Vec<Value>) -> Value {
-        debug_assert!(elements.iter().all(|e| e.ty == element_type), "inconsistent set element types");
+        debug_assert!(
+            elements.iter().all(|e| e.ty == element_type),
+            "inconsistent set element types"
+        );
         // cty keeps no marks inside sets: element marks move to the set.
         let (elements, marks) = crate::ops::hoist_set_marks(elements);
         let elements = crate::ops::normalize_set_elements(elements);
-        Value { ty: Type::set(element_type), repr: Repr::Seq(Arc::new(elements)), marks }
+        Value {
+            ty: Type::set(element_type),
+            repr: Repr::Seq(Arc::new(elements)),
+            marks,
+        }
     }
 
     pub fn map(element_type: Type, elements: BTreeMap<String, Value>) -> Value {
-        debug_assert!(elements.values().all(|e| e.ty == element_type), "inconsistent map element types");
-        Value { ty: Type::map(element_type), repr: Repr::Attrs(Arc::new(elements)), marks: Marks::NONE }
+        debug_assert!(
+            elements.values().all(|e| e.ty == element_type),
+            "inconsistent map element types"
+        );
+        Value {
+            ty: Type::map(element_type),
+            repr: Repr::Attrs(Arc::new(elements)),
+            marks: Marks::NONE,
+        }
     }
 
     /// An object whose type is derived from its attribute values.
     pub fn object(attributes: BTreeMap<String, Value>) -> Value {
         let ty = Type::object(attributes.iter().map(|(k, v)| (k.clone(), v.ty.clone())));
-        Value { ty, repr: Repr::Attrs(Arc::new(attributes)), marks: Marks::NONE }
+        Value {
+            ty,
+            repr: Repr::Attrs(Arc::new(attributes)),
+            marks: Marks::NONE,
+        }
     }
 
     pub fn empty_object() -> Value {
@@ -168,7 +219,11 @@ impl Value {
     /// A tuple whose type is derived from its element values.
     pub fn tuple(elements: Vec<Value>) -> Value {
         let ty = Type::tuple(elements.iter().map(|e| e.ty.clone()).collect());
-        Value { ty, repr: Repr::Seq(Arc::new(elements)), marks: Marks::NONE }
+        Value {
+            ty,
+            repr: Repr::Seq(Arc::new(elements)),
+            marks: Marks::NONE,
+        }
     }
 
     pub fn empty_tuple() -> Value {
@@ -303,7 +358,9 @@ impl Value {
     pub fn deep_marks(&self) -> Marks {
         let inner = match &self.repr {
             Repr::Seq(v) => v.iter().fold(Marks::NONE, |m, e| m.union(e.deep_marks())),
-            Repr::Attrs(m) => m.values().fold(Marks::NONE, |acc, e| acc.union(e.deep_marks())),
+            Repr::Attrs(m) => m
+                .values()
+                .fold(Marks::NONE, |acc, e| acc.union(e.deep_marks())),
             _ => Marks::NONE,
         };
         self.marks.union(inner)
@@ -322,13 +379,21 @@ impl Value {
     /// Removes the given marks at every depth.
     pub fn strip_marks_deep(&self, marks: Marks) -> Value {
         let repr = match &self.repr {
-            Repr::Seq(v) => Repr::Seq(Arc::new(v.iter().map(|e| e.strip_marks_deep(marks)).collect())),
-            Repr::Attrs(m) => {
-                Repr::Attrs(Arc::new(m.iter().map(|(k, e)| (k.clone(), e.strip_marks_deep(marks))).collect()))
-            }
+            Repr::Seq(v) => Repr::Seq(Arc::new(
+                v.iter().map(|e| e.strip_marks_deep(marks)).collect(),
+            )),
+            Repr::Attrs(m) => Repr::Attrs(Arc::new(
+                m.iter()
+                    .map(|(k, e)| (k.clone(), e.strip_marks_deep(marks)))
+                    .collect(),
+            )),
             other => other.clone(),
         };
-        Value { ty: self.ty.clone(), repr, marks: self.marks.without(marks) }
+        Value {
+            ty: self.ty.clone(),
+            repr,
+            marks: self.marks.without(marks),
+        }
     }
 
     /// Marks an unknown value as definitely not null (cty

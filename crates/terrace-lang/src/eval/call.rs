@@ -145,7 +145,7 @@ impl<'a> Evaluator<'a> {
         };
         if name.contains("::") {
             let parts: Vec<&str> = name.split("::").collect();
-            if parts[0] == "core" && parts.len() == 2 {
+            if parts[0] == "core" && parts.len() == 2 && self.scope.builtin_available(parts[1]) {
                 if let Some(callee) = lookup_builtin(parts[1]) {
                     return Some(callee);
                 }
@@ -182,10 +182,15 @@ impl<'a> Evaluator<'a> {
         if let Some(f) = self.scope.function(name) {
             return Some(Callee::External(f));
         }
-        if let Some(callee) = lookup_builtin(name) {
+        if let Some(callee) = lookup_builtin(name).filter(|_| self.scope.builtin_available(name)) {
             return Some(callee);
         }
-        let suggestion = match suggest_name(name, builtins().keys().copied()) {
+        let scope = self.scope;
+        let available = builtins()
+            .keys()
+            .copied()
+            .filter(|n| scope.builtin_available(n));
+        let suggestion = match suggest_name(name, available) {
             Some(s) => format!(" Did you mean {}?", quote(s)),
             None => String::new(),
         };

@@ -48,7 +48,10 @@ const HASHES: &[(&str, &str, HashFn, bool)] = &[
 ];
 
 fn digest_for(name: &str) -> Option<(HashFn, bool)> {
-    HASHES.iter().find(|(s, f, _, _)| *s == name || *f == name).map(|(_, _, hash, base64)| (*hash, *base64))
+    HASHES
+        .iter()
+        .find(|(s, f, _, _)| *s == name || *f == name)
+        .map(|(_, _, hash, base64)| (*hash, *base64))
 }
 
 fn encode_digest(digest: &[u8], base64: bool) -> String {
@@ -94,36 +97,56 @@ pub(crate) fn register(out: &mut Vec<Function>) {
         )
         .variadic(Param::new("cost", Type::Number)),
     );
-    out.push(Function::new("uuid", Vec::new(), ReturnType::Static(Type::String), uuid));
+    out.push(Function::new(
+        "uuid",
+        Vec::new(),
+        ReturnType::Static(Type::String),
+        uuid,
+    ));
     out.push(Function::new(
         "uuidv5",
-        vec![Param::new("namespace", Type::String), Param::new("name", Type::String)],
+        vec![
+            Param::new("namespace", Type::String),
+            Param::new("name", Type::String),
+        ],
         ReturnType::Static(Type::String),
         uuidv5,
     ));
     out.push(Function::new(
         "rsadecrypt",
-        vec![Param::new("ciphertext", Type::String), Param::new("privatekey", Type::String)],
+        vec![
+            Param::new("ciphertext", Type::String),
+            Param::new("privatekey", Type::String),
+        ],
         ReturnType::Static(Type::String),
         rsadecrypt,
     ));
 }
 
 fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index).and_then(Value::as_str).ok_or_else(|| FunctionError::arg(index, "string required"))
+    args.get(index)
+        .and_then(Value::as_str)
+        .ok_or_else(|| FunctionError::arg(index, "string required"))
 }
 
 fn hash_string(name: &str, args: &[Value]) -> FunctionResult<Value> {
-    let (hash, base64) = digest_for(name).ok_or_else(|| FunctionError::call(format!("unknown hash {name}")))?;
-    Ok(Value::string(encode_digest(&hash(arg_str(args, 0)?.as_bytes()), base64)))
+    let (hash, base64) =
+        digest_for(name).ok_or_else(|| FunctionError::call(format!("unknown hash {name}")))?;
+    Ok(Value::string(encode_digest(
+        &hash(arg_str(args, 0)?.as_bytes()),
+        base64,
+    )))
 }
 
 fn hash_file(name: &str, ctx: &CallContext<'_>, args: &[Value]) -> FunctionResult<Value> {
-    let (hash, base64) = digest_for(name).ok_or_else(|| FunctionError::call(format!("unknown hash {name}")))?;
+    let (hash, base64) =
+        digest_for(name).ok_or_else(|| FunctionError::call(format!("unknown hash {name}")))?;
     let path = arg_str(args, 0)?;
     let bytes = read_file(ctx, path).map_err(|e| {
         FunctionError::call(match e {
-            ReadError::Expand(message) | ReadError::Open(message) | ReadError::Read(message) => message,
+            ReadError::Expand(message) | ReadError::Open(message) | ReadError::Read(message) => {
+                message
+            }
             // Terraform shows Go's own error here, with the resolved path.
             ReadError::NotFound => match super::filesystem::resolve_path(ctx, path) {
                 Ok(resolved) => format!("open {resolved}: no such file or directory"),
@@ -142,24 +165,35 @@ fn bcrypt(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value
         cost = super::ipnet::number_to_i64(cost_arg).map_err(FunctionError::call)?;
     }
     if args.len() > 2 {
-        return Err(FunctionError::call("bcrypt() takes no more than two arguments"));
+        return Err(FunctionError::call(
+            "bcrypt() takes no more than two arguments",
+        ));
     }
     let password = arg_str(args, 0)?.as_bytes();
-    let failed = |message: String| FunctionError::call(format!("error occured generating password {message}"));
+    let failed = |message: String| {
+        FunctionError::call(format!("error occured generating password {message}"))
+    };
     if password.len() > 72 {
-        return Err(failed("bcrypt: password length exceeds 72 bytes".to_string()));
+        return Err(failed(
+            "bcrypt: password length exceeds 72 bytes".to_string(),
+        ));
     }
     // Go's bcrypt quietly uses its default cost below the minimum.
     if cost < 4 {
         cost = 10;
     }
     if cost > 31 {
-        return Err(failed(format!("crypto/bcrypt: cost {cost} is outside allowed range (4,31)")));
+        return Err(failed(format!(
+            "crypto/bcrypt: cost {cost} is outside allowed range (4,31)"
+        )));
     }
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).map_err(|e| failed(e.to_string()))?;
-    let parts = bcrypt::hash_with_salt(password, cost as u32, salt).map_err(|e| failed(e.to_string()))?;
-    Ok(Value::string(parts.format_for_version(bcrypt::Version::TwoA)))
+    let parts =
+        bcrypt::hash_with_salt(password, cost as u32, salt).map_err(|e| failed(e.to_string()))?;
+    Ok(Value::string(
+        parts.format_for_version(bcrypt::Version::TwoA),
+    ))
 }
 
 // ----- UUIDs -----
@@ -196,7 +230,10 @@ fn parse_uuid(s: &str) -> Result<[u8; 16], String> {
         36 => b,
         45 => {
             if !b[..9].eq_ignore_ascii_case(b"urn:uuid:") {
-                return Err(format!("invalid urn prefix: {}", go_quote(&String::from_utf8_lossy(&b[..9]))));
+                return Err(format!(
+                    "invalid urn prefix: {}",
+                    go_quote(&String::from_utf8_lossy(&b[..9]))
+                ));
             }
             &b[9..]
         }
@@ -230,7 +267,9 @@ fn uuidv5(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value
         other => other,
     };
     let space = parse_uuid(space).map_err(|e| {
-        FunctionError::call(format!("uuidv5() doesn't support namespace {namespace} ({e})"))
+        FunctionError::call(format!(
+            "uuidv5() doesn't support namespace {namespace} ({e})"
+        ))
     })?;
     let mut hasher = Sha1::new();
     hasher.update(space);
@@ -249,13 +288,21 @@ fn rsadecrypt(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<V
     let ciphertext = arg_str(args, 0)?;
     let key_text = arg_str(args, 1)?;
     let bytes = base64_decode(ciphertext.as_bytes()).map_err(|_| {
-        FunctionError::arg(0, format!("failed to decode input {}: cipher text must be base64-encoded", go_quote(ciphertext)))
+        FunctionError::arg(
+            0,
+            format!(
+                "failed to decode input {}: cipher text must be base64-encoded",
+                go_quote(ciphertext)
+            ),
+        )
     })?;
     let key = rsa::parse_private_key(key_text).map_err(|e| {
         FunctionError::arg(
             1,
             match e {
-                rsa::KeyError::Syntax(message) => format!("invalid ASN1 data in the given private key: {message}"),
+                rsa::KeyError::Syntax(message) => {
+                    format!("invalid ASN1 data in the given private key: {message}")
+                }
                 rsa::KeyError::Structure(message) => format!("asn1: structure error: {message}"),
                 rsa::KeyError::Other(message) => format!("invalid private key: {message}"),
                 rsa::KeyError::NotRsa(kind) => format!("invalid private key type {kind}"),

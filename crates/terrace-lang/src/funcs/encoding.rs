@@ -290,8 +290,7 @@ fn base64gunzip(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult
             redact(text, marks)
         ))
     })?;
-    let data = deflate::gunzip(&decoded)
-        .map_err(|e| FunctionError::call(format!("failed to gunzip bytestream: {e}")))?;
+    let data = deflate::gunzip(&decoded).map_err(FunctionError::call)?;
     Ok(Value::string(String::from_utf8_lossy(&data)).mark(marks))
 }
 
@@ -429,6 +428,8 @@ impl std::fmt::Display for CsvError {
     }
 }
 
+const QUOTE_ERROR: &str = "extraneous or missing \" in quoted-field";
+
 /// A reader with Go's `encoding/csv` rules: `,` separators, RFC 4180
 /// quoting (no lazy quotes), empty lines skipped, `\r\n` read as `\n`.
 /// Line numbers count every line read, as Go's `numLine` does.
@@ -488,6 +489,7 @@ impl<'a> CsvReader<'a> {
             }
         };
         let record_line = self.line;
+        let mut content_line = record_line;
         let mut fields = Vec::new();
         let mut pos = 0;
         'fields: loop {
@@ -538,8 +540,15 @@ impl<'a> CsvReader<'a> {
                     field.push_str(rest);
                     line = self.read_line();
                     pos = 0;
+                    if !line.is_empty() {
+                        content_line = self.line;
+                    }
                 } else {
-                    return Err(self.quote_error());
+                    // Go reports the last line that had content here.
+                    return Err(CsvError {
+                        line: content_line,
+                        message: QUOTE_ERROR,
+                    });
                 }
             }
         }

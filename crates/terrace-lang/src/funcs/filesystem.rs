@@ -19,7 +19,12 @@ use terrace_value::{Marks, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
     let path_param = || Param::new("path", Type::String);
-    out.push(Function::new("file", vec![path_param().allow_marked()], ReturnType::Static(Type::String), file));
+    out.push(Function::new(
+        "file",
+        vec![path_param().allow_marked()],
+        ReturnType::Static(Type::String),
+        file,
+    ));
     out.push(Function::new(
         "filebase64",
         vec![path_param().allow_marked()],
@@ -34,14 +39,37 @@ pub(crate) fn register(out: &mut Vec<Function>) {
     ));
     out.push(Function::new(
         "fileset",
-        vec![path_param().allow_marked(), Param::new("pattern", Type::String).allow_marked()],
+        vec![
+            path_param().allow_marked(),
+            Param::new("pattern", Type::String).allow_marked(),
+        ],
         ReturnType::Static(Type::set(Type::String)),
         fileset,
     ));
-    out.push(Function::new("abspath", vec![path_param()], ReturnType::Static(Type::String), abspath));
-    out.push(Function::new("basename", vec![path_param()], ReturnType::Static(Type::String), basename));
-    out.push(Function::new("dirname", vec![path_param()], ReturnType::Static(Type::String), dirname));
-    out.push(Function::new("pathexpand", vec![path_param()], ReturnType::Static(Type::String), pathexpand));
+    out.push(Function::new(
+        "abspath",
+        vec![path_param()],
+        ReturnType::Static(Type::String),
+        abspath,
+    ));
+    out.push(Function::new(
+        "basename",
+        vec![path_param()],
+        ReturnType::Static(Type::String),
+        basename,
+    ));
+    out.push(Function::new(
+        "dirname",
+        vec![path_param()],
+        ReturnType::Static(Type::String),
+        dirname,
+    ));
+    out.push(Function::new(
+        "pathexpand",
+        vec![path_param()],
+        ReturnType::Static(Type::String),
+        pathexpand,
+    ));
 }
 
 fn unmarked_str(value: &Value) -> (String, Marks) {
@@ -50,7 +78,9 @@ fn unmarked_str(value: &Value) -> (String, Marks) {
 }
 
 fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index).and_then(Value::as_str).ok_or_else(|| FunctionError::arg(index, "string required"))
+    args.get(index)
+        .and_then(Value::as_str)
+        .ok_or_else(|| FunctionError::arg(index, "string required"))
 }
 
 // ----- Go's path/filepath, for Unix -----
@@ -248,13 +278,18 @@ pub(super) fn read_file(ctx: &CallContext<'_>, path: &str) -> Result<Vec<u8>, Re
         _ => ReadError::Open(path_error("open", &resolved, &e)),
     })?;
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(|e| ReadError::Read(path_error("read", &resolved, &e)))?;
+    file.read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Read(path_error("read", &resolved, &e)))?;
     Ok(bytes)
 }
 
 /// `readFileBytes`: the contents for `file` and `filebase64`, with
 /// Terraform's hint when the file does not exist.
-fn read_file_for_contents(ctx: &CallContext<'_>, path: &str, marks: Marks) -> FunctionResult<Vec<u8>> {
+fn read_file_for_contents(
+    ctx: &CallContext<'_>,
+    path: &str,
+    marks: Marks,
+) -> FunctionResult<Vec<u8>> {
     read_file(ctx, path).map_err(|e| {
         let message = match e {
             ReadError::Expand(message) | ReadError::Open(message) => message,
@@ -296,7 +331,9 @@ fn fileexists(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult
     let shown = redact(&resolved, marks);
     let metadata = match std::fs::metadata(&resolved) {
         Ok(metadata) => metadata,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Value::bool(false).mark(marks)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Value::bool(false).mark(marks))
+        }
         Err(_) => return Err(FunctionError::call(format!("failed to stat {shown}"))),
     };
     let kind = metadata.file_type();
@@ -321,10 +358,17 @@ fn fileset(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Va
     let (path, path_marks) = unmarked_str(&args[0]);
     let (pattern, pattern_marks) = unmarked_str(&args[1]);
     let marks = path_marks.union(pattern_marks);
-    let path = if path.starts_with('/') { path } else { go_join(&[&ctx.base_dir.to_string_lossy(), &path]) };
+    let path = if path.starts_with('/') {
+        path
+    } else {
+        go_join(&[&ctx.base_dir.to_string_lossy(), &path])
+    };
     let pattern = go_join(&[&path, &pattern]);
     let matches = glob::glob(&pattern).map_err(|e| {
-        FunctionError::call(format!("failed to glob pattern {}: {e}", redact(&pattern, marks)))
+        FunctionError::call(format!(
+            "failed to glob pattern {}: {e}",
+            redact(&pattern, marks)
+        ))
     })?;
     let mut found = Vec::new();
     for matched in matches {
@@ -339,7 +383,10 @@ fn fileset(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Va
             continue;
         }
         let relative = go_rel(&path, &matched).map_err(|e| {
-            FunctionError::call(format!("failed to trim path of match {}: {e}", redact(&matched, marks)))
+            FunctionError::call(format!(
+                "failed to trim path of match {}: {e}",
+                redact(&matched, marks)
+            ))
         })?;
         found.push(Value::string(relative));
     }
@@ -353,7 +400,8 @@ fn abspath(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Valu
     if path.starts_with('/') {
         return Ok(Value::string(go_clean(path)));
     }
-    let cwd = std::env::current_dir().map_err(|e| FunctionError::call(path_error("getwd", "", &e)))?;
+    let cwd =
+        std::env::current_dir().map_err(|e| FunctionError::call(path_error("getwd", "", &e)))?;
     Ok(Value::string(go_join(&[&cwd.to_string_lossy(), path])))
 }
 
@@ -366,7 +414,9 @@ fn dirname(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Valu
 }
 
 fn pathexpand(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
-    expand_home(arg_str(args, 0)?).map(Value::string).map_err(FunctionError::call)
+    expand_home(arg_str(args, 0)?)
+        .map(Value::string)
+        .map_err(FunctionError::call)
 }
 
 #[cfg(test)]

@@ -93,16 +93,13 @@ impl Param {
 
 /// What a function may need from its surroundings. File functions are
 /// confined to `base_dir` (the module directory); time functions read
-/// `now` so a whole plan sees one timestamp.
+/// `now` so a whole plan sees one timestamp. (`templatefile`, `try` and
+/// the other functions that evaluate expressions are handled by the
+/// evaluator itself, in `funcs::special`.)
 pub struct CallContext<'a> {
     pub base_dir: PathBuf,
     /// RFC 3339 time of the run, for `timestamp()` and `plantimestamp()`.
     pub now: Option<&'a str>,
-    /// Renders a template with variables, for `templatefile` and
-    /// `templatestring`; supplied by the evaluator, which owns parsing and
-    /// evaluation. Arguments: template source text, its file name (for
-    /// diagnostics), and the variables object.
-    pub render_template: Option<&'a dyn Fn(&str, &str, &Value) -> FunctionResult<Value>>,
 }
 
 impl Default for CallContext<'_> {
@@ -110,7 +107,6 @@ impl Default for CallContext<'_> {
         CallContext {
             base_dir: PathBuf::from("."),
             now: None,
-            render_template: None,
         }
     }
 }

@@ -83,7 +83,9 @@ fn pem_decode(data: &[u8]) -> Option<PemBlock> {
                 break;
             };
             let key = String::from_utf8_lossy(&line[..colon]).trim().to_string();
-            let value = String::from_utf8_lossy(&line[colon + 1..]).trim().to_string();
+            let value = String::from_utf8_lossy(&line[colon + 1..])
+                .trim()
+                .to_string();
             headers.push((key, value));
             rest = next;
         }
@@ -107,11 +109,19 @@ fn pem_decode(data: &[u8]) -> Option<PemBlock> {
         if !get_line(rest_of_line).0.is_empty() {
             continue;
         }
-        let body: Vec<u8> = rest[..end_index].iter().copied().filter(|&b| b != b' ' && b != b'\t').collect();
+        let body: Vec<u8> = rest[..end_index]
+            .iter()
+            .copied()
+            .filter(|&b| b != b' ' && b != b'\t')
+            .collect();
         let Ok(bytes) = base64_decode(&body) else {
             continue;
         };
-        return Some(PemBlock { kind: String::from_utf8_lossy(kind).into_owned(), headers, bytes });
+        return Some(PemBlock {
+            kind: String::from_utf8_lossy(kind).into_owned(),
+            headers,
+            bytes,
+        });
     }
 }
 
@@ -126,7 +136,10 @@ struct TagAndLength {
 
 impl TagAndLength {
     fn describe(&self) -> String {
-        format!("{{class:{} tag:{} length:{} isCompound:{}}}", self.class, self.tag, self.length, self.compound)
+        format!(
+            "{{class:{} tag:{} length:{} isCompound:{}}}",
+            self.class, self.tag, self.length, self.compound
+        )
     }
 }
 
@@ -137,7 +150,10 @@ fn field_params(optional: bool) -> String {
     )
 }
 
-fn parse_tag_and_length(bytes: &[u8], mut offset: usize) -> Result<(TagAndLength, usize), KeyError> {
+fn parse_tag_and_length(
+    bytes: &[u8],
+    mut offset: usize,
+) -> Result<(TagAndLength, usize), KeyError> {
     let truncated = || KeyError::Syntax("truncated tag or length".to_string());
     let b = *bytes.get(offset).ok_or_else(truncated)?;
     offset += 1;
@@ -147,9 +163,13 @@ fn parse_tag_and_length(bytes: &[u8], mut offset: usize) -> Result<(TagAndLength
     if tag == 0x1f {
         tag = 0;
         loop {
-            let b = *bytes.get(offset).ok_or_else(|| KeyError::Syntax("truncated base 128 integer".to_string()))?;
+            let b = *bytes
+                .get(offset)
+                .ok_or_else(|| KeyError::Syntax("truncated base 128 integer".to_string()))?;
             offset += 1;
-            tag = tag.checked_mul(128).ok_or_else(|| KeyError::Structure("base 128 integer too large".to_string()))?
+            tag = tag
+                .checked_mul(128)
+                .ok_or_else(|| KeyError::Structure("base 128 integer too large".to_string()))?
                 | u32::from(b & 0x7f);
             if b & 0x80 == 0 {
                 break;
@@ -166,7 +186,9 @@ fn parse_tag_and_length(bytes: &[u8], mut offset: usize) -> Result<(TagAndLength
     } else {
         let count = usize::from(b & 0x7f);
         if count == 0 {
-            return Err(KeyError::Syntax("indefinite length found (not DER)".to_string()));
+            return Err(KeyError::Syntax(
+                "indefinite length found (not DER)".to_string(),
+            ));
         }
         let mut length = 0usize;
         for _ in 0..count {
@@ -177,7 +199,9 @@ fn parse_tag_and_length(bytes: &[u8], mut offset: usize) -> Result<(TagAndLength
             }
             length = length << 8 | usize::from(b);
             if length == 0 {
-                return Err(KeyError::Structure("superfluous leading zeros in length".to_string()));
+                return Err(KeyError::Structure(
+                    "superfluous leading zeros in length".to_string(),
+                ));
             }
         }
         if length < 0x80 {
@@ -185,7 +209,15 @@ fn parse_tag_and_length(bytes: &[u8], mut offset: usize) -> Result<(TagAndLength
         }
         length
     };
-    Ok((TagAndLength { class, tag, length, compound }, offset))
+    Ok((
+        TagAndLength {
+            class,
+            tag,
+            length,
+            compound,
+        },
+        offset,
+    ))
 }
 
 /// Reads one element with the expected universal tag; `type_name` and
@@ -219,8 +251,12 @@ fn check_integer(bytes: &[u8]) -> Result<(), KeyError> {
     if bytes.is_empty() {
         return Err(KeyError::Structure("empty integer".to_string()));
     }
-    if bytes.len() > 1 && ((bytes[0] == 0 && bytes[1] & 0x80 == 0) || (bytes[0] == 0xff && bytes[1] & 0x80 != 0)) {
-        return Err(KeyError::Structure("integer not minimally-encoded".to_string()));
+    if bytes.len() > 1
+        && ((bytes[0] == 0 && bytes[1] & 0x80 == 0) || (bytes[0] == 0xff && bytes[1] & 0x80 != 0))
+    {
+        return Err(KeyError::Structure(
+            "integer not minimally-encoded".to_string(),
+        ));
     }
     Ok(())
 }
@@ -247,17 +283,24 @@ fn parse_pkcs1_structure(der: &[u8]) -> Result<RsaKey, KeyError> {
         return Err(KeyError::Syntax("trailing data".to_string()));
     }
     if version > BigInt::from(1) {
-        return Err(KeyError::Other("x509: unsupported private key version".to_string()));
+        return Err(KeyError::Other(
+            "x509: unsupported private key version".to_string(),
+        ));
     }
     let (n, d, p, q) = (&fields[0], &fields[2], &fields[3], &fields[4]);
     if [n, d, p, q].iter().any(|v| v.sign() != Sign::Plus) {
-        return Err(KeyError::Other("x509: private key contains zero or negative value".to_string()));
+        return Err(KeyError::Other(
+            "x509: private key contains zero or negative value".to_string(),
+        ));
     }
     let to_uint = |v: &BigInt| v.to_biguint().unwrap_or_default();
     if to_uint(p) * to_uint(q) != to_uint(n) {
         return Err(KeyError::Other("crypto/rsa: invalid modulus".to_string()));
     }
-    Ok(RsaKey { n: to_uint(n), d: to_uint(d) })
+    Ok(RsaKey {
+        n: to_uint(n),
+        d: to_uint(d),
+    })
 }
 
 /// Whether `der` has the shape of an SEC 1 EC private key.
@@ -323,7 +366,9 @@ fn parse_pkcs8(der: &[u8]) -> Result<RsaKey, KeyError> {
                 KeyError::Other(m) => m,
                 KeyError::NotRsa(t) => t.to_string(),
             };
-            KeyError::Other(format!("x509: failed to parse RSA private key embedded in PKCS#8: {inner}"))
+            KeyError::Other(format!(
+                "x509: failed to parse RSA private key embedded in PKCS#8: {inner}"
+            ))
         }),
         OID_EC => Err(KeyError::NotRsa("*ecdsa.PrivateKey")),
         OID_ED25519 => Err(KeyError::NotRsa("ed25519.PrivateKey")),
@@ -362,22 +407,31 @@ impl<'a> SshReader<'a> {
 fn parse_openssh(data: &[u8]) -> Result<RsaKey, KeyError> {
     const MAGIC: &[u8] = b"openssh-key-v1\0";
     let malformed = || KeyError::Other("ssh: malformed OpenSSH key".to_string());
-    let body = data.strip_prefix(MAGIC).ok_or_else(|| KeyError::Other("ssh: invalid openssh private key format".to_string()))?;
+    let body = data
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| KeyError::Other("ssh: invalid openssh private key format".to_string()))?;
     let mut r = SshReader(body);
     let cipher = r.string().ok_or_else(malformed)?;
     let kdf = r.string().ok_or_else(malformed)?;
     let _kdf_options = r.string().ok_or_else(malformed)?;
     let count = r.u32().ok_or_else(malformed)?;
     if count != 1 {
-        return Err(KeyError::Other("ssh: multi-key files are not supported".to_string()));
+        return Err(KeyError::Other(
+            "ssh: multi-key files are not supported".to_string(),
+        ));
     }
     let _public = r.string().ok_or_else(malformed)?;
     let private = r.string().ok_or_else(malformed)?;
     if cipher != b"none" || kdf != b"none" {
-        return Err(KeyError::Other("ssh: this private key is passphrase protected".to_string()));
+        return Err(KeyError::Other(
+            "ssh: this private key is passphrase protected".to_string(),
+        ));
     }
     let mut p = SshReader(private);
-    let (check1, check2) = (p.u32().ok_or_else(malformed)?, p.u32().ok_or_else(malformed)?);
+    let (check1, check2) = (
+        p.u32().ok_or_else(malformed)?,
+        p.u32().ok_or_else(malformed)?,
+    );
     if check1 != check2 {
         return Err(malformed());
     }
@@ -401,11 +455,16 @@ fn parse_openssh(data: &[u8]) -> Result<RsaKey, KeyError> {
 
 /// `ssh.ParseRawPrivateKey`, accepting only RSA keys.
 pub(super) fn parse_private_key(pem: &str) -> Result<RsaKey, KeyError> {
-    let block = pem_decode(pem.as_bytes()).ok_or_else(|| KeyError::Other("ssh: no key found".to_string()))?;
-    let encrypted =
-        block.headers.iter().any(|(key, value)| key == "Proc-Type" && value.contains("4,ENCRYPTED"));
+    let block = pem_decode(pem.as_bytes())
+        .ok_or_else(|| KeyError::Other("ssh: no key found".to_string()))?;
+    let encrypted = block
+        .headers
+        .iter()
+        .any(|(key, value)| key == "Proc-Type" && value.contains("4,ENCRYPTED"));
     if encrypted {
-        return Err(KeyError::Other("ssh: this private key is passphrase protected".to_string()));
+        return Err(KeyError::Other(
+            "ssh: this private key is passphrase protected".to_string(),
+        ));
     }
     match block.kind.as_str() {
         "RSA PRIVATE KEY" => parse_pkcs1(&block.bytes),
@@ -413,7 +472,10 @@ pub(super) fn parse_private_key(pem: &str) -> Result<RsaKey, KeyError> {
         "EC PRIVATE KEY" => Err(KeyError::NotRsa("*ecdsa.PrivateKey")),
         "DSA PRIVATE KEY" => Err(KeyError::NotRsa("*dsa.PrivateKey")),
         "OPENSSH PRIVATE KEY" => parse_openssh(&block.bytes),
-        other => Err(KeyError::Other(format!("ssh: unsupported key type {}", super::super::encoding::go_quote(other)))),
+        other => Err(KeyError::Other(format!(
+            "ssh: unsupported key type {}",
+            super::super::encoding::go_quote(other)
+        ))),
     }
 }
 
@@ -462,17 +524,31 @@ mod tests {
                     .to_string()
             ))
         );
-        assert_eq!(parse_pkcs1(&[0x30, 0x80]).err(), Some(KeyError::Syntax("indefinite length found (not DER)".to_string())));
-        assert_eq!(parse_pkcs1(&[0x30, 0x05, 0x02]).err(), Some(KeyError::Syntax("data truncated".to_string())));
+        assert_eq!(
+            parse_pkcs1(&[0x30, 0x80]).err(),
+            Some(KeyError::Syntax(
+                "indefinite length found (not DER)".to_string()
+            ))
+        );
+        assert_eq!(
+            parse_pkcs1(&[0x30, 0x05, 0x02]).err(),
+            Some(KeyError::Syntax("data truncated".to_string()))
+        );
     }
 
     #[test]
     fn pem_blocks() {
-        let block = pem_decode(b"junk\n-----BEGIN FOO-----\nAQID\n-----END FOO-----\n").expect("block");
+        let block =
+            pem_decode(b"junk\n-----BEGIN FOO-----\nAQID\n-----END FOO-----\n").expect("block");
         assert_eq!(block.kind, "FOO");
         assert_eq!(block.bytes, vec![1, 2, 3]);
         assert!(pem_decode(b"-----BEGIN FOO-----\nAQID\n-----END BAR-----\n").is_none());
-        let encrypted = pem_decode(b"-----BEGIN X-----\nProc-Type: 4,ENCRYPTED\n\nAQID\n-----END X-----").expect("block");
-        assert_eq!(encrypted.headers, vec![("Proc-Type".to_string(), "4,ENCRYPTED".to_string())]);
+        let encrypted =
+            pem_decode(b"-----BEGIN X-----\nProc-Type: 4,ENCRYPTED\n\nAQID\n-----END X-----")
+                .expect("block");
+        assert_eq!(
+            encrypted.headers,
+            vec![("Proc-Type".to_string(), "4,ENCRYPTED".to_string())]
+        );
     }
 }

@@ -356,7 +356,7 @@ impl Charset {
         match self {
             Charset::Utf8 => String::from_utf8(bytes.to_vec()).ok(),
             Charset::Utf16 { big_endian, bom } => {
-                if bytes.len() % 2 != 0 {
+                if !bytes.len().is_multiple_of(2) {
                     return None;
                 }
                 let mut big_endian = *big_endian;

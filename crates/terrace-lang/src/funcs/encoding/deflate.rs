@@ -211,10 +211,8 @@ impl HuffmanEncoder {
         }
         let mut bit_count = vec![0i32; max_bits as usize + 1];
         let counts = leaf_counts[max_bits as usize];
-        let mut bits = 1;
-        for level in (1..=max_bits as usize).rev() {
-            bit_count[bits] = counts[level] - counts[level - 1];
-            bits += 1;
+        for (bits, level) in (1..=max_bits as usize).rev().enumerate() {
+            bit_count[bits + 1] = counts[level] - counts[level - 1];
         }
         bit_count
     }
@@ -333,11 +331,17 @@ impl BitWriter {
     fn generate_codegen(&mut self, num_literals: usize, num_offsets: usize) {
         self.codegen_freq = [0; CODEGEN_CODE_COUNT];
         let codegen = &mut self.codegen;
-        for i in 0..num_literals {
-            codegen[i] = self.literal_encoding.len[i] as u8;
+        for (slot, &len) in codegen
+            .iter_mut()
+            .zip(&self.literal_encoding.len[..num_literals])
+        {
+            *slot = len as u8;
         }
-        for i in 0..num_offsets {
-            codegen[num_literals + i] = self.offset_encoding.len[i] as u8;
+        for (slot, &len) in codegen[num_literals..]
+            .iter_mut()
+            .zip(&self.offset_encoding.len[..num_offsets])
+        {
+            *slot = len as u8;
         }
         codegen[num_literals + num_offsets] = BAD_CODE;
         let mut size = codegen[0];
@@ -506,9 +510,12 @@ impl BitWriter {
                 extra_bits += i64::from(self.literal_freq[code])
                     * i64::from(LENGTH_EXTRA_BITS[code - LENGTH_CODES_START]);
             }
-            for code in 4..num_offsets {
-                extra_bits +=
-                    i64::from(self.offset_freq[code]) * i64::from(OFFSET_EXTRA_BITS[code]);
+            for (freq, extra) in self.offset_freq[..num_offsets]
+                .iter()
+                .zip(OFFSET_EXTRA_BITS)
+                .skip(4)
+            {
+                extra_bits += i64::from(*freq) * i64::from(extra);
             }
         }
         let mut size = self.fixed_size(extra_bits);

@@ -811,7 +811,33 @@ enum Resolved {
     Merge,
 }
 
+thread_local! {
+    /// Set while libyaml_safer runs on this thread, so its panics are not
+    /// reported by the panic hook.
+    static PARSING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// libyaml_safer panics on a few malformed inputs where libyaml reports an
+/// error (for example a tag followed directly by `,` in a flow
+/// collection). User input must never panic, so such a panic becomes a
+/// syntax error, without the panic hook printing it.
 fn decode(src: &str) -> Result<Value, String> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !PARSING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    PARSING.with(|p| p.set(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| decode_events(src)));
+    PARSING.with(|p| p.set(false));
+    result.unwrap_or_else(|_| Err("did not find expected whitespace or line break".to_string()))
+}
+
+fn decode_events(src: &str) -> Result<Value, String> {
     let input: &[u8] = if src.is_empty() {
         b"\n"
     } else {

@@ -73,7 +73,10 @@ fn decode_rune(s: &[u8], i: usize) -> (Option<char>, usize) {
         Some(b) if b & 0xF0 == 0xE0 => 3,
         Some(_) => 4,
     };
-    match rest.get(..len).and_then(|bytes| std::str::from_utf8(bytes).ok()) {
+    match rest
+        .get(..len)
+        .and_then(|bytes| std::str::from_utf8(bytes).ok())
+    {
         Some(text) => (text.chars().next(), len),
         // Go decodes a broken sequence as one byte of U+FFFD.
         None => (Some('\u{fffd}'), 1),
@@ -115,7 +118,9 @@ fn match_component(pattern: &str, name: &str) -> Result<bool, BadPattern> {
                 // here, and ignores errors from the attempts.
                 let mut i = ni;
                 while i < n.len() {
-                    if let (Some(rest_pattern), Some(rest_name)) = (pattern.get(pi..), name.get(i..)) {
+                    if let (Some(rest_pattern), Some(rest_name)) =
+                        (pattern.get(pi..), name.get(i..))
+                    {
                         if match_component(rest_pattern, rest_name) == Ok(true) {
                             return Ok(true);
                         }
@@ -203,8 +208,16 @@ fn has_meta(component: &str) -> bool {
 }
 
 impl Walker {
-    fn glob(&mut self, basedir: &str, components: &[String], matches: &mut Vec<String>) -> Result<(), BadPattern> {
-        let pat_idx = components.iter().position(|c| has_meta(c)).unwrap_or(components.len());
+    fn glob(
+        &mut self,
+        basedir: &str,
+        components: &[String],
+        matches: &mut Vec<String>,
+    ) -> Result<(), BadPattern> {
+        let pat_idx = components
+            .iter()
+            .position(|c| has_meta(c))
+            .unwrap_or(components.len());
         let basedir = if pat_idx > 0 {
             let literal: Vec<&str> = components[..pat_idx].iter().map(String::as_str).collect();
             go_join(&[basedir, &go_join(&literal)])
@@ -240,7 +253,8 @@ impl Walker {
         let mut pat_idx = pat_idx;
         let mut last = pat_idx + 1 >= components.len();
         if components[pat_idx] == "**" {
-            let canonical = std::fs::canonicalize(&basedir).unwrap_or_else(|_| PathBuf::from(&basedir));
+            let canonical =
+                std::fs::canonicalize(&basedir).unwrap_or_else(|_| PathBuf::from(&basedir));
             if !self.stack.contains(&canonical) {
                 self.stack.push(canonical);
                 for (name, is_dir, broken) in &files {
