@@ -13,12 +13,15 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
 use terrace_lang::eval::evaluate;
+use terrace_lang::funcs::call::CallError;
+use terrace_lang::funcs::Param;
 use terrace_lang::module_scope::StaticModuleScope;
+use terrace_lang::scope::ExternalFunction;
 use terrace_lang::scope::{Lookup, Scope};
-use terrace_syntax::ast::{Expr, ExprKind, SourceFile};
+use terrace_syntax::ast::{Expr, SourceFile};
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics};
-use terrace_value::Type;
+use terrace_value::{Marks, Type, Value};
 
 const HELP: &str = "The Terraform console allows you to experiment with Terraform interpolations.
 You may access resources in the state (if you have one) just as you would
@@ -60,7 +63,8 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let workspace = std::env::var("TF_WORKSPACE").unwrap_or_else(|_| "default".to_string());
-    let scope = StaticModuleScope::new(variables, module.locals, ".", &cwd, &workspace);
+    let scope = StaticModuleScope::new(variables, module.locals, ".", &cwd, &workspace)
+        .with_function("type", Arc::new(TypeFunction::new()));
 
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
@@ -127,9 +131,6 @@ fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
     if terrace_syntax::diagnostic::has_errors(&diags) {
         return LineResult::Failed(diags);
     }
-    if let Some(result) = eval_type_call(&expr, &source, scope) {
-        return result;
-    }
     let reference_diags = check_references(&expr, &source, scope);
     if !reference_diags.is_empty() {
         return LineResult::Failed(reference_diags);
@@ -139,6 +140,15 @@ fn eval_line(text: &str, scope: &StaticModuleScope) -> LineResult {
     all.extend(diags);
     if terrace_syntax::diagnostic::has_errors(&all) {
         return LineResult::Failed(all);
+    }
+    if value.marks().contains(Marks::TYPE_VALUE) {
+        return LineResult::Value(value.as_str().unwrap_or_default().to_string());
+    }
+    if value.deep_marks().contains(Marks::TYPE_VALUE) {
+        return LineResult::Failed(vec![Diagnostic::error(
+            "Invalid use of type function",
+            "The console-only \"type\" function cannot be used as part of an expression.",
+        )]);
     }
     LineResult::Value(format_value(&value, 0))
 }
@@ -160,51 +170,43 @@ fn check_references(
     diags
 }
 
-/// The console-only `type(value)` function, which shows the type of its
-/// argument in type-constraint-like syntax. It is only meaningful as the
-/// whole expression.
-fn eval_type_call(
-    expr: &Expr,
-    source: &Arc<SourceFile>,
-    scope: &StaticModuleScope,
-) -> Option<LineResult> {
-    let ExprKind::FunctionCall {
-        name,
-        args,
-        name_span,
-        ..
-    } = &expr.kind
-    else {
-        return None;
-    };
-    if name != "type" && name != "core::type" {
-        return None;
-    }
-    let range = source.range(expr.span.to(*name_span));
-    match args.len() {
-        0 => {
-            return Some(LineResult::Failed(vec![Diagnostic::error(
-                "Not enough function arguments",
-                "Function \"type\" expects 1 argument(s). Missing value for \"value\".",
-            )
-            .with_subject(range)]))
-        }
-        1 => {}
-        _ => {
-            return Some(LineResult::Failed(vec![Diagnostic::error(
-                "Too many function arguments",
-                "Function \"type\" expects only 1 argument(s).",
-            )
-            .with_subject(range)]))
+/// The console-only `type(value)` function. Its result is the type's text
+/// marked `TYPE_VALUE`, which the console prints bare when it is the whole
+/// result and refuses when it is part of a larger value, as Terraform does
+/// with its type capsule.
+struct TypeFunction {
+    params: Vec<Param>,
+}
+
+impl TypeFunction {
+    fn new() -> TypeFunction {
+        let value = Param::new("value", Type::Dynamic)
+            .allow_null()
+            .allow_unknown()
+            .allow_dynamic_type()
+            .allow_marked();
+        TypeFunction {
+            params: vec![value],
         }
     }
-    let (value, diags) = evaluate(&args[0], source, scope);
-    let mut all = scope.take_local_diagnostics();
-    all.extend(diags);
-    if terrace_syntax::diagnostic::has_errors(&all) {
-        return Some(LineResult::Failed(all));
+}
+
+impl ExternalFunction for TypeFunction {
+    fn params(&self) -> &[Param] {
+        &self.params
     }
-    Some(LineResult::Value(type_string(value.ty())))
+
+    fn variadic(&self) -> Option<&Param> {
+        None
+    }
+
+    fn call(&self, args: Vec<Value>) -> Result<Value, CallError> {
+        let ty = args
+            .first()
+            .map(|v| v.ty().clone())
+            .unwrap_or(Type::Dynamic);
+        Ok(Value::string(type_string(&ty)).mark(Marks::TYPE_VALUE))
+    }
 }
 
 /// A type written over several lines, four spaces per level, as the

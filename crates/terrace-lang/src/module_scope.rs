@@ -8,7 +8,7 @@
 
 use crate::eval::{evaluate, suggest_name};
 use crate::references::{parse_ref, ResourceMode, Subject};
-use crate::scope::{Lookup, Scope};
+use crate::scope::{ExternalFunction, Lookup, Scope};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -39,6 +39,9 @@ pub struct StaticModuleScope {
     terraform_values: Value,
     base_dir: PathBuf,
     now: Option<String>,
+    /// Functions this context adds to the built-in ones (the console's
+    /// `type`).
+    functions: HashMap<String, Arc<dyn ExternalFunction>>,
 }
 
 impl StaticModuleScope {
@@ -72,11 +75,21 @@ impl StaticModuleScope {
             // name paths the way the user wrote them.
             base_dir: PathBuf::from(module_dir),
             now: None,
+            functions: HashMap::new(),
         }
     }
 
     pub fn with_now(mut self, now: impl Into<String>) -> StaticModuleScope {
         self.now = Some(now.into());
+        self
+    }
+
+    pub fn with_function(
+        mut self,
+        name: impl Into<String>,
+        function: Arc<dyn ExternalFunction>,
+    ) -> StaticModuleScope {
+        self.functions.insert(name.into(), function);
         self
     }
 
@@ -247,6 +260,10 @@ impl Scope for StaticModuleScope {
 
     fn base_dir(&self) -> &Path {
         &self.base_dir
+    }
+
+    fn function(&self, name: &str) -> Option<Arc<dyn ExternalFunction>> {
+        self.functions.get(name).cloned()
     }
 
     fn builtin_available(&self, name: &str) -> bool {

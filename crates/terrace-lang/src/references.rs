@@ -10,6 +10,7 @@ use terrace_syntax::ast::{
     Expr, ExprKind, ObjectKey, SourceFile, TemplatePart, Traversal, TraversalStep,
 };
 use terrace_syntax::{Diagnostic, Diagnostics, Span};
+use terrace_value::gostr;
 use terrace_value::{Number, Value};
 
 /// The kind of resource a resource address names.
@@ -33,7 +34,7 @@ impl fmt::Display for InstanceKey {
         match self {
             InstanceKey::None => Ok(()),
             InstanceKey::Int(i) => write!(f, "[{i}]"),
-            InstanceKey::String(s) => write!(f, "[{}]", go_quote(s)),
+            InstanceKey::String(s) => write!(f, "[{}]", gostr::quote(s)),
         }
     }
 }
@@ -147,7 +148,7 @@ impl Reference {
                     s.push('[');
                     match literal_value(key) {
                         Some(v) if v.as_str().is_some() => {
-                            s.push_str(&go_quote(v.as_str().unwrap_or_default()))
+                            s.push_str(&gostr::quote(v.as_str().unwrap_or_default()))
                         }
                         Some(v) if v.as_number().is_some() => {
                             if let Some(n) = v.as_number() {
@@ -671,56 +672,6 @@ fn instance_key(key: &Expr) -> Result<InstanceKey, &'static str> {
     Err("either a string or an integer is required")
 }
 
-/// Go's `%q` for a string: double-quoted with Go escapes.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if is_go_printable(c) => out.push(c),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// An approximation of Go's `strconv.IsPrint` good enough for messages:
-/// control, format, unassigned-looking and separator characters other than
-/// the ASCII space are escaped.
-fn is_go_printable(c: char) -> bool {
-    let u = c as u32;
-    if u < 0x80 {
-        return u >= 0x20 && u != 0x7f;
-    }
-    !(c.is_control()
-        || (0x2028..=0x2029).contains(&u)
-        || u == 0xfeff
-        || u == 0xa0
-        || u == 0x00ad
-        || (0x200b..=0x200f).contains(&u)
-        || (0x202a..=0x202e).contains(&u)
-        || (0x2060..=0x2064).contains(&u)
-        || (0xfff9..=0xfffb).contains(&u)
-        || (0xe000..=0xf8ff).contains(&u)
-        || (0xd800..=0xdfff).contains(&u)
-        || u == 0xfffe
-        || u == 0xffff)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -916,10 +867,5 @@ mod tests {
         let (refs, diags) = refs_of("a.b[-1]");
         assert!(diags.is_empty());
         assert_eq!(refs, vec!["a.b".to_string()]);
-    }
-
-    #[test]
-    fn quoting_matches_go() {
-        assert_eq!(go_quote("a\"b\\c\n\t\u{1}é"), "\"a\\\"b\\\\c\\n\\t\\x01é\"");
     }
 }

@@ -2,6 +2,7 @@
 //! source excerpt, `-no-color`, `-json`) live with the CLI; this is only data.
 
 use crate::pos::{Pos, Span};
+use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
@@ -24,6 +25,27 @@ impl SourceRange {
         Span {
             start: self.start.byte,
             end: self.end.byte,
+        }
+    }
+}
+
+/// HCL's `Range.String()`, which messages embed: `file:line,col-endcol`,
+/// or `file:line,col-endline,endcol` when the range spans lines.
+impl fmt::Display for SourceRange {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (start, end) = (&self.start, &self.end);
+        if start.line == end.line {
+            write!(
+                f,
+                "{}:{},{}-{}",
+                self.filename, start.line, start.column, end.column
+            )
+        } else {
+            write!(
+                f,
+                "{}:{},{}-{},{}",
+                self.filename, start.line, start.column, end.line, end.column
+            )
         }
     }
 }

@@ -10,7 +10,8 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::lexer::ScanMode;
 use crate::parser::Parser;
 use crate::pos::Span;
-use crate::text::{go_quote, name_suggestion, SpanMap};
+use crate::text::{name_suggestion, SpanMap};
+use terrace_value::gostr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum JK {
@@ -648,16 +649,16 @@ impl<'a> JsonParser<'a> {
             "undefined" | "NaN" | "Infinity" => {
                 let detail = format!(
                     "The JavaScript identifier {} cannot be used in JSON.",
-                    go_quote(s)
+                    gostr::quote(s)
                 );
                 self.error("Invalid JSON keyword", detail, tok.span());
                 return None;
             }
             _ => {
                 let dym = name_suggestion(s, &["false", "true", "null"])
-                    .map(|k| format!(" Did you mean {}?", go_quote(k)))
+                    .map(|k| format!(" Did you mean {}?", gostr::quote(k)))
                     .unwrap_or_default();
-                let detail = format!("{} is not a valid JSON keyword.{dym}", go_quote(s));
+                let detail = format!("{} is not a valid JSON keyword.{dym}", gostr::quote(s));
                 self.error("Invalid JSON keyword", detail, tok.span());
                 return None;
             }

@@ -15,6 +15,7 @@ pub mod traversal;
 pub use diagnostic::{Diagnostic, Diagnostics, Severity, SourceRange};
 pub use json::{json_string_as_expression, json_string_as_traversal, json_value_to_expr};
 pub use pos::{LineIndex, Pos, Span};
+pub use text::levenshtein;
 pub use traversal::{PartialStep, PartialTraversal};
 
 use ast::{Body, Expr, File, SourceFile, Traversal};

@@ -14,8 +14,9 @@ use crate::ast::{
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{self, ScanMode, Token, TokenKind as K};
 use crate::pos::Span;
-use crate::text::{go_quote, name_suggestion, SpanMap};
+use crate::text::{name_suggestion, SpanMap};
 use std::collections::HashMap;
+use terrace_value::gostr;
 
 pub(crate) struct Parser<'a> {
     text: &'a str,
@@ -282,18 +283,7 @@ impl<'a> Parser<'a> {
 
     /// A range as HCL's `Range.String()` prints it inside messages.
     fn range_string(&self, span: Span) -> String {
-        let r = self.source.range(span);
-        if r.start.line == r.end.line {
-            format!(
-                "{}:{},{}-{}",
-                r.filename, r.start.line, r.start.column, r.end.column
-            )
-        } else {
-            format!(
-                "{}:{},{}-{},{}",
-                r.filename, r.start.line, r.start.column, r.end.line, r.end.column
-            )
-        }
+        self.source.range(span).to_string()
     }
 
     fn error_count(&self) -> usize {
@@ -529,7 +519,7 @@ impl<'a> Parser<'a> {
                         if let Some(&existing) = seen.get(&a.name) {
                             let detail = format!(
                                 "The argument {} was already set at {}. Each argument may be set only once.",
-                                go_quote(&a.name),
+                                gostr::quote(&a.name),
                                 self.range_string(existing)
                             );
                             self.error("Attribute redefined", detail, a.name_span, None);
@@ -648,7 +638,7 @@ impl<'a> Parser<'a> {
                 self.recover_after_body_item();
                 let detail = format!(
                     "A single-line block definition can contain only a single argument. If you meant to define argument {}, use an equals sign to assign it a value. To define a nested block, place it on a line of its own within its parent block.",
-                    go_quote(self.tok_text(ident))
+                    gostr::quote(self.tok_text(ident))
                 );
                 let span = between(self.tok_span(ident), self.tok_span(next));
                 self.error("Argument definition required", detail, span, None);
@@ -1879,7 +1869,7 @@ impl<'a> Parser<'a> {
                     };
                     let detail = format!(
                         "Template sequences are not allowed in this string. To include a literal {}, double it (as \"{which}{which}\") to escape it.",
-                        go_quote(which)
+                        gostr::quote(which)
                     );
                     self.error(
                         "Invalid string literal",
@@ -1990,7 +1980,7 @@ impl<'a> Parser<'a> {
                             "Invalid escape sequence",
                             format!(
                                 "The symbol {} is not a valid escape sequence selector.",
-                                go_quote(&other.to_string())
+                                gostr::quote(&other.to_string())
                             ),
                             sp,
                             None,
@@ -2228,13 +2218,13 @@ impl<'a> Parser<'a> {
                                     given,
                                     &["if", "for", "else", "endif", "endfor"],
                                 )
-                                .map(|s| format!(" Did you mean {}?", go_quote(s)))
+                                .map(|s| format!(" Did you mean {}?", gostr::quote(s)))
                                 .unwrap_or_default();
                                 self.error(
                                     "Invalid template control keyword",
                                     format!(
                                         "{} is not a valid template control keyword.{suggestion}",
-                                        go_quote(given)
+                                        gostr::quote(given)
                                     ),
                                     kw_span,
                                     Some(between(next_span, kw_span)),

@@ -7,9 +7,9 @@
 use crate::ast::{Body, File, JsonProperty, JsonValue, JsonValueKind, SourceFile};
 use crate::diagnostic::{Diagnostic, Severity, SourceRange};
 use crate::pos::Pos;
-use crate::text::go_quote;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
+use terrace_value::gostr;
 
 /// The width Terraform wraps detail text to when output is not a terminal.
 pub const DEFAULT_WIDTH: usize = 78;
@@ -95,7 +95,7 @@ pub fn context_string(file: &File, offset: usize) -> Option<String> {
             let mut s = block.block_type.clone();
             for (label, _) in &block.labels {
                 s.push(' ');
-                s.push_str(&go_quote(label));
+                s.push_str(&gostr::quote(label));
             }
             Some(s)
         }

@@ -1,54 +1,11 @@
-//! Small text helpers shared by the parsers and the renderer: Go-compatible
-//! string quoting (HCL's messages use Go's `%q`), HCL's "did you mean"
-//! distance, and the mapping from offsets in a decoded string back to the
-//! file it was decoded from.
+//! Small text helpers shared by the parsers: HCL's "did you mean" distance
+//! and the mapping from offsets in a decoded string back to the file it was
+//! decoded from. (Go's `%q`, which HCL's messages use, is
+//! `terrace_value::gostr::quote`.)
 
-/// Quotes `s` the way Go's `strconv.Quote` (and so `%q`) does for the
-/// characters that can reach a diagnostic: printable characters are kept,
-/// the rest escaped.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if is_go_printable(c) => out.push(c),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// An approximation of Go's `unicode.IsPrint`: letters, marks, numbers,
-/// punctuation, symbols and the ASCII space.
-fn is_go_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(c as u32,
-        0x00AD | 0x061C | 0x180E | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F
-        | 0xD800..=0xDFFF | 0xE000..=0xF8FF | 0xFEFF | 0xFFF9..=0xFFFB | 0xFFFE | 0xFFFF
-        | 0xF0000..=0x10FFFF)
-}
-
-/// Levenshtein distance over characters, as HCL's suggestions use.
-pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
+/// Levenshtein distance over characters (Unicode scalar values, unit
+/// costs), as HCL's "did you mean" suggestions measure it.
+pub fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
@@ -104,14 +61,6 @@ impl SpanMap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotes_like_go() {
-        assert_eq!(
-            go_quote("a\"b\\c\n\u{1}é\u{200b}"),
-            "\"a\\\"b\\\\c\\n\\x01é\\u200b\""
-        );
-    }
 
     #[test]
     fn distance_and_suggestion() {

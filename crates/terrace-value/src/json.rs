@@ -14,7 +14,9 @@
 //! and it collapses duplicate object keys before we can see them.
 
 use crate::convert::{self, PathStep};
+use crate::gostr::{quote, quote_rune};
 use crate::number::Number;
+use crate::refine::nfc;
 use crate::types::{ObjectType, Type};
 use crate::value::{Repr, Value};
 use std::collections::BTreeMap;
@@ -192,20 +194,6 @@ pub(crate) fn build_map(
 /// `ObjectVal` does, and the type follows the attribute values.
 pub(crate) fn build_object(attributes: Vec<(String, Value)>) -> Value {
     Value::object(attributes.into_iter().map(|(k, v)| (nfc(&k), v)).collect())
-}
-
-pub(crate) fn nfc(s: &str) -> String {
-    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
-    if is_nfc_quick(s.chars()) == IsNormalized::Yes {
-        s.to_string()
-    } else {
-        s.nfc().collect()
-    }
-}
-
-/// Go's `%q`, for error messages.
-pub(crate) fn go_quote(s: &str) -> String {
-    crate::gostr::quote(s)
 }
 
 /// Bytes as Go turns them into text when decoding: valid UTF-8 as is, and
@@ -444,20 +432,10 @@ fn is_space(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-/// Go's `quoteChar`: a byte as it appears in "invalid character ..." errors.
-fn quote_char(c: u8) -> String {
-    match c {
-        b'\'' => "'\\''".to_string(),
-        b'"' => "'\"'".to_string(),
-        _ => {
-            let q = crate::gostr::quote(&char::from(c).to_string());
-            format!("'{}'", &q[1..q.len() - 1])
-        }
-    }
-}
-
+/// Go's "invalid character ..." error; its `quoteChar` quotes the byte as
+/// the rune of the same number.
 fn invalid_char(c: u8, context: &str) -> String {
-    format!("invalid character {}{}", quote_char(c), context)
+    format!("invalid character {}{}", quote_rune(char::from(c)), context)
 }
 
 const EOF: &str = "EOF";
@@ -943,7 +921,7 @@ fn unmarshal_object(json: &Json, ot: &ObjectType, path: Path<'_>) -> Result<Valu
         // cty looks the raw key up among the (normalized) attribute names,
         // so a key that is not in NFC is refused.
         let Some(aty) = ot.attributes.get(k) else {
-            return Err(path.error(format!("unsupported attribute {}", go_quote(k))));
+            return Err(path.error(format!("unsupported attribute {}", quote(k))));
         };
         vals.insert(k.clone(), unmarshal(v, aty, path.child(Step::Attr(k)))?);
     }
@@ -992,7 +970,7 @@ fn unmarshal_dynamic(json: &Json, path: Path<'_>) -> Result<Value, CodecError> {
             _ => {
                 return Err(path.error(format!(
                     "invalid key {} in dynamically-typed value",
-                    go_quote(k)
+                    quote(k)
                 )))
             }
         }

@@ -5,9 +5,14 @@
 //! refinements, typed nulls, marks (sensitive, ephemeral) kept through
 //! operations (`ops`), conversion and unification (`convert`), and the wire
 //! and file codecs (`json`, `msgpack`, `typejson`).
+//! It is also the home of the Go-compatible helpers every layer shares:
+//! `gostr` (Go's string quoting), `gomath` (Go's `math.Pow`, `Log`, `Exp`)
+//! and `crc32`.
 
 pub mod convert;
+pub mod crc32;
 pub mod defaults;
+pub mod gomath;
 pub mod gostr;
 pub mod json;
 pub mod msgpack;

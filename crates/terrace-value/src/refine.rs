@@ -600,6 +600,7 @@ impl ValueRange {
     }
 }
 
+/// NFC normalization, as cty applies it to strings and attribute names.
 pub(crate) fn nfc(s: &str) -> String {
     use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
     if is_nfc_quick(s.chars()) == IsNormalized::Yes {

@@ -8,7 +8,9 @@
 //! an attribute map or element list is expected means "empty"), and reports
 //! malformed input with cty's messages.
 
-use crate::json::{go_quote, nfc, parse_first, write_json_string, CodecError, Json};
+use crate::gostr::quote;
+use crate::json::{parse_first, write_json_string, CodecError, Json};
+use crate::refine::nfc;
 use crate::types::Type;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,7 +99,7 @@ fn parse_type(json: &Json) -> Result<Type, String> {
             "number" => Ok(Type::Number),
             "string" => Ok(Type::String),
             "dynamic" => Ok(Type::Dynamic),
-            _ => Err(format!("invalid primitive type name {}", go_quote(name))),
+            _ => Err(format!("invalid primitive type name {}", quote(name))),
         },
         Json::Array(items) => parse_complex(items),
         Json::Object(_) => Err("invalid complex type description".into()),
@@ -188,7 +190,7 @@ fn parse_optional(
             // cty panics here; a malformed description is an error.
             return Err(format!(
                 "optional contains undeclared attribute {}",
-                go_quote(&name)
+                quote(&name)
             ));
         }
         optional.insert(name);

@@ -21,6 +21,10 @@ impl Marks {
     pub const NONE: Marks = Marks(0);
     pub const SENSITIVE: Marks = Marks(1);
     pub const EPHEMERAL: Marks = Marks(2);
+    /// The result of the console-only `type()` function (Terraform's
+    /// `marks.TypeType`): the console prints it as a type and refuses it
+    /// anywhere inside a larger value.
+    pub const TYPE_VALUE: Marks = Marks(4);
 
     pub fn is_empty(self) -> bool {
         self.0 == 0

@@ -10,8 +10,9 @@ use crate::scope::ExternalFunction;
 use std::sync::Arc;
 use terrace_syntax::ast::Expr;
 use terrace_syntax::diagnostic::has_errors;
-use terrace_syntax::Span;
+use terrace_syntax::{levenshtein, Span};
 use terrace_value::convert::convert;
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 
 /// What a call name resolved to.
@@ -90,7 +91,7 @@ impl<'a> Evaluator<'a> {
                 "Error in function call",
                 format!(
                     "Call to function {} failed: file functions are not available in this context.",
-                    quote(name)
+                    gostr::quote(name)
                 ),
                 self.start_span(expr),
                 Some(call_span),
@@ -175,7 +176,7 @@ impl<'a> Evaluator<'a> {
                 "Unknown provider function",
                 format!(
                     "The function namespace {} is not valid. Provider function calls must use the \"provider::\" namespace prefix.",
-                    quote(parts[0])
+                    gostr::quote(parts[0])
                 ),
             );
         }
@@ -191,12 +192,15 @@ impl<'a> Evaluator<'a> {
             .copied()
             .filter(|n| scope.builtin_available(n));
         let suggestion = match suggest_name(name, available) {
-            Some(s) => format!(" Did you mean {}?", quote(s)),
+            Some(s) => format!(" Did you mean {}?", gostr::quote(s)),
             None => String::new(),
         };
         self.push_error(
             "Call to unknown function",
-            format!("There is no function named {}.{suggestion}", quote(name)),
+            format!(
+                "There is no function named {}.{suggestion}",
+                gostr::quote(name)
+            ),
             name_span,
             Some(call_span),
         );
@@ -267,9 +271,9 @@ impl<'a> Evaluator<'a> {
                 "Not enough function arguments",
                 format!(
                     "Function {} expects{qual} {} argument(s). Missing value for {}.",
-                    quote(name),
+                    gostr::quote(name),
                     params.len(),
-                    quote(params[args.len()].name)
+                    gostr::quote(params[args.len()].name)
                 ),
                 Evaluator::close_paren_span(call_span),
                 Some(call_span),
@@ -282,7 +286,7 @@ impl<'a> Evaluator<'a> {
                 "Too many function arguments",
                 format!(
                     "Function {} expects only {} argument(s).",
-                    quote(name),
+                    gostr::quote(name),
                     params.len()
                 ),
                 subject,
@@ -334,7 +338,7 @@ impl<'a> Evaluator<'a> {
                         "Invalid function argument",
                         format!(
                             "Invalid value for {} parameter: {}.",
-                            quote(param.name),
+                            gostr::quote(param.name),
                             e.message
                         ),
                         subject,
@@ -371,9 +375,9 @@ impl<'a> Evaluator<'a> {
                     "Not enough function arguments",
                     format!(
                         "Function {} expects{qual} {} argument(s). Missing value for {}.",
-                        quote(name),
+                        gostr::quote(name),
                         params.len(),
-                        quote(missing)
+                        gostr::quote(missing)
                     ),
                     Evaluator::close_paren_span(call_span),
                     Some(call_span),
@@ -385,7 +389,7 @@ impl<'a> Evaluator<'a> {
                     "Too many function arguments",
                     format!(
                         "Function {} expects only {expected} argument(s).",
-                        quote(name)
+                        gostr::quote(name)
                     ),
                     call_span,
                     Some(call_span),
@@ -397,7 +401,7 @@ impl<'a> Evaluator<'a> {
         let call_failed = |ev: &mut Evaluator<'a>| {
             ev.push_error(
                 "Error in function call",
-                format!("Call to function {} failed: {message}.", quote(name)),
+                format!("Call to function {} failed: {message}.", gostr::quote(name)),
                 ev.start_span(expr),
                 Some(call_span),
             );
@@ -414,7 +418,7 @@ impl<'a> Evaluator<'a> {
                     "Invalid function argument",
                     format!(
                         "Invalid value for {} parameter: {message}.",
-                        quote(param.name)
+                        gostr::quote(param.name)
                     ),
                     subject,
                     Some(call_span),
@@ -425,7 +429,7 @@ impl<'a> Evaluator<'a> {
                     "Invalid function argument",
                     format!(
                         "Invalid value for {} parameter: {message}.",
-                        quote(param.name)
+                        gostr::quote(param.name)
                     ),
                     call_span,
                     None,
@@ -441,10 +445,6 @@ fn lookup_builtin(name: &str) -> Option<Callee> {
         return Some(Callee::Special(s));
     }
     builtins().get(name).map(Callee::Builtin)
-}
-
-fn quote(s: &str) -> String {
-    super::traverse::quote(s)
 }
 
 /// HCL's "Did you mean" choice: a candidate within edit distance 2 of
@@ -464,21 +464,4 @@ pub fn suggest_name<'n>(given: &str, candidates: impl Iterator<Item = &'n str>) 
         };
     }
     best.map(|(_, c)| c)
-}
-
-/// Edit distance counted in Unicode scalar values, unit costs.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
 }

@@ -8,6 +8,7 @@ use terrace_syntax::ast::{Expr, ExprKind, ForExpr, ObjectItem, ObjectKey, Templa
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostics, Span};
 use terrace_value::convert::{convert, unify};
+use terrace_value::gostr;
 use terrace_value::{Marks, Type, Value};
 
 /// What a `for` expression produces for each element: an expression, or
@@ -354,7 +355,7 @@ impl<'a> Evaluator<'a> {
             std::collections::btree_map::Entry::Occupied(e) => {
                 let detail = format!(
                     "Two different items produced the key {} in this 'for' expression. If duplicates are expected, use the ellipsis (...) after the value expression to enable grouping by key.",
-                    super::traverse::quote(e.key())
+                    gostr::quote(e.key())
                 );
                 self.push_error(
                     "Duplicate object key",
@@ -721,13 +722,13 @@ pub(crate) fn describe_type_mismatch(t: &Type, f: &Type) -> String {
                     None => {
                         return format!(
                             "The 'true' value includes object attribute {}, which is absent in the 'false' value",
-                            super::traverse::quote(name)
+                            gostr::quote(name)
                         )
                     }
                     Some(f_attr) if f_attr != t_attr => {
                         return format!(
                             "Type mismatch for object attribute {}: {}",
-                            super::traverse::quote(name),
+                            gostr::quote(name),
                             describe_type_mismatch(t_attr, f_attr)
                         )
                     }
@@ -738,7 +739,7 @@ pub(crate) fn describe_type_mismatch(t: &Type, f: &Type) -> String {
                 if !to.attributes.contains_key(name) {
                     return format!(
                         "The 'false' value includes object attribute {}, which is absent in the 'true' value",
-                        super::traverse::quote(name)
+                        gostr::quote(name)
                     );
                 }
             }

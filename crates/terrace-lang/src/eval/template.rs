@@ -14,6 +14,7 @@ use terrace_syntax::ast::{Expr, SourceFile, TemplatePart, Traversal};
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics, Span};
 use terrace_value::convert::convert;
+use terrace_value::gostr;
 use terrace_value::{Marks, Type, Value};
 
 /// cty keeps known prefixes of unknown strings short so they stay cheap
@@ -257,7 +258,7 @@ pub fn render_template(
                 vars_arg,
                 format!(
                     "invalid template variable name {}: must start with a letter, followed by zero or more letters, digits, and underscores",
-                    super::traverse::quote(name)
+                    gostr::quote(name)
                 ),
             ));
         }
@@ -268,8 +269,8 @@ pub fn render_template(
                 vars_arg,
                 format!(
                     "vars map does not contain key {}, referenced at {}",
-                    super::traverse::quote(&traversal.root),
-                    range_string(&file.range(traversal.root_span))
+                    gostr::quote(&traversal.root),
+                    file.range(traversal.root_span)
                 ),
             ));
         }
@@ -359,26 +360,10 @@ fn is_id_continue_mark(c: char) -> bool {
         || c == '\u{2040}'
 }
 
-/// HCL's `Range.String()`: `file:line,col-endcol` or
-/// `file:line,col-endline,endcol`.
-pub(crate) fn range_string(r: &terrace_syntax::SourceRange) -> String {
-    if r.start.line == r.end.line {
-        format!(
-            "{}:{},{}-{}",
-            r.filename, r.start.line, r.start.column, r.end.column
-        )
-    } else {
-        format!(
-            "{}:{},{}-{},{}",
-            r.filename, r.start.line, r.start.column, r.end.line, r.end.column
-        )
-    }
-}
-
 /// HCL's `Diagnostic.Error()`: `<subject>: <summary>; <detail>`.
 pub(crate) fn diagnostic_error_string(d: &Diagnostic) -> String {
     let subject = match &d.subject {
-        Some(r) => range_string(r),
+        Some(r) => r.to_string(),
         None => "<nil>".to_string(),
     };
     format!("{subject}: {}; {}", d.summary, d.detail)

@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::funcs::call::CallError;
+use crate::funcs::testing::render;
 use crate::funcs::Param;
 use crate::scope::ExternalFunction;
 use crate::scope::MapScope;
@@ -11,86 +12,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_value::{Marks, Refinement};
-
-/// One-line rendering that shows everything a test may care about:
-/// collection kinds with their types, typed nulls, unknowns with their
-/// refinements and marks.
-fn render(v: &Value) -> String {
-    let inner = render_unmarked(v);
-    let m = v.marks();
-    match (m.is_sensitive(), m.is_ephemeral()) {
-        (true, true) => format!("sensitive(ephemeral({inner}))"),
-        (true, false) => format!("sensitive({inner})"),
-        (false, true) => format!("ephemeral({inner})"),
-        (false, false) => inner,
-    }
-}
-
-fn render_unmarked(v: &Value) -> String {
-    let ty = v.ty();
-    if v.is_null() {
-        return if ty.is_dynamic() {
-            "null".into()
-        } else {
-            format!("null({ty})")
-        };
-    }
-    if !v.is_known() {
-        let mut parts = vec![if ty.is_dynamic() {
-            "dynamic".to_string()
-        } else {
-            ty.to_string()
-        }];
-        if let Some(r) = v.refinement() {
-            if r.not_null {
-                parts.push("notnull".into());
-            }
-            if let Some(p) = &r.string_prefix {
-                parts.push(format!("prefix={p:?}"));
-            }
-            if let Some((n, inc)) = &r.number_lower {
-                parts.push(format!("{}{n}", if *inc { ">=" } else { ">" }));
-            }
-            if let Some((n, inc)) = &r.number_upper {
-                parts.push(format!("{}{n}", if *inc { "<=" } else { "<" }));
-            }
-            if let Some(n) = r.length_lower {
-                parts.push(format!("len>={n}"));
-            }
-            if let Some(n) = r.length_upper {
-                parts.push(format!("len<={n}"));
-            }
-        }
-        return format!("unknown({})", parts.join(", "));
-    }
-    if let Some(b) = v.as_bool() {
-        return b.to_string();
-    }
-    if let Some(n) = v.as_number() {
-        return n.to_string();
-    }
-    if let Some(s) = v.as_str() {
-        return crate::references::go_quote(s);
-    }
-    if let Some(elems) = v.as_elements() {
-        let items: Vec<String> = elems.iter().map(render).collect();
-        return match ty {
-            Type::Tuple(_) => format!("[{}]", items.join(", ")),
-            _ => format!("{ty}[{}]", items.join(", ")),
-        };
-    }
-    if let Some(attrs) = v.as_attributes() {
-        let items: Vec<String> = attrs
-            .iter()
-            .map(|(k, v)| format!("{k}={}", render(v)))
-            .collect();
-        return match ty {
-            Type::Object(_) => format!("{{{}}}", items.join(", ")),
-            _ => format!("{ty}{{{}}}", items.join(", ")),
-        };
-    }
-    format!("?{ty}")
-}
 
 fn s(x: &str) -> Value {
     Value::string(x)

@@ -6,6 +6,7 @@
 use super::Evaluator;
 use terrace_syntax::Span;
 use terrace_value::convert::convert;
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 
 const INVALID_INDEX: &str = "Invalid index";
@@ -234,7 +235,7 @@ pub(crate) fn get_attr_value(value: &Value, name: &str) -> StepResult {
     match ty {
         Type::Object(obj) => {
             if !obj.attributes.contains_key(name) {
-                return Err((UNSUPPORTED_ATTR, format!("This object does not have an attribute named {}.", quote(name))));
+                return Err((UNSUPPORTED_ATTR, format!("This object does not have an attribute named {}.", gostr::quote(name))));
             }
             Ok(attribute_of(value, name))
         }
@@ -246,7 +247,7 @@ pub(crate) fn get_attr_value(value: &Value, name: &str) -> StepResult {
                 Some(v) => Ok(v.clone().mark(value.marks())),
                 None => Err((
                     "Missing map element",
-                    format!("This map does not have an element with the key {}.", quote(name)),
+                    format!("This map does not have an element with the key {}.", gostr::quote(name)),
                 )),
             }
         }
@@ -257,7 +258,7 @@ pub(crate) fn get_attr_value(value: &Value, name: &str) -> StepResult {
                     UNSUPPORTED_ATTR,
                     format!(
                         "Can't access attributes on a list of objects. Did you mean to access attribute {} for a specific element of the list, or across all elements of the list?",
-                        quote(name)
+                        gostr::quote(name)
                     ),
                 ))
             } else {
@@ -277,8 +278,4 @@ pub(crate) fn get_attr_value(value: &Value, name: &str) -> StepResult {
         )),
         _ => Err((UNSUPPORTED_ATTR, "This value does not have any attributes.".into())),
     }
-}
-
-pub(crate) fn quote(s: &str) -> String {
-    crate::references::go_quote(s)
 }

@@ -8,10 +8,11 @@
 //! null handling, marks, refinements and error messages.
 
 use super::numeric::{number_arg, whole_number};
-use super::string::{go_quote, grapheme_count};
+use super::string::grapheme_count;
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use std::collections::BTreeMap;
 use terrace_value::convert::{convert, unify};
+use terrace_value::gostr;
 use terrace_value::{Marks, Number, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
@@ -803,7 +804,7 @@ fn lookup_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> {
             } else {
                 Err(FunctionError::arg(
                     0,
-                    format!("the given object has no attribute {}", go_quote(key)),
+                    format!("the given object has no attribute {}", gostr::quote(key)),
                 ))
             }
         }
@@ -844,18 +845,8 @@ fn lookup(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult<Val
     }
     Err(FunctionError::call(format!(
         "lookup failed to find key {}",
-        redacted(key, key_marks)
+        super::redact(key, key_marks)
     )))
-}
-
-/// A value for an error message, unless its marks say it must not be shown.
-fn redacted(s: &str, marks: Marks) -> String {
-    match (marks.is_ephemeral(), marks.is_sensitive()) {
-        (true, true) => "(ephemeral sensitive value)".into(),
-        (true, false) => "(ephemeral value)".into(),
-        (false, true) => "(sensitive value)".into(),
-        (false, false) => go_quote(s),
-    }
 }
 
 // ----- matchkeys -----
@@ -926,7 +917,7 @@ fn merge_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> {
         if !ty.is_map() && !ty.is_object() {
             return Err(FunctionError::call(format!(
                 "arguments must be maps or objects, got {}",
-                go_quote(&ty.friendly_name())
+                gostr::quote(&ty.friendly_name())
             )));
         }
         let (arg, _) = arg.clone().unmark();

@@ -4,9 +4,9 @@
 //! defines them: explicit conversions with their own error messages, which
 //! never reveal sensitive or ephemeral values.
 
-use super::string::go_quote;
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use terrace_value::convert::{can_convert, convert};
+use terrace_value::gostr;
 use terrace_value::{Marks, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
@@ -104,10 +104,14 @@ fn to_impl(args: &[Value], want: &Type) -> FunctionResult<Value> {
     } else if marks.is_sensitive() {
         format!("cannot convert this sensitive {got_name} to {want_name}")
     } else if *got == Type::String && *want == Type::Bool {
-        let what = val.as_str().map_or_else(|| "string".to_string(), go_quote);
+        let what = val
+            .as_str()
+            .map_or_else(|| "string".to_string(), gostr::quote);
         format!("cannot convert {what} to bool; only the strings \"true\" or \"false\" are allowed")
     } else if *got == Type::String && *want == Type::Number {
-        let what = val.as_str().map_or_else(|| "string".to_string(), go_quote);
+        let what = val
+            .as_str()
+            .map_or_else(|| "string".to_string(), gostr::quote);
         format!("cannot convert {what} to number; given string must be a decimal representation of a number")
     } else {
         format!("cannot convert {got_name} to {want_name}")

@@ -9,12 +9,13 @@
 
 mod rsa;
 
-use super::encoding::{base64_decode, base64_encode, go_quote};
+use super::encoding::{base64_decode, base64_encode};
 use super::filesystem::{read_file, ReadError};
-use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use super::{arg_str, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use md5::Md5;
 use sha1::Sha1;
 use sha2::{Digest, Sha256, Sha512};
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 
 type HashFn = fn(&[u8]) -> Vec<u8>;
@@ -123,12 +124,6 @@ pub(crate) fn register(out: &mut Vec<Function>) {
     ));
 }
 
-fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or_else(|| FunctionError::arg(index, "string required"))
-}
-
 fn hash_string(name: &str, args: &[Value]) -> FunctionResult<Value> {
     let (hash, base64) =
         digest_for(name).ok_or_else(|| FunctionError::call(format!("unknown hash {name}")))?;
@@ -232,7 +227,7 @@ fn parse_uuid(s: &str) -> Result<[u8; 16], String> {
             if !b[..9].eq_ignore_ascii_case(b"urn:uuid:") {
                 return Err(format!(
                     "invalid urn prefix: {}",
-                    go_quote(&String::from_utf8_lossy(&b[..9]))
+                    gostr::quote(&String::from_utf8_lossy(&b[..9]))
                 ));
             }
             &b[9..]
@@ -292,7 +287,7 @@ fn rsadecrypt(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<V
             0,
             format!(
                 "failed to decode input {}: cipher text must be base64-encoded",
-                go_quote(ciphertext)
+                gostr::quote(ciphertext)
             ),
         )
     })?;

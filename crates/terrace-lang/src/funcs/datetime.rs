@@ -7,7 +7,8 @@
 //! and the errors each produces), cty's stricter variant used by
 //! `formatdate` and `timeadd`, Go's duration syntax and RFC 3339 formatting.
 
-use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use super::{arg_str, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
@@ -57,12 +58,6 @@ pub(crate) fn register(out: &mut Vec<Function>) {
         )
         .nullable_result(),
     );
-}
-
-fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or_else(|| FunctionError::arg(index, "string required"))
 }
 
 fn formatdate(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
@@ -650,13 +645,13 @@ fn describe_parse_error(e: &ParseError, hour_details: bool) -> String {
             return if e.value_elem.is_empty() {
                 format!(
                     "{PREFIX}: end of string where {} is expected",
-                    go_quote(&e.layout_elem)
+                    gostr::quote(&e.layout_elem)
                 )
             } else {
                 format!(
                     "{PREFIX}: found {} where {} is expected",
-                    go_quote(&e.value_elem),
-                    go_quote(&e.layout_elem)
+                    gostr::quote(&e.value_elem),
+                    gostr::quote(&e.layout_elem)
                 )
             };
         }
@@ -675,11 +670,10 @@ fn describe_parse_error(e: &ParseError, hour_details: bool) -> String {
     if hour_details && what == "minute" && e.value_elem.len() != 2 {
         return format!("{PREFIX}: minute must have exactly two digits");
     }
-    format!("{PREFIX}: cannot use {} as {what}", go_quote(&e.value_elem))
-}
-
-fn go_quote(s: &str) -> String {
-    super::encoding::go_quote(s)
+    format!(
+        "{PREFIX}: cannot use {} as {what}",
+        gostr::quote(&e.value_elem)
+    )
 }
 
 /// The `time` package's own quoting: non-ASCII and control bytes as `\x`.
@@ -905,9 +899,9 @@ fn format_date(format: &str, time: &GoTime) -> Result<String, String> {
         let verb = String::from_utf8_lossy(tok).into_owned();
         let bad = |detail: &str| {
             if detail.is_empty() {
-                format!("invalid date format verb {}", go_quote(&verb))
+                format!("invalid date format verb {}", gostr::quote(&verb))
             } else {
-                format!("invalid date format verb {}: {detail}", go_quote(&verb))
+                format!("invalid date format verb {}: {detail}", gostr::quote(&verb))
             }
         };
         let text = match (tok[0], tok.len()) {
@@ -976,16 +970,12 @@ fn format_date(format: &str, time: &GoTime) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::call::{call_function, CallError};
-    use super::super::{builtins, CallContext, FunctionError};
+    use super::super::call::CallError;
+    use super::super::{testing, CallContext};
     use super::*;
 
     fn call_with(ctx: &CallContext<'_>, name: &str, args: &[&str]) -> Result<Value, CallError> {
-        call_function(
-            &builtins()[name],
-            args.iter().map(Value::string).collect(),
-            ctx,
-        )
+        testing::try_call_in(ctx, name, testing::strs(args))
     }
 
     fn call(name: &str, args: &[&str]) -> Result<Value, CallError> {
@@ -997,20 +987,13 @@ mod tests {
         assert_eq!(got.as_str(), Some(want), "{name}({args:?})");
     }
 
+    #[track_caller]
     fn expect_error(name: &str, args: &[&str], argument: Option<usize>, message: &str) {
-        match call(name, args) {
-            Err(CallError::Function(e)) => {
-                assert_eq!(
-                    e,
-                    FunctionError {
-                        argument,
-                        message: message.to_string()
-                    },
-                    "{name}({args:?})"
-                )
-            }
-            other => panic!("{name}({args:?}): expected {message:?}, got {other:?}"),
-        }
+        testing::call(
+            name,
+            testing::strs(args),
+            testing::err_at(argument, message),
+        )
     }
 
     const T: &str = "2018-01-02T23:12:01Z";

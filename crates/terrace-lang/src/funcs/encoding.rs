@@ -13,8 +13,11 @@ mod charset;
 mod deflate;
 mod yaml;
 
-use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use super::{
+    arg_str, redact, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType,
+};
 use std::collections::{BTreeMap, HashSet};
+use terrace_value::gostr;
 use terrace_value::{Marks, Refinement, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
@@ -119,28 +122,6 @@ pub(crate) fn register(out: &mut Vec<Function>) {
         )
         .nullable_result(),
     );
-}
-
-fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or_else(|| FunctionError::arg(index, "string required"))
-}
-
-/// Go's `%q`.
-pub(super) fn go_quote(s: &str) -> String {
-    terrace_value::gostr::quote(s)
-}
-
-/// OpenTofu's `redactIfSensitiveOrEphemeral` for a string: quoted, unless
-/// its marks say it must not be shown.
-pub(super) fn redact(text: &str, marks: Marks) -> String {
-    match (marks.is_ephemeral(), marks.is_sensitive()) {
-        (true, true) => "(ephemeral sensitive value)".to_string(),
-        (true, false) => "(ephemeral value)".to_string(),
-        (false, true) => "(sensitive value)".to_string(),
-        (false, false) => go_quote(text),
-    }
 }
 
 // ----- base64 -----
@@ -342,7 +323,7 @@ fn unsupported_encoding(name: &str) -> FunctionError {
         1,
         format!(
             "{} is not a supported IANA encoding name or alias in this Terraform version",
-            go_quote(name)
+            gostr::quote(name)
         ),
     )
 }
@@ -386,7 +367,7 @@ fn query_unescape(s: &str) -> Result<String, String> {
                         let end = (i + 3).min(bytes.len());
                         return Err(format!(
                             "invalid URL escape {}",
-                            go_quote(&String::from_utf8_lossy(&bytes[i..end]))
+                            gostr::quote(&String::from_utf8_lossy(&bytes[i..end]))
                         ));
                     }
                 };
@@ -568,7 +549,7 @@ fn csv_headers(text: &str) -> FunctionResult<Vec<String>> {
         if !seen.insert(name.as_str()) {
             return Err(FunctionError::call(format!(
                 "duplicate column name {}",
-                go_quote(name)
+                gostr::quote(name)
             )));
         }
     }
@@ -664,7 +645,7 @@ fn jsondecode_type(_: &CallContext<'_>, args: &[Value]) -> FunctionResult<Type> 
                 0,
                 format!(
                     "a JSON document cannot begin with the character {}",
-                    go_quote_rune(c)
+                    gostr::quote_rune(c)
                 ),
             )),
         };
@@ -677,17 +658,6 @@ fn jsondecode(_: &CallContext<'_>, args: &[Value], ret: &Type) -> FunctionResult
     let text = arg_str(args, 0)?;
     terrace_value::json::from_json(text.as_bytes(), ret)
         .map_err(|e| FunctionError::call(e.to_string()))
-}
-
-/// Go's `%q` for a rune: a single-quoted character literal.
-fn go_quote_rune(c: char) -> String {
-    let quoted = go_quote(&c.to_string());
-    let inner = &quoted[1..quoted.len() - 1];
-    match c {
-        '"' => "'\"'".to_string(),
-        '\'' => "'\\''".to_string(),
-        _ => format!("'{inner}'"),
-    }
 }
 
 // ----- YAML -----

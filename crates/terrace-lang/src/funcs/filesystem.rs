@@ -12,8 +12,10 @@
 
 mod glob;
 
-use super::encoding::{base64_encode, redact};
-use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use super::encoding::base64_encode;
+use super::{
+    arg_str, redact, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType,
+};
 use std::io::Read;
 use terrace_value::{Marks, Type, Value};
 
@@ -75,12 +77,6 @@ pub(crate) fn register(out: &mut Vec<Function>) {
 fn unmarked_str(value: &Value) -> (String, Marks) {
     let (value, marks) = value.clone().unmark();
     (value.as_str().unwrap_or_default().to_string(), marks)
-}
-
-fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or_else(|| FunctionError::arg(index, "string required"))
 }
 
 // ----- Go's path/filepath, for Unix -----
@@ -305,16 +301,26 @@ fn read_file_for_contents(
     })
 }
 
-fn file(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
-    let (path, marks) = unmarked_str(&args[0]);
-    let bytes = read_file_for_contents(ctx, &path, marks)?;
-    let text = String::from_utf8(bytes).map_err(|_| {
+/// The contents of a UTF-8 text file, read as `file` and `templatefile`
+/// read it.
+pub(super) fn read_text_file(
+    ctx: &CallContext<'_>,
+    path: &str,
+    marks: Marks,
+) -> FunctionResult<String> {
+    let bytes = read_file_for_contents(ctx, path, marks)?;
+    String::from_utf8(bytes).map_err(|_| {
         FunctionError::call(format!(
             "contents of {} are not valid UTF-8; use the filebase64 function to obtain the Base64 encoded contents or \
              the other file functions (e.g. filemd5, filesha256) to obtain file hashing results instead",
-            redact(&path, marks)
+            redact(path, marks)
         ))
-    })?;
+    })
+}
+
+fn file(ctx: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
+    let (path, marks) = unmarked_str(&args[0]);
+    let text = read_text_file(ctx, &path, marks)?;
     Ok(Value::string(text).mark(marks))
 }
 

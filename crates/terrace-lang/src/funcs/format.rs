@@ -5,11 +5,12 @@
 //! messages. Numbers are printed as Go's `fmt` prints `*big.Int` and
 //! `*big.Float` values, on top of `Number::text`.
 
-use super::string::{go_quote, go_quote_rune, grapheme_count, string_arg};
+use super::string::{grapheme_count, string_arg};
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use num_bigint::BigInt;
 use num_traits::Signed;
 use terrace_value::convert::convert;
+use terrace_value::gostr;
 use terrace_value::json::to_json;
 use terrace_value::{Number, Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
@@ -174,7 +175,7 @@ fn format_fsm(fmt: &str, args: &[Value]) -> FunctionResult<String> {
         let c = fmt[p..].chars().next().unwrap_or('\u{fffd}');
         FunctionError::call(format!(
             "unrecognized format character {} at offset {p}",
-            go_quote_rune(c)
+            gostr::quote_rune(c)
         ))
     };
 
@@ -287,7 +288,7 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
     let unsupported = |detail: &str| {
         FunctionError::call(format!(
             "unsupported value for {} at {}: {detail}",
-            go_quote(verb.raw),
+            gostr::quote(verb.raw),
             verb.offset
         ))
     };
@@ -299,7 +300,7 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
         None => {
             return Err(FunctionError::call(format!(
                 "not enough arguments for {} at {}: need index {} but have {} total",
-                go_quote(verb.raw),
+                gostr::quote(verb.raw),
                 verb.offset,
                 verb.arg_num,
                 args.len()
@@ -374,8 +375,8 @@ fn format_append(verb: &Verb<'_>, buf: &mut String, args: &[Value]) -> FunctionR
         mode => {
             return Err(FunctionError::call(format!(
                 "unsupported format verb {} in {} at offset {}",
-                go_quote_rune(mode),
-                go_quote(verb.raw),
+                gostr::quote_rune(mode),
+                gostr::quote(verb.raw),
                 verb.offset
             )))
         }

@@ -8,7 +8,7 @@
 //! IPv4-mapped IPv6 prefixes, host numbers wrapped to their low 64 bits, and
 //! negative numbers combined in two's complement.
 
-use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
+use super::{arg_str, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use num_bigint::{BigInt, Sign};
 use terrace_value::{Type, Value};
 
@@ -64,12 +64,6 @@ pub(crate) fn register(out: &mut Vec<Function>) {
 
 const INT64_RANGE_MESSAGE: &str =
     "value must be a whole number, between -9223372036854775808 and 9223372036854775807";
-
-fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
-    args.get(index)
-        .and_then(Value::as_str)
-        .ok_or_else(|| FunctionError::arg(index, "string required"))
-}
 
 /// gocty's conversion of a number to a Go `int`.
 pub(super) fn number_to_i64(value: &Value) -> Result<i64, String> {
@@ -765,42 +759,19 @@ fn next_subnet(network: &IpNet, prefix_len: i64) -> Result<(IpNet, bool), String
 
 #[cfg(test)]
 mod tests {
-    use super::super::call::{call_function, CallError};
-    use super::super::{builtins, CallContext, FunctionError};
-    use terrace_value::{Number, Type, Value};
-
-    fn num(text: &str) -> Value {
-        Value::number(Number::parse(text).expect("test number"))
-    }
-
-    fn call(name: &str, args: Vec<Value>) -> Result<Value, CallError> {
-        call_function(&builtins()[name], args, &CallContext::default())
-    }
-
-    fn s(text: &str) -> Value {
-        Value::string(text)
-    }
+    use super::super::call::CallError;
+    use super::super::testing::{self, num, s, try_call};
+    use terrace_value::{Type, Value};
 
     fn expect_string(name: &str, args: Vec<Value>, want: &str) {
-        let got =
-            call(name, args.clone()).unwrap_or_else(|e| panic!("{name}({args:?}) failed: {e:?}"));
+        let got = try_call(name, args.clone())
+            .unwrap_or_else(|e| panic!("{name}({args:?}) failed: {e:?}"));
         assert_eq!(got.as_str(), Some(want), "{name}({args:?})");
     }
 
+    #[track_caller]
     fn expect_error(name: &str, args: Vec<Value>, argument: Option<usize>, message: &str) {
-        match call(name, args.clone()) {
-            Err(CallError::Function(e)) => {
-                assert_eq!(
-                    e,
-                    FunctionError {
-                        argument,
-                        message: message.to_string()
-                    },
-                    "{name}({args:?})"
-                )
-            }
-            other => panic!("{name}({args:?}): expected error {message:?}, got {other:?}"),
-        }
+        testing::call(name, args, testing::err_at(argument, message))
     }
 
     #[test]
@@ -1031,7 +1002,7 @@ mod tests {
     fn subnets(prefix: &str, newbits: &[&str]) -> Result<Value, CallError> {
         let mut args = vec![s(prefix)];
         args.extend(newbits.iter().map(|n| num(n)));
-        call("cidrsubnets", args)
+        try_call("cidrsubnets", args)
     }
 
     #[test]
@@ -1139,19 +1110,9 @@ mod tests {
             ),
         ];
         for (prefix, newbits, argument, message) in cases {
-            match subnets(prefix, newbits) {
-                Err(CallError::Function(e)) => assert_eq!(
-                    e,
-                    FunctionError {
-                        argument: Some(*argument),
-                        message: message.to_string()
-                    },
-                    "cidrsubnets({prefix}, {newbits:?})"
-                ),
-                other => panic!(
-                    "cidrsubnets({prefix}, {newbits:?}): expected {message:?}, got {other:?}"
-                ),
-            }
+            let mut args = vec![s(prefix)];
+            args.extend(newbits.iter().map(|n| num(n)));
+            expect_error("cidrsubnets", args, Some(*argument), message);
         }
     }
 
@@ -1165,7 +1126,7 @@ mod tests {
             ("fd00::/8", "fd00::1", true),
         ];
         for (prefix, addr, want) in cases {
-            let got = call("cidrcontains", vec![s(prefix), s(addr)]).expect("cidrcontains");
+            let got = try_call("cidrcontains", vec![s(prefix), s(addr)]).expect("cidrcontains");
             assert_eq!(got.as_bool(), Some(*want), "cidrcontains({prefix}, {addr})");
         }
         expect_error(

@@ -18,12 +18,12 @@ mod numeric;
 pub(crate) mod special;
 mod string;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use terrace_value::{Type, Value};
+use terrace_value::{gostr, Marks, Type, Value};
 
 /// An error from a function, either about one argument (rendered by the
 /// evaluator as "Invalid function argument" / `Invalid value for "<param>"
@@ -186,4 +186,25 @@ fn register_all(out: &mut Vec<Function>) {
     numeric::register(out);
     special::register(out);
     string::register(out);
+}
+
+// ----- helpers the function groups share -----
+
+/// A string argument. The call machinery has converted it to the declared
+/// string type already, so anything else is reported, not panicked on.
+fn arg_str(args: &[Value], index: usize) -> FunctionResult<&str> {
+    args.get(index)
+        .and_then(Value::as_str)
+        .ok_or_else(|| FunctionError::arg(index, "string required"))
+}
+
+/// OpenTofu's `redactIfSensitiveOrEphemeral` for a string in a message:
+/// quoted, unless its marks say it must not be shown.
+fn redact(text: &str, marks: Marks) -> String {
+    match (marks.is_ephemeral(), marks.is_sensitive()) {
+        (true, true) => "(ephemeral sensitive value)".to_string(),
+        (true, false) => "(ephemeral value)".to_string(),
+        (false, true) => "(sensitive value)".to_string(),
+        (false, false) => gostr::quote(text),
+    }
 }

@@ -3,12 +3,11 @@
 //! the number-argument helpers the other groups share (cty's `gocty`
 //! conversions to Go `int` and `float64`, with their error texts).
 
-mod gomath;
-
-use super::string::go_quote;
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use num_bigint::{BigInt, Sign};
 use std::cmp::Ordering;
+use terrace_value::gomath;
+use terrace_value::gostr;
 use terrace_value::{Number, Type, Value};
 
 pub(crate) fn register(out: &mut Vec<Function>) {
@@ -211,7 +210,11 @@ fn parseint(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Val
         Some(n) => Ok(Value::number(Number::from_bigint(&n))),
         None => Err(FunctionError::arg(
             0,
-            format!("cannot parse {} as a base {} integer", go_quote(text), base),
+            format!(
+                "cannot parse {} as a base {} integer",
+                gostr::quote(text),
+                base
+            ),
         )),
     }
 }

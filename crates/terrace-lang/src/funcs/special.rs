@@ -15,10 +15,9 @@ pub use terraform_provider::{terraform_provider_function, TERRAFORM_PROVIDER_FUN
 
 use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use crate::eval::{render_template, CallArg, Evaluator, Mode};
-use std::path::{Component, Path, PathBuf};
 use terrace_syntax::ast::{Expr, ExprKind, SourceFile, TemplatePart};
 use terrace_syntax::diagnostic::has_errors;
-use terrace_value::{Marks, Type, Value};
+use terrace_value::{Type, Value};
 
 /// The functions the evaluator handles itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -205,12 +204,7 @@ fn call_try<'a>(ev: &mut Evaluator<'a>, args: &[CallArg<'a>]) -> FunctionResult<
     let mut msg = String::from("no expression succeeded:\n");
     for d in &failures {
         match &d.subject {
-            Some(r) => msg.push_str(&format!(
-                "- {} (at {})\n  {}\n",
-                d.summary,
-                crate::eval::range_string(r),
-                d.detail
-            )),
+            Some(r) => msg.push_str(&format!("- {} (at {})\n  {}\n", d.summary, r, d.detail)),
             None => msg.push_str(&format!("- {}\n  {}\n", d.summary, d.detail)),
         }
     }
@@ -244,7 +238,7 @@ fn call_templatefile(ev: &mut Evaluator<'_>, values: Vec<Value>) -> FunctionResu
     }
     let (path, path_marks) = path.clone().unmark();
     let path = path.as_str().unwrap_or_default();
-    let text = read_file(ev.scope.base_dir(), path, path_marks)?;
+    let text = super::filesystem::read_text_file(ev.call_context(), path, path_marks)?;
     let file = SourceFile::new(path, text);
     let (template, parse_diags) = terrace_syntax::parse_template(&file);
     if has_errors(&parse_diags) {
@@ -353,85 +347,6 @@ fn is_reference(expr: &Expr) -> bool {
             _ => return false,
         }
     }
-}
-
-/// Reads a file the way Terraform's `file` function does for
-/// `templatefile`: relative to the module directory, `~` expanded, with
-/// Terraform's messages (the path redacted when it is sensitive).
-fn read_file(base_dir: &Path, path: &str, marks: Marks) -> FunctionResult<String> {
-    let shown = redacted(path, marks);
-    let expanded = expand_home(path);
-    let full = if Path::new(&expanded).is_absolute() {
-        PathBuf::from(&expanded)
-    } else {
-        base_dir.join(&expanded)
-    };
-    let full = clean_path(&full);
-    let bytes = match std::fs::read(&full) {
-        Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(FunctionError::arg(
-                0,
-                format!("no file exists at {shown}; this function works only with files that are distributed as part of the configuration source code, so if this file will be created by a resource in this configuration you must instead obtain this result from an attribute of that resource"),
-            ))
-        }
-        Err(_) if full.is_dir() => {
-            return Err(FunctionError::arg(0, format!("failed to read file: read {}: is a directory", full.display())))
-        }
-        Err(e) => return Err(FunctionError::arg(0, format!("open {}: {}", full.display(), io_error_text(&e)))),
-    };
-    String::from_utf8(bytes).map_err(|_| {
-        FunctionError::call(format!("contents of {shown} are not valid UTF-8; use the filebase64 function to obtain the Base64 encoded contents or the other file functions (e.g. filemd5, filesha256) to obtain file hashing results instead"))
-    })
-}
-
-/// Go's error texts for the common I/O failures.
-fn io_error_text(e: &std::io::Error) -> String {
-    match e.kind() {
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        _ => e.to_string(),
-    }
-}
-
-fn redacted(path: &str, marks: Marks) -> String {
-    match (marks.is_sensitive(), marks.is_ephemeral()) {
-        (true, true) => "(ephemeral sensitive value)".into(),
-        (false, true) => "(ephemeral value)".into(),
-        (true, false) => "(sensitive value)".into(),
-        (false, false) => crate::references::go_quote(path),
-    }
-}
-
-/// `~` and `~/...` become the home directory, as go-homedir expands them.
-fn expand_home(path: &str) -> String {
-    if path == "~" || path.starts_with("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return format!("{}{}", home.to_string_lossy(), &path[1..]);
-        }
-    }
-    path.to_string()
-}
-
-/// Go's `filepath.Clean`: resolves `.` and `..` lexically.
-fn clean_path(p: &Path) -> PathBuf {
-    let mut out: Vec<Component<'_>> = Vec::new();
-    for c in p.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => match out.last() {
-                Some(Component::Normal(_)) => {
-                    out.pop();
-                }
-                Some(Component::RootDir) | Some(Component::Prefix(_)) => {}
-                _ => out.push(c),
-            },
-            other => out.push(other),
-        }
-    }
-    if out.is_empty() {
-        return PathBuf::from(".");
-    }
-    out.iter().collect()
 }
 
 #[cfg(test)]

@@ -132,63 +132,6 @@ pub(super) fn grapheme_count(s: &str) -> usize {
     s.graphemes(true).count()
 }
 
-/// Go's `strconv.Quote` (and `%q` of a string).
-pub(super) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if is_go_print(c) => out.push(c),
-            c if (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if (c as u32) < 0x10000 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `strconv.QuoteRune`.
-pub(super) fn go_quote_rune(c: char) -> String {
-    match c {
-        '\'' => "'\\''".to_string(),
-        '"' => "'\"'".to_string(),
-        c => {
-            let quoted = go_quote(c.encode_utf8(&mut [0; 4]));
-            format!("'{}'", &quoted[1..quoted.len() - 1])
-        }
-    }
-}
-
-/// Go's `strconv.IsPrint`: letters, marks, numbers, punctuation, symbols
-/// and the ASCII space.
-fn is_go_print(c: char) -> bool {
-    if (c as u32) < 0x80 {
-        return (' '..='~').contains(&c);
-    }
-    use GeneralCategory::*;
-    !matches!(
-        get_general_category(c),
-        Control
-            | Format
-            | Surrogate
-            | PrivateUse
-            | Unassigned
-            | SpaceSeparator
-            | LineSeparator
-            | ParagraphSeparator
-    )
-}
-
 /// Go's `unicode.IsLetter`: general category L.
 pub(super) fn is_go_letter(c: char) -> bool {
     use GeneralCategory::*;
@@ -1052,16 +995,5 @@ mod tests {
             vec![unknown(Type::String), s("x")],
             Ok(unknown_nn(Type::list(Type::Dynamic))),
         );
-    }
-
-    #[test]
-    fn quoting() {
-        assert_eq!(
-            super::go_quote("a\"b\n\u{1}é\u{a0}"),
-            "\"a\\\"b\\n\\x01é\\u00a0\""
-        );
-        assert_eq!(super::go_quote_rune('!'), "'!'");
-        assert_eq!(super::go_quote_rune('\''), "'\\''");
-        assert_eq!(super::go_quote_rune('\n'), "'\\n'");
     }
 }

@@ -1,6 +1,7 @@
-//! Test helpers for the function library: calling a built-in through the
-//! real call machinery and comparing results by a canonical rendering that
-//! shows types, marks, nulls, unknowns and refinements.
+//! Test helpers for the function library and the evaluator: calling a
+//! built-in through the real call machinery and comparing results by a
+//! canonical rendering that shows types, marks, nulls, unknowns and
+//! refinements.
 
 use super::call::{call_function, CallError};
 use super::{builtins, CallContext, FunctionError};
@@ -10,27 +11,46 @@ use terrace_value::{Marks, Number, Type, Value};
 /// Calls the built-in `name` and checks the outcome against `want`.
 #[track_caller]
 pub(crate) fn call(name: &str, args: Vec<Value>, want: Result<Value, CallError>) {
-    let got = try_call(name, args.clone());
+    call_in(&CallContext::default(), name, args, want)
+}
+
+/// [`call`] with a context (a base directory, a time).
+#[track_caller]
+pub(crate) fn call_in(
+    ctx: &CallContext<'_>,
+    name: &str,
+    args: Vec<Value>,
+    want: Result<Value, CallError>,
+) {
+    let got = try_call_in(ctx, name, args.clone());
     match (&got, &want) {
-        (Ok(g), Ok(w)) => assert_eq!(describe(g), describe(w), "{name}({})", describe_args(&args)),
+        (Ok(g), Ok(w)) => assert_eq!(render(g), render(w), "{name}({})", render_args(&args)),
         _ => assert_eq!(
-            got.as_ref().map(describe),
-            want.as_ref().map(describe),
+            got.as_ref().map(render),
+            want.as_ref().map(render),
             "{name}({})",
-            describe_args(&args)
+            render_args(&args)
         ),
     }
 }
 
 pub(crate) fn try_call(name: &str, args: Vec<Value>) -> Result<Value, CallError> {
+    try_call_in(&CallContext::default(), name, args)
+}
+
+pub(crate) fn try_call_in(
+    ctx: &CallContext<'_>,
+    name: &str,
+    args: Vec<Value>,
+) -> Result<Value, CallError> {
     let function = builtins()
         .get(name)
         .unwrap_or_else(|| panic!("no built-in function {name:?}"));
-    call_function(function, args, &CallContext::default())
+    call_function(function, args, ctx)
 }
 
-fn describe_args(args: &[Value]) -> String {
-    args.iter().map(describe).collect::<Vec<_>>().join(", ")
+fn render_args(args: &[Value]) -> String {
+    args.iter().map(render).collect::<Vec<_>>().join(", ")
 }
 
 pub(crate) fn err_arg(index: usize, message: &str) -> Result<Value, CallError> {
@@ -39,6 +59,15 @@ pub(crate) fn err_arg(index: usize, message: &str) -> Result<Value, CallError> {
 
 pub(crate) fn err_call(message: &str) -> Result<Value, CallError> {
     Err(CallError::Function(FunctionError::call(message)))
+}
+
+/// A function error about argument `argument`, or about the whole call
+/// when that is `None`.
+pub(crate) fn err_at(argument: Option<usize>, message: &str) -> Result<Value, CallError> {
+    Err(CallError::Function(FunctionError {
+        argument,
+        message: message.to_string(),
+    }))
 }
 
 pub(crate) fn num(text: &str) -> Value {
@@ -96,87 +125,85 @@ pub(crate) fn unknown_nn(ty: Type) -> Value {
     Value::unknown(ty).refine_not_null()
 }
 
-/// A canonical rendering: equal renderings mean values Terraform cannot
+/// One-line rendering that shows everything a test may care about:
+/// collection kinds with their types, typed nulls, unknowns with their
+/// refinements, and marks. Equal renderings mean values Terraform cannot
 /// tell apart (number precision aside).
-pub(crate) fn describe(v: &Value) -> String {
-    let mut out = String::new();
-    describe_into(v, &mut out);
-    out
+pub(crate) fn render(v: &Value) -> String {
+    let inner = render_unmarked(v);
+    let m = v.marks();
+    match (m.is_sensitive(), m.is_ephemeral()) {
+        (true, true) => format!("sensitive(ephemeral({inner}))"),
+        (true, false) => format!("sensitive({inner})"),
+        (false, true) => format!("ephemeral({inner})"),
+        (false, false) => inner,
+    }
 }
 
-fn describe_into(v: &Value, out: &mut String) {
+fn render_unmarked(v: &Value) -> String {
     let ty = v.ty();
     if v.is_null() {
-        out.push_str(&format!("null({ty})"));
-    } else if !v.is_known() {
-        out.push_str(&format!("unknown({ty})"));
+        return if ty.is_dynamic() {
+            "null".into()
+        } else {
+            format!("null({ty})")
+        };
+    }
+    if !v.is_known() {
+        let mut parts = vec![if ty.is_dynamic() {
+            "dynamic".to_string()
+        } else {
+            ty.to_string()
+        }];
         if let Some(r) = v.refinement() {
-            let mut parts = Vec::new();
             if r.not_null {
-                parts.push("not_null".to_string());
+                parts.push("notnull".into());
             }
             if let Some(p) = &r.string_prefix {
                 parts.push(format!("prefix={p:?}"));
             }
             if let Some((n, inc)) = &r.number_lower {
-                parts.push(format!("{}{}", if *inc { ">=" } else { ">" }, n));
+                parts.push(format!("{}{n}", if *inc { ">=" } else { ">" }));
             }
             if let Some((n, inc)) = &r.number_upper {
-                parts.push(format!("{}{}", if *inc { "<=" } else { "<" }, n));
+                parts.push(format!("{}{n}", if *inc { "<=" } else { "<" }));
             }
-            if let Some(l) = r.length_lower {
-                parts.push(format!("len>={l}"));
+            if let Some(n) = r.length_lower {
+                parts.push(format!("len>={n}"));
             }
-            if let Some(u) = r.length_upper {
-                parts.push(format!("len<={u}"));
-            }
-            out.push_str(&format!("{{{}}}", parts.join(",")));
-        }
-    } else if let Some(b) = v.as_bool() {
-        out.push_str(if b { "true" } else { "false" });
-    } else if let Some(n) = v.as_number() {
-        out.push_str(&n.to_string());
-    } else if let Some(s) = v.as_str() {
-        out.push_str(&format!("{s:?}"));
-    } else if let Some(elems) = v.as_elements() {
-        match ty {
-            Type::List(_) | Type::Set(_) => out.push_str(&format!("{ty}")),
-            _ => {}
-        }
-        out.push('[');
-        for (i, e) in elems.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            describe_into(e, out);
-        }
-        out.push(']');
-    } else if let Some(attrs) = v.as_attributes() {
-        if ty.is_map() {
-            out.push_str(&format!("{ty}"));
-        }
-        out.push('{');
-        for (i, (k, e)) in attrs.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            out.push_str(&format!("{k:?}="));
-            describe_into(e, out);
-        }
-        out.push('}');
-        if let Type::Object(o) = ty {
-            if o.attributes.is_empty() {
-                out.push_str("object");
+            if let Some(n) = r.length_upper {
+                parts.push(format!("len<={n}"));
             }
         }
+        return format!("unknown({})", parts.join(", "));
     }
-    let marks = v.marks();
-    if marks.is_sensitive() {
-        out.push_str("#sensitive");
+    if let Some(b) = v.as_bool() {
+        return b.to_string();
     }
-    if marks.is_ephemeral() {
-        out.push_str("#ephemeral");
+    if let Some(n) = v.as_number() {
+        return n.to_string();
     }
+    if let Some(s) = v.as_str() {
+        return terrace_value::gostr::quote(s);
+    }
+    if let Some(elems) = v.as_elements() {
+        let items: Vec<String> = elems.iter().map(render).collect();
+        return match ty {
+            Type::Tuple(_) => format!("[{}]", items.join(", ")),
+            _ => format!("{ty}[{}]", items.join(", ")),
+        };
+    }
+    if let Some(attrs) = v.as_attributes() {
+        let items: Vec<String> = attrs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", render(v)))
+            .collect();
+        return match ty {
+            Type::Object(_) => format!("{{{}}}", items.join(", ")),
+            _ => format!("{ty}{{{}}}", items.join(", ")),
+        };
+    }
+    format!("?{ty}")
 }
 
 mod tests {
@@ -195,20 +222,21 @@ mod tests {
     }
 
     #[test]
-    fn describe_shows_types_marks_and_refinements() {
-        assert_eq!(describe(&str_list(&["a"])), "list(string)[\"a\"]");
+    fn render_shows_types_marks_and_refinements() {
+        assert_eq!(render(&str_list(&["a"])), "list(string)[\"a\"]");
         assert_eq!(
-            describe(&Value::tuple(vec![Value::null(Type::Number)])),
+            render(&Value::tuple(vec![Value::null(Type::Number)])),
             "[null(number)]"
         );
         assert_eq!(
-            describe(&sensitive(unknown_nn(Type::String))),
-            "unknown(string){not_null}#sensitive"
+            render(&sensitive(unknown_nn(Type::String))),
+            "sensitive(unknown(string, notnull))"
         );
         assert_eq!(
-            describe(&map_of(Type::Number, vec![("a", Value::int(1))])),
-            "map(number){\"a\"=1}"
+            render(&map_of(Type::Number, vec![("a", Value::int(1))])),
+            "map(number){a=1}"
         );
-        assert_eq!(describe(&Value::empty_object()), "{}object");
+        assert_eq!(render(&Value::empty_object()), "{}");
+        assert_eq!(render(&Value::empty_tuple()), "[]");
     }
 }

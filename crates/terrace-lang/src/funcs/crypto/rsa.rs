@@ -8,6 +8,7 @@
 
 use super::super::encoding::base64_decode;
 use num_bigint::{BigInt, BigUint, Sign};
+use terrace_value::gostr;
 
 /// An RSA private key: what decryption needs.
 pub(super) struct RsaKey {
@@ -474,7 +475,7 @@ pub(super) fn parse_private_key(pem: &str) -> Result<RsaKey, KeyError> {
         "OPENSSH PRIVATE KEY" => parse_openssh(&block.bytes),
         other => Err(KeyError::Other(format!(
             "ssh: unsupported key type {}",
-            super::super::encoding::go_quote(other)
+            gostr::quote(other)
         ))),
     }
 }

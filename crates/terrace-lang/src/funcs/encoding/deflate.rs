@@ -10,6 +10,8 @@
 //! writes the data, flushes (an empty stored block), then closes (a final
 //! empty stored block).
 
+use terrace_value::crc32::checksum_ieee;
+
 // ===== compression =====
 
 const WINDOW_SIZE: usize = 1 << 15;
@@ -832,24 +834,6 @@ impl Compressor {
     }
 }
 
-fn crc32(data: &[u8]) -> u32 {
-    let mut table = [0u32; 256];
-    for (i, entry) in table.iter_mut().enumerate() {
-        let mut c = i as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                0xEDB8_8320 ^ (c >> 1)
-            } else {
-                c >> 1
-            };
-        }
-        *entry = c;
-    }
-    !data.iter().fold(!0u32, |crc, &b| {
-        table[((crc ^ u32::from(b)) & 0xFF) as usize] ^ (crc >> 8)
-    })
-}
-
 /// What `base64gzip` compresses: a gzip member written, flushed and closed
 /// by Go's `gzip.Writer` at the default level.
 pub(super) fn gzip(data: &[u8]) -> Vec<u8> {
@@ -859,7 +843,7 @@ pub(super) fn gzip(data: &[u8]) -> Vec<u8> {
     compressor.write(data);
     compressor.sync_flush();
     out.extend_from_slice(&compressor.close());
-    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&checksum_ieee(data).to_le_bytes());
     out.extend_from_slice(&(data.len() as u32).to_le_bytes());
     out
 }
@@ -1127,7 +1111,7 @@ pub(super) fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
         let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
         let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
         let member = &out[start..];
-        if crc != crc32(member) || size != member.len() as u32 {
+        if crc != checksum_ieee(member) || size != member.len() as u32 {
             return Err("failed to read gunzip raw data: gzip: invalid checksum".to_string());
         }
         pos += reader.pos + 8;
@@ -1138,16 +1122,6 @@ pub(super) fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn crc32_matches_ieee() {
-        assert_eq!(crc32(b""), 0);
-        assert_eq!(crc32(b"test"), 0xd87f7e0c);
-        assert_eq!(
-            crc32(b"The quick brown fox jumps over the lazy dog"),
-            0x414fa339
-        );
-    }
 
     #[test]
     fn gzip_round_trips() {

@@ -16,6 +16,7 @@ use super::super::datetime::GoTime;
 use libyaml_safer::{ErrorKind, Event, EventData, Mark, Parser, ScalarStyle};
 use std::collections::{BTreeMap, HashMap};
 use terrace_value::convert::convert;
+use terrace_value::gostr;
 use terrace_value::{Number, Type, Value};
 
 // ===== encoding =====
@@ -946,14 +947,14 @@ impl Decoder<'_> {
                         mark,
                         format!(
                             "cannot refer to anchor {} from inside its own definition",
-                            go_quote(&anchor)
+                            gostr::quote(&anchor)
                         ),
                     ));
                 }
                 self.anchors.get(&anchor).cloned().ok_or_else(|| {
                     with_position(
                         mark,
-                        format!("reference to undefined anchor {}", go_quote(&anchor)),
+                        format!("reference to undefined anchor {}", gostr::quote(&anchor)),
                     )
                 })
             }
@@ -1061,10 +1062,6 @@ impl Decoder<'_> {
     }
 }
 
-fn go_quote(s: &str) -> String {
-    super::go_quote(s)
-}
-
 fn is_integer_literal(s: &str) -> bool {
     let b = s.as_bytes();
     let digits = |d: &[u8], ok: fn(&u8) -> bool| !d.is_empty() && d.iter().all(ok);
@@ -1159,7 +1156,7 @@ fn resolve_scalar(tag: &str, src: &str, style: ScalarStyle) -> Result<Resolved, 
         "" | STR_TAG | BOOL_TAG | INT_TAG | FLOAT_TAG | NULL_TAG | TIMESTAMP_TAG | BINARY_TAG
     );
     if !resolvable {
-        return Err(format!("unsupported tag {}", go_quote(tag)));
+        return Err(format!("unsupported tag {}", gostr::quote(tag)));
     }
     let hint = match src.as_bytes().first() {
         None => Some(b'N'),
@@ -1211,25 +1208,25 @@ fn resolve_scalar(tag: &str, src: &str, style: ScalarStyle) -> Result<Resolved, 
             if tag == BINARY_TAG && super::base64_decode(src.as_bytes()).is_err() {
                 return Err(format!(
                     "cannot parse {} as {tag}: not valid base64",
-                    go_quote(src)
+                    gostr::quote(src)
                 ));
             }
             Value::string(src)
         }
         BOOL_TAG => match resolve_map(src) {
             Some(v) if v.ty() == &Type::Bool => v,
-            _ => return Err(format!("cannot parse {} as {tag}", go_quote(src))),
+            _ => return Err(format!("cannot parse {} as {tag}", gostr::quote(src))),
         },
         FLOAT_TAG | INT_TAG => {
             let plain = src.replace('_', "");
             match Number::parse(&plain).or_else(|| parse_go_integer(&plain)) {
                 Some(n) => Value::number(n),
-                None => return Err(format!("cannot parse {} as {tag}", go_quote(src))),
+                None => return Err(format!("cannot parse {} as {tag}", gostr::quote(src))),
             }
         }
         TIMESTAMP_TAG => match yaml_timestamp(src) {
             Some(text) => Value::string(text),
-            None => return Err(format!("cannot parse {} as {tag}", go_quote(src))),
+            None => return Err(format!("cannot parse {} as {tag}", gostr::quote(src))),
         },
         NULL_TAG => Value::null(Type::Dynamic),
         _ => Value::string(src),

@@ -1,9 +1,8 @@
 //! Expectations checked against `terraform console` (1.11.4), run in a
 //! directory laid out like the one `Fixture` makes.
 
-use super::super::call::{call_function, CallError};
-use super::super::testing::{describe, sensitive};
-use super::super::{builtins, CallContext, FunctionError};
+use super::super::testing::{call_in, err_at, sensitive};
+use super::super::CallContext;
 use super::{go_clean, go_rel};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -54,37 +53,21 @@ impl Fixture {
         format!("{}/{rel}", self.base())
     }
 
-    fn call(&self, name: &str, args: Vec<Value>) -> Result<Value, CallError> {
-        let ctx = CallContext {
+    fn context(&self) -> CallContext<'static> {
+        CallContext {
             base_dir: self.dir.clone(),
             ..CallContext::default()
-        };
-        call_function(&builtins()[name], args, &ctx)
+        }
     }
 
     #[track_caller]
     fn expect(&self, name: &str, args: Vec<Value>, want: Value) {
-        match self.call(name, args.clone()) {
-            Ok(got) => assert_eq!(describe(&got), describe(&want), "{name}({args:?})"),
-            Err(e) => panic!("{name}({args:?}) failed: {e:?}"),
-        }
+        call_in(&self.context(), name, args, Ok(want))
     }
 
     #[track_caller]
     fn expect_error(&self, name: &str, args: Vec<Value>, argument: Option<usize>, message: &str) {
-        match self.call(name, args.clone()) {
-            Err(CallError::Function(e)) => {
-                assert_eq!(
-                    e,
-                    FunctionError {
-                        argument,
-                        message: message.to_string()
-                    },
-                    "{name}({args:?})"
-                )
-            }
-            other => panic!("{name}({args:?}): expected {message:?}, got {other:?}"),
-        }
+        call_in(&self.context(), name, args, err_at(argument, message))
     }
 }
 

@@ -3,6 +3,7 @@
 //! its formatter), for the `provider::terraform::encode_*` functions.
 
 use crate::eval::valid_identifier;
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -127,7 +128,7 @@ fn escape_quoted(s: &str) -> String {
                     buf.push(c);
                 }
             }
-            c if !is_unicode_print(c) => {
+            c if !gostr::is_print(c) => {
                 if (c as u32) < 0x10000 {
                     buf.push_str(&format!("\\u{:04x}", c as u32));
                 } else {
@@ -138,12 +139,6 @@ fn escape_quoted(s: &str) -> String {
         }
     }
     buf
-}
-
-/// Go's `unicode.IsPrint`: like `strconv.IsPrint` but the only space
-/// allowed is U+0020.
-fn is_unicode_print(c: char) -> bool {
-    terrace_value::gostr::is_print(c)
 }
 
 /// A line split as hclwrite's formatter sees it: the tokens before an `=`

@@ -15,6 +15,7 @@ use crate::scope::{ExternalFunction, MapScope};
 use std::sync::Arc;
 use terrace_syntax::ast::Body;
 use terrace_syntax::diagnostic::has_errors;
+use terrace_value::gostr;
 use terrace_value::{Type, Value};
 
 /// The names `provider::terraform::` offers.
@@ -97,7 +98,7 @@ fn encode_tfvars(value: &Value) -> Result<Value, FunctionError> {
         if !valid_identifier(name) {
             return Err(FunctionError::call(format!(
                 "invalid variable name {}: must be a valid identifier, per Terraform's rules for input variable declarations",
-                crate::references::go_quote(name)
+                gostr::quote(name)
             )));
         }
         items.push((name.as_str(), v));
@@ -129,10 +130,7 @@ fn decode_tfvars(src: &Value) -> Result<Value, FunctionError> {
     };
     if let Some(block) = body.blocks.first() {
         let d = terrace_syntax::Diagnostic::error(
-            format!(
-                "Unexpected {} block",
-                crate::references::go_quote(&block.block_type)
-            ),
+            format!("Unexpected {} block", gostr::quote(&block.block_type)),
             "Blocks are not allowed here.",
         )
         .with_subject(file.source.range(block.type_span));
@@ -153,7 +151,7 @@ fn decode_tfvars(src: &Value) -> Result<Value, FunctionError> {
                 .unwrap_or_default();
             return Err(FunctionError::call(format!(
                 "invalid expression for variable {}: {first}",
-                crate::references::go_quote(&attr.name)
+                gostr::quote(&attr.name)
             )));
         }
         values.insert(attr.name.clone(), v);

@@ -1,8 +1,9 @@
-//! Go's `math.Pow` and `math.Log` algorithms, reproduced operation for
-//! operation. cty's `pow` and `log` compute in float64 with Go's own
-//! routines, which are not correctly rounded (`pow(10, 308)` is
-//! 1.0000000000000006e308 in Terraform), so the platform `powf`/`ln` would
-//! print different digits.
+//! Go's `math.Pow`, `math.Log` and `math.Exp` algorithms, reproduced
+//! operation for operation. cty's `pow` and `log` functions hand their
+//! arguments to these as float64s and wrap the result with
+//! [`Number::from_f64`](crate::Number::from_f64); Go's routines are not
+//! correctly rounded (`pow(10, 308)` is 1.0000000000000006e308 in
+//! Terraform), so the platform `powf`/`ln` would print different digits.
 //!
 //! The polynomial constants are written digit for digit as in FreeBSD's
 //! msun (and Go), so they carry more digits than an f64 holds.
@@ -13,7 +14,7 @@ const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 
 /// `math.Frexp`: `f = frac * 2^exp` with `0.5 <= |frac| < 1`; zero, infinite
 /// and NaN inputs come back unchanged with exponent 0.
-pub(crate) fn frexp(f: f64) -> (f64, i32) {
+pub fn frexp(f: f64) -> (f64, i32) {
     if f == 0.0 || f.is_infinite() || f.is_nan() {
         return (f, 0);
     }
@@ -36,7 +37,7 @@ fn normalize(f: f64) -> (f64, i32) {
 }
 
 /// `math.Ldexp`: `frac * 2^exp`, with Go's handling of subnormal results.
-pub(crate) fn ldexp(frac: f64, exp: i64) -> f64 {
+pub fn ldexp(frac: f64, exp: i64) -> f64 {
     if frac == 0.0 || frac.is_infinite() || frac.is_nan() {
         return frac;
     }
@@ -95,7 +96,7 @@ fn is_odd_int(x: f64) -> bool {
 }
 
 /// `math.Log`, the FreeBSD `e_log.c` algorithm.
-pub(crate) fn log(x: f64) -> f64 {
+pub fn log(x: f64) -> f64 {
     const L1: f64 = 6.666_666_666_666_735_130e-01;
     const L2: f64 = 3.999_999_999_940_941_908e-01;
     const L3: f64 = 2.857_142_874_366_239_149e-01;
@@ -131,7 +132,7 @@ pub(crate) fn log(x: f64) -> f64 {
 }
 
 /// `math.Exp`, the FreeBSD `e_exp.c` algorithm.
-pub(crate) fn exp(x: f64) -> f64 {
+pub fn exp(x: f64) -> f64 {
     const LOG2E: f64 = std::f64::consts::LOG2_E;
     const OVERFLOW: f64 = 7.097_827_128_933_839_730_96e+02;
     const UNDERFLOW: f64 = -7.451_332_191_019_411_084_20e+02;
@@ -177,7 +178,7 @@ fn expmulti(hi: f64, lo: f64, k: i64) -> f64 {
 }
 
 /// `math.Pow` with Go's special cases and its square-and-multiply loop.
-pub(crate) fn pow(x: f64, y: f64) -> f64 {
+pub fn pow(x: f64, y: f64) -> f64 {
     if y == 0.0 || x == 1.0 {
         return 1.0;
     }
