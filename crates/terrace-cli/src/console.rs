@@ -53,7 +53,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         sources.add_file(file.clone());
     }
     let style = if options.color {
-        RenderStyle::Boxed
+        RenderStyle::Color
     } else {
         RenderStyle::Plain
     };
