@@ -6,4 +6,5 @@ pub mod funcs;
 pub mod module_scope;
 pub mod references;
 pub mod scope;
+pub mod similarity;
 pub mod typeexpr;
