@@ -8,14 +8,15 @@
 //! terrace does the same so scripts see identical output.
 
 use crate::format::format_value;
-use crate::rootmodule::{self, VariableSource};
+use std::collections::HashMap;
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
+use terrace_config::input_variables::{collect_input_values, VariableArgument};
 use terrace_lang::eval::evaluate;
 use terrace_lang::funcs::call::CallError;
 use terrace_lang::funcs::Param;
-use terrace_lang::module_scope::StaticModuleScope;
+use terrace_lang::module_scope::{LocalDefinition, StaticModuleScope};
 use terrace_lang::scope::ExternalFunction;
 use terrace_lang::scope::{Lookup, Scope};
 use terrace_syntax::ast::{Expr, SourceFile};
@@ -34,7 +35,7 @@ To exit the console, type \"exit\" and hit <enter>, or use Control-C or
 Control-D.";
 
 pub struct ConsoleOptions {
-    pub variables: Vec<VariableSource>,
+    pub variables: Vec<VariableArgument>,
     pub color: bool,
 }
 
@@ -46,12 +47,27 @@ enum LineResult {
 }
 
 pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
-    let (module, mut diags) = rootmodule::load(dir);
-    let variables = rootmodule::variable_values(&module, dir, &options.variables, &mut diags);
+    let (module, mut diags) = terrace_config::loader::load_module_dir(dir);
+    let module = module.unwrap_or_default();
+    let (inputs, input_diags) = collect_input_values(dir, &options.variables, std::env::vars());
+    diags.extend(input_diags);
+    let (variables, variable_diags) = inputs.final_values(&module.variables);
+    diags.extend(variable_diags);
     let mut sources = SourceMap::new();
-    for file in &module.files {
-        sources.add_file(file.clone());
+    for file in module.files.iter().chain(inputs.files()) {
+        sources.add_source(file.clone());
     }
+    let locals: HashMap<String, LocalDefinition> = module
+        .locals
+        .values()
+        .map(|local| {
+            let definition = LocalDefinition {
+                expr: local.expr.evaluable().0.clone(),
+                file: local.expr.file().clone(),
+            };
+            (local.name.clone(), definition)
+        })
+        .collect();
     let style = if options.color {
         RenderStyle::Color
     } else {
@@ -63,7 +79,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let workspace = std::env::var("TF_WORKSPACE").unwrap_or_else(|_| "default".to_string());
-    let scope = StaticModuleScope::new(variables, module.locals, ".", &cwd, &workspace)
+    let scope = StaticModuleScope::new(variables, locals, ".", &cwd, &workspace)
         .with_function("type", Arc::new(TypeFunction::new()));
 
     let stdin = std::io::stdin();

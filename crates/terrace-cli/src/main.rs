@@ -3,11 +3,10 @@
 mod args;
 mod console;
 mod format;
-mod rootmodule;
 
 use args::Arg;
-use rootmodule::VariableSource;
 use std::path::{Path, PathBuf};
+use terrace_config::input_variables::VariableArgument;
 
 const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
 
@@ -79,7 +78,7 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
         match arg {
             Arg::Flag { name, value } => match (name.as_str(), value) {
                 ("var", Some(assignment)) => match assignment.split_once('=') {
-                    Some((name, text)) => variables.push(VariableSource::Raw {
+                    Some((name, text)) => variables.push(VariableArgument::Var {
                         name: name.trim().to_string(),
                         text: text.to_string(),
                     }),
@@ -90,7 +89,7 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
                         return 1;
                     }
                 },
-                ("var-file", Some(path)) => variables.push(VariableSource::File(path)),
+                ("var-file", Some(path)) => variables.push(VariableArgument::File(path)),
                 ("no-color", None) => color = false,
                 ("state" | "plan", _) => {}
                 (other, _) => {

@@ -1,0 +1,439 @@
+//! Values for the root module's input variables, from everywhere Terraform
+//! and OpenTofu take them, lowest precedence first: `TF_VAR_` environment
+//! variables, `terraform.tfvars`, `terraform.tfvars.json`,
+//! `*.auto.tfvars(.json)` in lexical order, then `-var` and `-var-file` in
+//! command-line order. A value given as text (`-var`, `TF_VAR_`) is read by
+//! the variable's parsing mode: as a string for primitive types, as an HCL
+//! expression otherwise.
+
+use crate::body::Body;
+use crate::expr::Expression;
+use crate::model::{Variable, VariableParsingMode};
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+use terrace_syntax::ast::SourceFile;
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
+use terrace_value::convert::{apply_defaults, convert};
+use terrace_value::{Marks, Value};
+
+/// A `-var` or `-var-file` argument, in command-line order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum VariableArgument {
+    /// `-var name=text`.
+    Var { name: String, text: String },
+    /// `-var-file=path`.
+    File(String),
+}
+
+/// Where a value came from, for precedence and messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ValueSource {
+    Environment,
+    /// `terraform.tfvars` and `*.auto.tfvars`: undeclared names are
+    /// warnings.
+    AutoFile,
+    /// `-var-file`: undeclared names are errors.
+    NamedFile,
+    CommandLine,
+}
+
+#[derive(Clone, Debug)]
+enum GivenValue {
+    /// Text to read by the variable's parsing mode.
+    Text(String),
+    /// An expression from a variables file, evaluated without a context.
+    Expr(Expression),
+}
+
+#[derive(Clone, Debug)]
+struct Given {
+    value: GivenValue,
+    source: ValueSource,
+    /// The value expression, for values from files.
+    range: Option<SourceRange>,
+    /// The file it came from, for values from files.
+    file_name: Option<String>,
+}
+
+/// Every value given for the root module's variables, before the
+/// variables' declarations are consulted.
+#[derive(Clone, Debug, Default)]
+pub struct InputValues {
+    /// By name; a later source replaced an earlier one.
+    values: HashMap<String, Given>,
+    /// Every value given in a file or on the command line, in order, for
+    /// reporting names no variable declares.
+    given_in_order: Vec<(String, Given)>,
+    /// The variables files read, for rendering diagnostics.
+    files: Vec<Arc<SourceFile>>,
+}
+
+impl InputValues {
+    /// Values given directly (for tests and embedders): name → text read by
+    /// the variable's parsing mode.
+    pub fn from_text(values: impl IntoIterator<Item = (String, String)>) -> InputValues {
+        let mut out = InputValues::default();
+        for (name, text) in values {
+            out.insert(
+                name,
+                Given {
+                    value: GivenValue::Text(text),
+                    source: ValueSource::CommandLine,
+                    range: None,
+                    file_name: None,
+                },
+            );
+        }
+        out
+    }
+
+    fn insert(&mut self, name: String, given: Given) {
+        if given.source != ValueSource::Environment {
+            self.given_in_order.push((name.clone(), given.clone()));
+        }
+        self.values.insert(name, given);
+    }
+
+    /// The variables files that were read.
+    pub fn files(&self) -> &[Arc<SourceFile>] {
+        &self.files
+    }
+
+    /// The value given for `variable`, as given (not yet converted to its
+    /// type), or `None` when no value was given.
+    pub fn value_for(&self, variable: &Variable) -> Option<(Value, Diagnostics)> {
+        let given = self.values.get(&variable.name)?;
+        Some(match &given.value {
+            GivenValue::Expr(e) => e.constant_value(),
+            GivenValue::Text(text) => parse_text_value(&variable.name, text, variable.parsing_mode),
+        })
+    }
+
+    /// Values given for names no variable declares: warnings for
+    /// automatically loaded files, errors for `-var-file` and `-var`.
+    pub fn check_undeclared(&self, declared: &BTreeMap<String, Variable>) -> Diagnostics {
+        let mut diags = Vec::new();
+        for (name, given) in &self.given_in_order {
+            if declared.contains_key(name) {
+                continue;
+            }
+            match given.source {
+                ValueSource::Environment => {}
+                ValueSource::CommandLine => diags.push(Diagnostic::error(
+                    "Value for undeclared variable",
+                    format!("A variable named \"{name}\" was assigned on the command line, but the root module does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration."),
+                )),
+                ValueSource::AutoFile | ValueSource::NamedFile => {
+                    let path = given.file_name.clone().unwrap_or_default();
+                    let detail = format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option.");
+                    let mut d = if given.source == ValueSource::NamedFile {
+                        Diagnostic::error("Value for undeclared variable", detail)
+                    } else {
+                        Diagnostic::warning("Value for undeclared variable", detail)
+                    };
+                    d.subject = given.range.clone();
+                    diags.push(d);
+                }
+            }
+        }
+        diags
+    }
+
+    /// The final value of every declared variable, as plans and the console
+    /// see it: the given value (or default) with type defaults applied,
+    /// converted to the type constraint and marked sensitive where
+    /// declared. A variable with neither value nor default is unknown.
+    pub fn final_values(
+        &self,
+        variables: &BTreeMap<String, Variable>,
+    ) -> (HashMap<String, Value>, Diagnostics) {
+        let mut diags = self.check_undeclared(variables);
+        let mut out = HashMap::new();
+        for (name, variable) in variables {
+            let value = match self.values.get(name) {
+                None => variable
+                    .default
+                    .clone()
+                    .unwrap_or_else(|| Value::unknown(variable.ty.clone())),
+                Some(given) => {
+                    let (raw, raw_diags) = match &given.value {
+                        GivenValue::Expr(e) => e.constant_value(),
+                        GivenValue::Text(text) => {
+                            parse_text_value(name, text, variable.parsing_mode)
+                        }
+                    };
+                    let failed = has_errors(&raw_diags);
+                    diags.extend(raw_diags);
+                    if failed {
+                        Value::unknown(variable.ty.clone())
+                    } else {
+                        finalize(variable, raw, given.range.as_ref(), &mut diags)
+                    }
+                }
+            };
+            let value = if variable.sensitive {
+                value.mark(Marks::SENSITIVE)
+            } else {
+                value
+            };
+            out.insert(name.clone(), value);
+        }
+        (out, diags)
+    }
+}
+
+fn finalize(
+    variable: &Variable,
+    value: Value,
+    range: Option<&SourceRange>,
+    diags: &mut Diagnostics,
+) -> Value {
+    if value.is_null() && !variable.nullable {
+        if let Some(default) = &variable.default {
+            return default.clone();
+        }
+    }
+    let value = match &variable.type_defaults {
+        Some(defaults) if !value.is_null() => apply_defaults(&value, defaults),
+        _ => value,
+    };
+    match convert(&value, &variable.constraint_type) {
+        Ok(v) => v,
+        Err(err) => {
+            let mut d = Diagnostic::error(
+                "Invalid value for input variable",
+                format!(
+                    "The given value is not suitable for var.{}: {err}.",
+                    variable.name
+                ),
+            );
+            d.subject = range.cloned();
+            diags.push(d);
+            Value::unknown(variable.ty.clone())
+        }
+    }
+}
+
+/// OpenTofu's `VariableParsingMode.Parse`.
+pub fn parse_text_value(name: &str, text: &str, mode: VariableParsingMode) -> (Value, Diagnostics) {
+    match mode {
+        VariableParsingMode::Literal => (Value::string(text), Vec::new()),
+        VariableParsingMode::Hcl => {
+            let source = SourceFile::new(format!("<value for var.{name}>"), text);
+            let (expr, diags) = terrace_syntax::parse_expression(&source);
+            if has_errors(&diags) {
+                return (Value::dynamic(), diags);
+            }
+            Expression::native(&source, expr).constant_value()
+        }
+    }
+}
+
+/// Collects the values for the root module in `dir` from the environment
+/// (`env`: every environment variable; only `TF_VAR_` ones are used), the
+/// automatically loaded variables files, and `args`.
+pub fn collect_input_values(
+    dir: &Path,
+    args: &[VariableArgument],
+    env: impl IntoIterator<Item = (String, String)>,
+) -> (InputValues, Diagnostics) {
+    let mut values = InputValues::default();
+    let mut diags = Vec::new();
+    let mut from_env: Vec<(String, String)> = env
+        .into_iter()
+        .filter_map(|(k, v)| k.strip_prefix("TF_VAR_").map(|n| (n.to_string(), v)))
+        .collect();
+    from_env.sort();
+    for (name, text) in from_env {
+        values.insert(
+            name,
+            Given {
+                value: GivenValue::Text(text),
+                source: ValueSource::Environment,
+                range: None,
+                file_name: None,
+            },
+        );
+    }
+
+    let mut files = Vec::new();
+    for name in ["terraform.tfvars", "terraform.tfvars.json"] {
+        if dir.join(name).is_file() {
+            files.push(dir.join(name).to_string_lossy().into_owned());
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut auto: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
+            .collect();
+        auto.sort();
+        files.extend(
+            auto.into_iter()
+                .map(|n| dir.join(n).to_string_lossy().into_owned()),
+        );
+    }
+    for path in &files {
+        load_variables_file(path, ValueSource::AutoFile, &mut values, &mut diags);
+    }
+    for arg in args {
+        match arg {
+            VariableArgument::Var { name, text } => values.insert(
+                name.clone(),
+                Given {
+                    value: GivenValue::Text(text.clone()),
+                    source: ValueSource::CommandLine,
+                    range: None,
+                    file_name: None,
+                },
+            ),
+            VariableArgument::File(path) => {
+                load_variables_file(path, ValueSource::NamedFile, &mut values, &mut diags)
+            }
+        }
+    }
+    (values, diags)
+}
+
+fn load_variables_file(
+    path: &str,
+    source: ValueSource,
+    values: &mut InputValues,
+    diags: &mut Diagnostics,
+) {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(_) => {
+            diags.push(Diagnostic::error(
+                "Failed to read variables file",
+                format!("Given variables file {path} does not exist."),
+            ));
+            return;
+        }
+    };
+    let (file, parse_diags) = terrace_syntax::parse_file(path, &text);
+    diags.extend(parse_diags);
+    let (attrs, attr_diags) = Body::from_file(&file).just_attributes();
+    diags.extend(attr_diags);
+    values.files.push(file.source.clone());
+    for attr in attrs {
+        let range = attr.expr.range();
+        values.insert(
+            attr.name.clone(),
+            Given {
+                value: GivenValue::Expr(attr.expr),
+                source,
+                range: Some(range),
+                file_name: Some(path.to_string()),
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::Body;
+    use crate::decode::decode_file;
+
+    fn variables(src: &str) -> BTreeMap<String, Variable> {
+        let (file, _) = terrace_syntax::parse_native_file("main.tf", src);
+        let (decoded, diags) = decode_file(&Body::from_file(&file), "main.tf", false);
+        assert!(diags.is_empty(), "{diags:?}");
+        decoded
+            .variables
+            .into_iter()
+            .map(|v| (v.name.clone(), v))
+            .collect()
+    }
+
+    #[test]
+    fn sources_in_precedence_order_and_undeclared_names() {
+        let dir = std::env::temp_dir().join(format!("terrace-config-vars-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let write = |name: &str, text: &str| {
+            let _ = std::fs::write(dir.join(name), text);
+        };
+        write("terraform.tfvars", "a = \"file\"\nstray = 1\n");
+        write("b.auto.tfvars.json", "{\"b\": \"${not a template}\"}");
+        write("explicit.tfvars", "c = 3\nalso_stray = 2\n");
+        let explicit = dir.join("explicit.tfvars").to_string_lossy().into_owned();
+        let args = [
+            VariableArgument::Var {
+                name: "a".into(),
+                text: "cli".into(),
+            },
+            VariableArgument::File(explicit),
+            VariableArgument::Var {
+                name: "nope".into(),
+                text: "x".into(),
+            },
+        ];
+        let env = [
+            ("TF_VAR_a".to_string(), "env".to_string()),
+            ("TF_VAR_d".to_string(), "[1]".to_string()),
+            ("HOME".to_string(), "/".to_string()),
+        ];
+        let (values, diags) = collect_input_values(&dir, &args, env);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(diags.is_empty(), "{diags:?}");
+        let declared = variables(
+            "variable \"a\" {}\nvariable \"b\" {}\nvariable \"c\" { type = number }\nvariable \"d\" { type = list(number) }\nvariable \"e\" { default = \"def\" }\nvariable \"f\" {}\n",
+        );
+        let (finals, diags) = values.final_values(&declared);
+        let summary: Vec<(bool, String)> = diags
+            .iter()
+            .map(|d| {
+                (
+                    d.is_error(),
+                    d.detail.split(" but").next().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    false,
+                    "The root module does not declare a variable named \"stray\"".to_string()
+                ),
+                (
+                    true,
+                    "The root module does not declare a variable named \"also_stray\"".to_string()
+                ),
+                (
+                    true,
+                    "A variable named \"nope\" was assigned on the command line,".to_string()
+                ),
+            ]
+        );
+        assert_eq!(finals["a"].as_str(), Some("cli"));
+        // JSON variables files are read literally, as HCL reads them.
+        assert_eq!(finals["b"].as_str(), Some("${not a template}"));
+        assert_eq!(
+            finals["c"].as_number().map(|n| n.text('f', -1)),
+            Some("3".into())
+        );
+        assert_eq!(finals["d"].as_elements().map(<[Value]>::len), Some(1));
+        assert_eq!(finals["e"].as_str(), Some("def"));
+        assert!(!finals["f"].is_known());
+    }
+
+    #[test]
+    fn text_values_follow_the_parsing_mode() {
+        let (v, d) = parse_text_value("x", "[1, 2]", VariableParsingMode::Hcl);
+        assert!(d.is_empty());
+        assert_eq!(v.as_elements().map(|e| e.len()), Some(2));
+        let (v, _) = parse_text_value("x", "[1, 2]", VariableParsingMode::Literal);
+        assert_eq!(v.as_str(), Some("[1, 2]"));
+        let (_, d) = parse_text_value("x", "[1,", VariableParsingMode::Hcl);
+        assert!(has_errors(&d));
+        assert!(d[0]
+            .subject
+            .as_ref()
+            .is_some_and(|s| s.filename == "<value for var.x>"));
+    }
+}

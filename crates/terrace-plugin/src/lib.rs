@@ -1,0 +1,49 @@
+//! terrace-plugin: runs Terraform provider plugins and adapts them to the
+//! `Provider` trait of terrace-providers. The only crate that knows gRPC.
+//!
+//! - `process`, `handshake`: go-plugin's launch protocol (magic cookie,
+//!   offered protocol versions, port range, the handshake line);
+//! - `mtls`: AutoMTLS with a per-plugin client certificate and the
+//!   plugin's certificate pinned;
+//! - `transport`: the HTTP/2 connection over a unix socket or TCP;
+//! - `v5`, `v6`: tfplugin5.8 and tfplugin6.8 clients, values encoded as
+//!   schema-driven msgpack;
+//! - `client`: `PluginProvider`, launching, reattaching
+//!   (`TF_REATTACH_PROVIDERS`, parsed in `reattach`) and shutdown;
+//! - `log`: plugin stderr (hclog JSON) into a `LogSink` honouring `TF_LOG`.
+//!
+//! The protocol definitions in `proto/` are terrace's own, compiled at
+//! build time with protox, so no `protoc` is needed.
+
+mod client;
+mod error;
+mod handshake;
+mod log;
+mod mtls;
+mod process;
+mod reattach;
+mod runtime;
+mod transport;
+mod v5;
+mod v6;
+
+/// Generated from `proto/`.
+#[allow(dead_code, clippy::all, clippy::pedantic)]
+mod proto {
+    pub mod tfplugin5 {
+        tonic::include_proto!("tfplugin5");
+    }
+    pub mod tfplugin6 {
+        tonic::include_proto!("tfplugin6");
+    }
+    pub mod plugin {
+        tonic::include_proto!("plugin");
+    }
+}
+
+pub use client::{default_log_sink, LaunchConfig, PluginProvider};
+pub use error::{PluginError, PluginErrorKind};
+pub use handshake::{Handshake, PluginAddress, CORE_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
+pub use log::{format_record, EnvLogSink, LogLevel, LogRecord, LogSink, NullLogSink};
+pub use process::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+pub use reattach::{parse_reattach_providers, ReattachConfig};
