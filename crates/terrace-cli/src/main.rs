@@ -3,6 +3,11 @@
 mod args;
 mod console;
 mod format;
+mod jsondiag;
+mod jsonprovider;
+mod providers;
+mod providers_schema;
+mod validate;
 
 use args::Arg;
 use std::path::{Path, PathBuf};
@@ -12,6 +17,8 @@ const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
 
 Main commands:
   console       Try terrace expressions at an interactive command prompt
+  providers     Show the providers required for this configuration
+  validate      Check whether the configuration is valid
   version       Show the current terrace version
 
 Global options:
@@ -56,6 +63,8 @@ fn run(argv: Vec<String>) -> i32 {
     let dir = PathBuf::from(".");
     match command.as_str() {
         "console" => console_command(dir, command_args),
+        "providers" => providers::run(&dir, command_args),
+        "validate" => validate::command(command_args),
         "version" | "-version" | "--version" | "-v" => {
             println!("terrace v{}", env!("CARGO_PKG_VERSION"));
             0

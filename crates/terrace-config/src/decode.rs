@@ -978,7 +978,7 @@ fn decode_provider_meta_block(block: &Block) -> (Option<ProviderMeta>, Diagnosti
 
 // ----- provider -----
 
-fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnostics) {
+pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnostics) {
     let (content, config, mut diags) = block.body.partial_content(&PROVIDER_BLOCK_SCHEMA);
     let name = block.labels.first().cloned().unwrap_or_default();
     let name_diags = check_provider_name_normalized(&name, &block.def_range);
@@ -2655,7 +2655,7 @@ fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCall, Diagnos
 }
 
 /// OpenTofu's `decodePassedProviderConfigs`: the `providers` map.
-fn decode_passed_provider_configs(attr: &Attribute) -> (Vec<PassedProviderConfig>, Diagnostics) {
+pub(crate) fn decode_passed_provider_configs(attr: &Attribute) -> (Vec<PassedProviderConfig>, Diagnostics) {
     let mut out: Vec<PassedProviderConfig> = Vec::new();
     let mut seen: Vec<(String, SourceRange)> = Vec::new();
     let (pairs, mut diags) = match attr.expr.map() {

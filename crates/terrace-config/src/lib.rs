@@ -11,7 +11,11 @@ pub mod loader;
 pub mod model;
 pub mod module;
 pub mod module_source;
+pub mod provider_resolution;
+pub mod provider_validation;
 pub mod static_eval;
+pub mod testfile;
+pub mod validation;
 pub mod version;
 
 /// The OpenTofu language version terrace implements, for `language {

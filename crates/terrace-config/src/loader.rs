@@ -642,7 +642,7 @@ pub fn read_module_manifest(root: &Path) -> (HashMap<String, ManifestRecord>, Di
 }
 
 /// `base/rel`, cleaned the way Go's `filepath.Join` cleans.
-fn join_clean(base: &Path, rel: &str) -> PathBuf {
+pub(crate) fn join_clean(base: &Path, rel: &str) -> PathBuf {
     let joined = format!("{}/{}", path_string(base), rel.replace('\\', "/"));
     PathBuf::from(clean_path(&joined))
 }

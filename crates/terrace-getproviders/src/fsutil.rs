@@ -27,7 +27,8 @@ pub(crate) fn atomic_write(path: &Path, data: &[u8], mode: u32) -> Result<(), St
     let tmp = temp_sibling(path, "tmp");
     let result = (|| {
         let mut f = std::fs::File::create(&tmp).map_err(|e| path_error("open", &tmp, &e))?;
-        f.write_all(data).map_err(|e| path_error("write", &tmp, &e))?;
+        f.write_all(data)
+            .map_err(|e| path_error("write", &tmp, &e))?;
         f.sync_all().map_err(|e| path_error("sync", &tmp, &e))?;
         std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(mode))
             .map_err(|e| path_error("chmod", &tmp, &e))?;
@@ -90,7 +91,9 @@ mod tests {
         assert_eq!(atomic_write(&path, b"one", 0o644), Ok(()));
         assert_eq!(atomic_write(&path, b"two", 0o600), Ok(()));
         assert_eq!(std::fs::read(&path).ok(), Some(b"two".to_vec()));
-        let mode = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o777).ok();
+        let mode = std::fs::metadata(&path)
+            .map(|m| m.permissions().mode() & 0o777)
+            .ok();
         assert_eq!(mode, Some(0o600));
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .into_iter()

@@ -208,8 +208,7 @@ impl Write for HashWriter {
 }
 
 pub(crate) fn base64_std(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] =
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {
         let b = [
@@ -284,7 +283,8 @@ mod tests {
             "h1:qLat4+sjXCnceqLAQ9yonijar9Jfnl43+Wc/ctHCGGY="
         );
 
-        let zip = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/widget_2.0.0_linux_amd64.zip");
+        let zip =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/widget_2.0.0_linux_amd64.zip");
         let want = "h1:V3Us0DV4KR70MFGENOE0wh3LCGjbIEJ9oUM9yAPMlxY=";
         assert_eq!(ok(h1_zip(&zip)).as_str(), want);
         assert_eq!(
@@ -292,7 +292,11 @@ mod tests {
             "zh:94ae73cb5d2f4eced53953896d995a1a7f79cd5d09353e9db1289a10412ff49e"
         );
         // The same files unpacked hash the same.
-        dir.write("widget/terraform-provider-widget_v2.0.0", b"#!/bin/sh\necho widget\n", 0o755);
+        dir.write(
+            "widget/terraform-provider-widget_v2.0.0",
+            b"#!/bin/sh\necho widget\n",
+            0o755,
+        );
         dir.write("widget/docs/README.md", b"readme\n", 0o644);
         assert_eq!(ok(h1_dir(&dir.path().join("widget"))).as_str(), want);
         // Through a symbolic link, as in .terraform/providers.
@@ -307,7 +311,8 @@ mod tests {
     /// wrote into testdata/aws_two_modules.terraform.lock.hcl.
     #[test]
     fn h1_of_the_images_aws_provider() {
-        let dir = Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
+        let dir =
+            Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
         assert_eq!(
             ok(h1_dir(dir)).as_str(),
             "h1:edXOJWE4ORX8Fm+dpVpICzMZJat4AX0VRCAy/xkcOc0="
@@ -324,7 +329,10 @@ mod tests {
         let missing = dir.path().join("missing");
         assert_eq!(
             h1_dir(&missing),
-            Err(format!("lstat {}: no such file or directory", missing.display()))
+            Err(format!(
+                "lstat {}: no such file or directory",
+                missing.display()
+            ))
         );
     }
 

@@ -29,7 +29,10 @@ impl<'b> Content<'b> {
     }
 }
 
-fn name_suggestion<'a>(given: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+fn name_suggestion<'a>(
+    given: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates.into_iter().find(|c| levenshtein(given, c) < 3)
 }
 
@@ -152,7 +155,10 @@ pub(crate) fn content<'b>(
         diags.push(
             Diagnostic::error(
                 "Unsupported block type",
-                format!("Blocks of type {} are not expected here.{suggestion}", quote(ty)),
+                format!(
+                    "Blocks of type {} are not expected here.{suggestion}",
+                    quote(ty)
+                ),
             )
             .with_subject(file.range(block.type_span)),
         );
@@ -170,10 +176,7 @@ pub(crate) fn native(body: &Body) -> Option<&NativeBody> {
 
 /// Evaluates a constant expression and converts it to a string:
 /// `Ok(None)` for null, `Err` with HCL's and gocty's diagnostics otherwise.
-pub(crate) fn decode_string(
-    expr: &Expr,
-    file: &SourceFile,
-) -> Result<Option<String>, Diagnostics> {
+pub(crate) fn decode_string(expr: &Expr, file: &SourceFile) -> Result<Option<String>, Diagnostics> {
     let scope = MapScope::constant();
     let (value, mut diags) = terrace_lang::eval::evaluate(expr, file, &scope);
     let unsuitable = |msg: String| {
@@ -209,15 +212,20 @@ fn string_of(v: &Value) -> String {
 
 /// HCL's `hcl.ExprList`: the elements of a tuple constructor (through
 /// parentheses), or "Invalid expression".
-pub(crate) fn expr_list<'e>(expr: &'e Expr, file: &SourceFile) -> Result<&'e [Expr], Diagnostic> {
+pub(crate) fn expr_list<'e>(
+    expr: &'e Expr,
+    file: &SourceFile,
+) -> Result<&'e [Expr], Box<Diagnostic>> {
     match &expr.kind {
         ExprKind::Tuple(items) => Ok(items),
         ExprKind::Parens(inner) => expr_list(inner, file),
-        _ => Err(Diagnostic::error(
-            "Invalid expression",
-            "A static list expression is required.",
-        )
-        .with_subject(file.range(expr.span))),
+        _ => Err(Box::new(
+            Diagnostic::error(
+                "Invalid expression",
+                "A static list expression is required.",
+            )
+            .with_subject(file.range(expr.span)),
+        )),
     }
 }
 
@@ -235,7 +243,9 @@ mod tests {
     #[test]
     fn content_diagnostics() {
         let f = parse("a = 1\nvesion = 2\nblk {}\nlab \"x\" \"y\" {}\nother {}\nreq {}\n");
-        let Some(body) = native(&f.body) else { panic!() };
+        let Some(body) = native(&f.body) else {
+            panic!()
+        };
         let schema = Schema {
             attrs: &[("a", false), ("version", true), ("req", false)],
             blocks: &[("blk", &["name"]), ("lab", &["one"])],
@@ -266,7 +276,9 @@ mod tests {
     #[test]
     fn decodes_constant_strings() {
         let f = parse("a = \"x${\"y\"}\"\nb = 5\nc = null\nd = var.x\ne = upper(\"x\")\nf = [1]\n");
-        let Some(body) = native(&f.body) else { panic!() };
+        let Some(body) = native(&f.body) else {
+            panic!()
+        };
         let get = |n: &str| {
             let Some(a) = body.attributes.iter().find(|a| a.name == n) else {
                 panic!("{n}")
@@ -279,7 +291,10 @@ mod tests {
         let summaries = |r: Result<Option<String>, Diagnostics>| -> Vec<String> {
             match r {
                 Ok(v) => panic!("{v:?}"),
-                Err(d) => d.into_iter().map(|d| format!("{}: {}", d.summary, d.detail)).collect(),
+                Err(d) => d
+                    .into_iter()
+                    .map(|d| format!("{}: {}", d.summary, d.detail))
+                    .collect(),
             }
         };
         assert_eq!(

@@ -6,13 +6,20 @@
 //! from (`source`) and how they are laid out in `.terraform/providers`
 //! (`installer`).
 
+pub mod auth;
+pub mod cliconfig;
 pub mod constraints;
 mod fsutil;
 mod goerr;
-mod hclbody;
 pub mod hash;
+mod hcl1;
+mod hclbody;
+pub mod installer;
 pub mod lockfile;
+pub mod openpgp;
+pub mod registry;
 mod scan;
+pub mod source;
 #[cfg(test)]
 mod testutil;
 pub mod version;

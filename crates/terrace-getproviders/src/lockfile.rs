@@ -285,7 +285,9 @@ fn decode_provider_block(block: &Block, file: &SourceFile) -> (Option<ProviderLo
         } else {
             format!("Provider source address {addr} is a special provider that is not eligible for dependency locking.")
         };
-        diags.push(Diagnostic::error("Invalid provider source address", detail).with_subject(label_range));
+        diags.push(
+            Diagnostic::error("Invalid provider source address", detail).with_subject(label_range),
+        );
         return (None, diags);
     }
     let canon = addr.to_string();
@@ -331,7 +333,9 @@ fn decode_provider_block(block: &Block, file: &SourceFile) -> (Option<ProviderLo
                     Err(e) => diags.push(
                         Diagnostic::error(
                             "Invalid provider version number",
-                            format!("The selected version number for provider {addr} is invalid: {e}."),
+                            format!(
+                                "The selected version number for provider {addr} is invalid: {e}."
+                            ),
                         )
                         .with_subject(range.clone()),
                     ),
@@ -397,7 +401,7 @@ fn decode_provider_block(block: &Block, file: &SourceFile) -> (Option<ProviderLo
     if let Some(attr) = content.attr("hashes") {
         let range = file.range(attr.expr.span);
         match hclbody::expr_list(&attr.expr, file) {
-            Err(d) => diags.push(d),
+            Err(d) => diags.push(*d),
             Ok([]) => diags.push(
                 Diagnostic::error(
                     "Invalid provider hash set",

@@ -145,8 +145,8 @@ struct DirectoryEnd {
 
 impl ZipArchive {
     pub fn open(path: &Path) -> Result<ZipArchive, ZipError> {
-        let file = File::open(path)
-            .map_err(|e| ZipError(crate::goerr::path_error("open", path, &e)))?;
+        let file =
+            File::open(path).map_err(|e| ZipError(crate::goerr::path_error("open", path, &e)))?;
         let size = file.metadata()?.len();
         let mut archive = ZipArchive {
             file,
@@ -583,7 +583,8 @@ pub(crate) mod tests {
 
     #[test]
     fn reads_deflated_archive_from_python() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/widget_2.0.0_linux_amd64.zip");
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/widget_2.0.0_linux_amd64.zip");
         let got = match read_all(&path) {
             Ok(g) => g,
             Err(e) => panic!("{e}"),
@@ -626,21 +627,37 @@ pub(crate) mod tests {
         let cases: Vec<(&str, Vec<u8>, &str)> = vec![
             ("truncated", good[..100].to_vec(), ERR_FORMAT),
             ("empty", Vec::new(), ERR_FORMAT),
-            ("text", b"this is not a zip file at all".to_vec(), ERR_FORMAT),
-            ("corrupt-crc", {
-                let mut b = good.clone();
-                // The stored CRC of the first entry in its central record.
-                let cd = good.len() - 22 - 2 * 46 - "terraform-provider-widget_v2.0.0".len() - "docs/README.md".len();
-                b[cd + 16] ^= 0xff;
-                b
-            }, ERR_CHECKSUM),
-            ("corrupt-data", {
-                let mut b = good.clone();
-                // Inside the first entry's deflated data.
-                let at = 30 + "terraform-provider-widget_v2.0.0".len() + 2;
-                b[at] ^= 0x55;
-                b
-            }, ""),
+            (
+                "text",
+                b"this is not a zip file at all".to_vec(),
+                ERR_FORMAT,
+            ),
+            (
+                "corrupt-crc",
+                {
+                    let mut b = good.clone();
+                    // The stored CRC of the first entry in its central record.
+                    let cd = good.len()
+                        - 22
+                        - 2 * 46
+                        - "terraform-provider-widget_v2.0.0".len()
+                        - "docs/README.md".len();
+                    b[cd + 16] ^= 0xff;
+                    b
+                },
+                ERR_CHECKSUM,
+            ),
+            (
+                "corrupt-data",
+                {
+                    let mut b = good.clone();
+                    // Inside the first entry's deflated data.
+                    let at = 30 + "terraform-provider-widget_v2.0.0".len() + 2;
+                    b[at] ^= 0x55;
+                    b
+                },
+                "",
+            ),
         ];
         for (name, bytes, want) in cases {
             let path = dir.path().join(name);
@@ -661,7 +678,10 @@ pub(crate) mod tests {
         }
         match ZipArchive::open(&dir.path().join("missing.zip")) {
             Ok(_) => panic!("expected an error"),
-            Err(e) => assert!(e.0.starts_with("open ") && e.0.ends_with(": no such file or directory"), "{e}"),
+            Err(e) => assert!(
+                e.0.starts_with("open ") && e.0.ends_with(": no such file or directory"),
+                "{e}"
+            ),
         }
     }
 

@@ -353,6 +353,20 @@ impl PluginProvider {
         self.core.process.as_ref().and_then(|p| p.panic_output())
     }
 
+    /// Gives the plugin's schema from elsewhere (terrace's schema cache),
+    /// so that `get_provider_schema` answers with it and the plugin is
+    /// never asked. Only for plugins that announce
+    /// `get_provider_schema_optional` (checked by the caller, through
+    /// `get_metadata`), and only for a schema taken from this very
+    /// executable. False, and nothing changes, when the schema was already
+    /// fetched or given.
+    pub fn use_cached_schema(&self, schema: Arc<ProviderSchema>) -> bool {
+        match &self.client {
+            ProtocolClient::V5(client) => client.use_cached_schema(schema),
+            ProtocolClient::V6(client) => client.use_cached_schema(schema),
+        }
+    }
+
     fn provider(&self) -> &dyn Provider {
         match &self.client {
             ProtocolClient::V5(client) => client,

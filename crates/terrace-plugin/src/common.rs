@@ -57,6 +57,19 @@ impl Client {
         self.schema.get_or_init(|| self.fetch_schema())
     }
 
+    /// Takes `schema` as this provider's schema, so `GetProviderSchema` is
+    /// never called: what a provider announcing
+    /// `get_provider_schema_optional` allows. False when a schema was
+    /// already fetched or given.
+    pub(crate) fn use_cached_schema(&self, schema: Arc<ProviderSchema>) -> bool {
+        self.schema
+            .set(GetProviderSchemaResponse {
+                schema,
+                diagnostics: Diagnostics::new(),
+            })
+            .is_ok()
+    }
+
     fn fetch_schema(&self) -> GetProviderSchemaResponse {
         let grpc = self.grpc.clone();
         let response = match self.core.call(

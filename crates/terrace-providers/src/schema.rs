@@ -9,13 +9,20 @@
 //! could differ in type), so it becomes `dynamic` itself; an attribute and a
 //! block type of the same name keep the attribute; optional attributes are
 //! dropped from implied types.
+//!
+//! The model derives serde's traits so that the schema cache can store it
+//! (types are written as their cty type JSON). Unknown and missing fields
+//! are errors, so a stored schema from a different model fails to load
+//! instead of loading wrong.
 
 use crate::diagnostics::AttributePath;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use terrace_value::{Type, Value};
 
 /// Everything a provider describes about itself in `GetProviderSchema`.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ProviderSchema {
     pub provider: Schema,
     /// The schema of `provider_meta` blocks in modules, when the provider
@@ -30,7 +37,8 @@ pub struct ProviderSchema {
 
 /// The schema of one configuration body with its version (resource types
 /// version their schemas so that old states can be upgraded).
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Schema {
     pub version: i64,
     pub block: Block,
@@ -43,7 +51,8 @@ impl Schema {
 }
 
 /// Optional features a provider announces.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServerCapabilities {
     /// The provider wants `PlanResourceChange` for destroys too.
     pub plan_destroy: bool,
@@ -55,14 +64,15 @@ pub struct ServerCapabilities {
 }
 
 /// How description text is formatted.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StringKind {
     #[default]
     Plain,
     Markdown,
 }
 
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Block {
     pub attributes: BTreeMap<String, Attribute>,
     pub block_types: BTreeMap<String, NestedBlock>,
@@ -73,13 +83,15 @@ pub struct Block {
 
 /// The type of an attribute: a cty type, or (protocol 6 only) nested
 /// attributes with their own flags.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AttributeType {
-    Type(Type),
+    Type(#[serde(with = "type_json")] Type),
     Nested(NestedAttributes),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Attribute {
     pub ty: AttributeType,
     pub description: String,
@@ -139,7 +151,7 @@ impl Attribute {
 }
 
 /// How a collection of nested attributes is shaped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ObjectNesting {
     Single,
     List,
@@ -148,7 +160,8 @@ pub enum ObjectNesting {
 }
 
 /// Nested attributes (protocol 6's `Schema.Object`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NestedAttributes {
     pub nesting: ObjectNesting,
     pub attributes: BTreeMap<String, Attribute>,
@@ -193,7 +206,7 @@ impl NestedAttributes {
 
 /// How many times a nested block may appear and how its instances are
 /// collected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NestingMode {
     /// At most one block; absent means null.
     Single,
@@ -206,7 +219,8 @@ pub enum NestingMode {
     Map,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NestedBlock {
     pub nesting: NestingMode,
     pub block: Block,
@@ -425,11 +439,13 @@ impl NestedBlock {
 }
 
 /// A provider-defined function's signature and documentation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FunctionSpec {
     pub parameters: Vec<FunctionParameter>,
     /// Accepts any number of further arguments of this parameter's type.
     pub variadic_parameter: Option<FunctionParameter>,
+    #[serde(with = "type_json")]
     pub return_type: Type,
     pub summary: String,
     pub description: String,
@@ -438,9 +454,11 @@ pub struct FunctionSpec {
     pub deprecation_message: String,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FunctionParameter {
     pub name: String,
+    #[serde(with = "type_json")]
     pub ty: Type,
     /// Null arguments reach the provider; otherwise a null is an error
     /// before the call.
@@ -450,6 +468,24 @@ pub struct FunctionParameter {
     pub allow_unknown_values: bool,
     pub description: String,
     pub description_kind: StringKind,
+}
+
+/// Types in serialized schemas: their cty type JSON text, which
+/// `terrace_value::typejson` reads back exactly (optional attributes
+/// included).
+mod type_json {
+    use serde::de::Error as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+    use terrace_value::{typejson, Type};
+
+    pub fn serialize<S: Serializer>(ty: &Type, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&typejson::type_to_json(ty))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Type, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        typejson::type_from_json(text.as_bytes()).map_err(D::Error::custom)
+    }
 }
 
 #[cfg(test)]
@@ -693,5 +729,83 @@ mod tests {
         assert_eq!(paths, vec![".b[1].w", ".b[2].w"]);
         let clean = Value::null(schema.implied_type());
         assert!(schema.write_only_paths_with_values(&clean).is_empty());
+    }
+    #[test]
+    fn serde_round_trip() {
+        let nested = NestedAttributes {
+            nesting: ObjectNesting::Set,
+            attributes: [(
+                "o".to_string(),
+                attr(Type::object_with_optional(
+                    [("a".to_string(), Type::String)].into_iter().collect(),
+                    ["a".to_string()].into_iter().collect(),
+                )),
+            )]
+            .into(),
+        };
+        let schema = ProviderSchema {
+            provider: Schema {
+                version: 0,
+                block: block(
+                    vec![
+                        ("n", Attribute::nested(nested)),
+                        (
+                            "s",
+                            Attribute {
+                                sensitive: true,
+                                description: "secret".into(),
+                                description_kind: StringKind::Markdown,
+                                ..attr(Type::list(Type::Dynamic))
+                            },
+                        ),
+                    ],
+                    vec![("b", NestingMode::Group, Block::default())],
+                ),
+            },
+            provider_meta: None,
+            resource_types: [(
+                "r".to_string(),
+                Schema {
+                    version: 3,
+                    block: Block::default(),
+                },
+            )]
+            .into(),
+            functions: [(
+                "f".to_string(),
+                FunctionSpec {
+                    parameters: vec![FunctionParameter {
+                        name: "p".into(),
+                        ty: Type::map(Type::Number),
+                        allow_null_value: true,
+                        allow_unknown_values: false,
+                        description: String::new(),
+                        description_kind: StringKind::Plain,
+                    }],
+                    variadic_parameter: None,
+                    return_type: Type::Bool,
+                    summary: "sum".into(),
+                    description: String::new(),
+                    description_kind: StringKind::Plain,
+                    deprecation_message: String::new(),
+                },
+            )]
+            .into(),
+            server_capabilities: ServerCapabilities {
+                get_provider_schema_optional: true,
+                ..ServerCapabilities::default()
+            },
+            ..ProviderSchema::default()
+        };
+        let text = serde_json::to_string(&schema).unwrap();
+        let back: ProviderSchema = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, schema);
+        // Types are stored as their type JSON text.
+        assert!(text.contains(r#""ty":{"type":"[\"list\",\"dynamic\"]"}"#), "{text}");
+
+        let with_unknown_field = text.replacen(r#""deprecated":false"#, r#""deprecated":false,"x":1"#, 1);
+        assert!(serde_json::from_str::<ProviderSchema>(&with_unknown_field).is_err());
+        let bad_type = text.replacen(r#"\"dynamic\""#, r#"\"dynamo\""#, 1);
+        assert!(serde_json::from_str::<ProviderSchema>(&bad_type).is_err());
     }
 }

@@ -108,7 +108,10 @@ fn empty_and_hashless_locks() {
 fn strings_are_escaped_as_hclwrite_does() {
     assert_eq!(hcl_quote("a\"b\\c\nd\re\tf"), r#""a\"b\\c\nd\re\tf""#);
     assert_eq!(hcl_quote("${x} %{y} $ % $$"), r#""$${x} %%{y} $ % $$""#);
-    assert_eq!(hcl_quote("\u{1}\u{7f}é\u{10ffff}"), r#""\u0001\u007fé\U0010ffff""#);
+    assert_eq!(
+        hcl_quote("\u{1}\u{7f}é\u{10ffff}"),
+        r#""\u0001\u007fé\U0010ffff""#
+    );
     // What the parser reads back is what was written.
     let mut locks = Locks::new();
     locks.set_provider(ProviderLock::new(
@@ -220,11 +223,13 @@ fn malformed_files_report_terraform_problems() {
 
 #[test]
 fn syntax_errors_come_from_the_parser() {
-    let got = problems("provider \"registry.terraform.io/hashicorp/aws\" {\n  version = \"1.0.0\n}\n");
+    let got =
+        problems("provider \"registry.terraform.io/hashicorp/aws\" {\n  version = \"1.0.0\n}\n");
     assert!(!got.is_empty());
     assert!(
-        got.iter().any(|p| p.starts_with("Invalid multi-line string")
-            || p.starts_with("Unterminated template string")),
+        got.iter()
+            .any(|p| p.starts_with("Invalid multi-line string")
+                || p.starts_with("Unterminated template string")),
         "{got:?}"
     );
 }
@@ -245,10 +250,16 @@ fn load_and_save() {
     let dir = TempDir::new("lockfile");
     let path = dir.path().join(LOCK_FILE_NAME);
     let (locks, diags) = Locks::load(&path);
-    assert!(locks.is_empty() && diags.is_empty(), "missing file is no locks");
+    assert!(
+        locks.is_empty() && diags.is_empty(),
+        "missing file is no locks"
+    );
     let locks = parse_ok(MIRROR_TWO);
     assert!(locks.save(&path).is_empty());
-    assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some(MIRROR_TWO));
+    assert_eq!(
+        std::fs::read_to_string(&path).ok().as_deref(),
+        Some(MIRROR_TWO)
+    );
     let (again, diags) = Locks::load(&path);
     assert!(diags.is_empty());
     assert_eq!(again, locks);

@@ -1,0 +1,388 @@
+//! `terrace validate`: loads the configuration in the working directory
+//! (or the directory given), runs every check that needs no provider
+//! (decoding, module tree, static evaluation, the provider rules, test
+//! files), then the provider checks Terraform makes before its validation
+//! walk: locked providers must be in the cache, required providers must be
+//! locked. With every provider available (built-in only, for now) the
+//! provider configuration of each resource is resolved as the walk would.
+//! Output is Terraform's: sorted, boxed diagnostics (warnings on stdout,
+//! errors on stderr) and a success line, or `-json`'s validate document.
+
+use crate::jsondiag::{diagnostic_json, to_go_json, Sources};
+use serde_json::{Map, Value as Json};
+use std::path::{Path, PathBuf};
+use terrace_addrs::Provider;
+use terrace_config::expr::PRODUCT;
+use terrace_config::loader::LoadOptions;
+use terrace_config::provider_resolution::resolve_resource_providers;
+use terrace_config::testfile::DEFAULT_TEST_DIRECTORY;
+use terrace_config::validation::load_and_validate;
+use terrace_getproviders::installer::ProviderCacheDir;
+use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::render::{render_diagnostic, wrap_words, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::{Diagnostic, Diagnostics, Severity};
+
+pub struct ValidateOptions {
+    pub dir: PathBuf,
+    pub json: bool,
+    pub color: bool,
+    pub no_tests: bool,
+    pub test_directory: String,
+}
+
+const HELP_HINT: &str = "For more help on using this command, run:\n  terrace validate -help";
+
+const HELP: &str = "Usage: terrace [global options] validate [options]
+
+  Validate the configuration files in a directory, referring only to the
+  configuration and not accessing any remote services such as remote state,
+  provider APIs, etc.
+
+Options:
+
+  -json                 Produce output in a machine-readable JSON format,
+                        suitable for use in text editor integrations and other
+                        automated systems. Always disables color.
+
+  -no-color             If specified, output won't contain any color.
+
+  -no-tests             If specified, terrace will not validate test files.
+
+  -test-directory=path  Set the terrace test directory, defaults to \"tests\".
+";
+
+/// Parses `validate`'s arguments and runs it; the exit status.
+pub fn command(argv: &[String]) -> i32 {
+    let mut options = ValidateOptions {
+        dir: PathBuf::from("."),
+        json: false,
+        color: std::env::var_os("NO_COLOR").is_none(),
+        no_tests: false,
+        test_directory: DEFAULT_TEST_DIRECTORY.to_string(),
+    };
+    let mut problems = Vec::new();
+    let mut positionals = Vec::new();
+    for arg in crate::args::parse(argv) {
+        match arg {
+            crate::args::Arg::Flag { name, value } => match (name.as_str(), value) {
+                ("json", None) => options.json = true,
+                ("no-color", None) => options.color = false,
+                ("no-tests", None) => options.no_tests = true,
+                ("test-directory", Some(dir)) => options.test_directory = dir,
+                ("help" | "h", _) => {
+                    eprint!("{HELP}");
+                    return 0;
+                }
+                (other, _) => problems.push(Diagnostic::error(
+                    "Failed to parse command-line flags",
+                    format!("flag provided but not defined: -{other}"),
+                )),
+            },
+            crate::args::Arg::Positional(p) => positionals.push(p),
+        }
+    }
+    if options.json {
+        options.color = false;
+    }
+    match positionals.as_slice() {
+        [] => {}
+        [dir] => options.dir = PathBuf::from(dir),
+        _ => problems.push(Diagnostic::error(
+            "Too many command line arguments",
+            "Expected at most one positional argument.",
+        )),
+    }
+    if !problems.is_empty() {
+        let style = if options.color {
+            RenderStyle::Color
+        } else {
+            RenderStyle::Plain
+        };
+        for mut d in problems.into_iter().take(1) {
+            d.detail = format!("{}\n\n{HELP_HINT}", d.detail);
+            eprint!("{}", render_diagnostic(&d, &SourceMap::new(), style, DEFAULT_WIDTH));
+        }
+        return 1;
+    }
+    run(&options)
+}
+
+/// Runs the validation and prints the results; the exit status.
+pub fn run(options: &ValidateOptions) -> i32 {
+    let (diags, sources) = validate(&options.dir, options);
+    if options.json {
+        print_json(&diags, sources);
+    } else {
+        print_human(&diags, sources, options.color);
+    }
+    i32::from(has_errors(&diags))
+}
+
+/// The diagnostics of validating `dir`, and the configuration's files for
+/// rendering them.
+fn validate(
+    dir: &Path,
+    options: &ValidateOptions,
+) -> (Diagnostics, Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>) {
+    let load_options = LoadOptions::default();
+    let test_dir = (!options.no_tests).then_some(options.test_directory.as_str());
+    let validated = load_and_validate(dir, &load_options, test_dir);
+    let mut files = validated.config.files();
+    for t in &validated.tests {
+        files.extend(t.source.iter().cloned());
+        for run in &t.runs {
+            if let Some(c) = &run.config_under_test {
+                files.extend(c.files());
+            }
+        }
+    }
+    let mut diags = validated.diagnostics;
+    if has_errors(&diags) {
+        return (diags, files);
+    }
+    let provider_diags = provider_availability(&validated.requirements.provider_types());
+    let unavailable = has_errors(&provider_diags);
+    diags.extend(provider_diags);
+    if unavailable {
+        return (diags, files);
+    }
+    let (_, resolution_diags) = resolve_resource_providers(&validated.config);
+    diags.extend(resolution_diags);
+    (diags, files)
+}
+
+/// The data directory (`TF_DATA_DIR`, `.terraform` by default).
+fn data_dir() -> PathBuf {
+    std::env::var_os("TF_DATA_DIR")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(".terraform"))
+}
+
+/// Terraform's checks before its validation walk: every locked provider
+/// must be installed in the working directory's cache, matching its
+/// checksums, and every required provider must be locked (or built in).
+fn provider_availability(required: &[Provider]) -> Diagnostics {
+    let (locks, mut diags) = Locks::load(Path::new(LOCK_FILE_NAME));
+    if has_errors(&diags) {
+        return diags;
+    }
+    let cache_base = data_dir().join("providers");
+    let cache = ProviderCacheDir::new(&cache_base);
+    let cache_name = cache_base.to_string_lossy().into_owned();
+    let mut locked: Vec<_> = locks.providers().collect();
+    locked.sort_by_key(|l| l.provider.to_string());
+    for lock in locked {
+        let p = &lock.provider;
+        match cache.provider_version(p, &lock.version) {
+            None => diags.push(Diagnostic::error(
+                format!(
+                    "{p}: there is no package for {p} {} cached in {cache_name}",
+                    lock.version
+                ),
+                "",
+            )),
+            Some(cached) => {
+                let hashes = lock.preferred_hashes();
+                let matches = hashes.is_empty() || cached.matches_any_hash(&hashes).unwrap_or(false);
+                if !matches {
+                    diags.push(Diagnostic::error(
+                        format!("{p}: the cached package for {p} {} (in {cache_name}) does not match any of the checksums recorded in the dependency lock file", lock.version),
+                        "",
+                    ));
+                }
+            }
+        }
+    }
+    if has_errors(&diags) {
+        return diags;
+    }
+    for p in required {
+        if p.is_builtin() {
+            if p.type_name() != "terraform" {
+                diags.push(Diagnostic::error(
+                    "Missing required provider",
+                    format!("This configuration requires built-in provider {p}, but that provider isn't available in this {PRODUCT} version."),
+                ));
+            }
+            continue;
+        }
+        if locks.provider(p).is_none() {
+            diags.push(Diagnostic::error(
+                "Missing required provider",
+                format!("This configuration requires provider {p}, but that provider isn't available. You may be able to install it automatically by running:\n  {PRODUCT} init"),
+            ));
+        }
+    }
+    diags
+}
+
+/// Terraform's diagnostic order for people: warnings first, sourceless
+/// before sourced, then by file (fewer path segments first), position.
+fn sort_for_ui(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| {
+        let sev = |d: &Diagnostic| u8::from(d.severity == Severity::Error);
+        sev(a).cmp(&sev(b)).then_with(|| match (&a.subject, &b.subject) {
+            (None, None) => std::cmp::Ordering::Equal,
+            (None, Some(_)) => std::cmp::Ordering::Less,
+            (Some(_), None) => std::cmp::Ordering::Greater,
+            (Some(x), Some(y)) => {
+                if x.filename != y.filename {
+                    let depth = |f: &str| f.matches('/').count();
+                    depth(&x.filename)
+                        .cmp(&depth(&y.filename))
+                        .then_with(|| x.filename.cmp(&y.filename))
+                } else {
+                    x.start
+                        .byte
+                        .cmp(&y.start.byte)
+                        .then(x.end.byte.cmp(&y.end.byte))
+                }
+            }
+        })
+    });
+}
+
+/// Terraform folds warnings with the same summary (and a source range)
+/// into the first one, noting how many more there were.
+fn consolidate_warnings(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut groups: Vec<(String, usize, usize)> = Vec::new();
+    for d in diags {
+        if d.severity != Severity::Warning || d.subject.is_none() {
+            out.push(d);
+            continue;
+        }
+        if let Some(g) = groups.iter_mut().find(|g| g.0 == d.summary) {
+            g.2 += 1;
+            continue;
+        }
+        groups.push((d.summary.clone(), out.len(), 0));
+        out.push(d);
+    }
+    for (_, at, extra) in groups {
+        if extra == 0 {
+            continue;
+        }
+        let msg = if extra == 1 {
+            "(and one more similar warning elsewhere)".to_string()
+        } else {
+            format!("(and {extra} more similar warnings elsewhere)")
+        };
+        let d = &mut out[at];
+        d.detail = if d.detail.is_empty() {
+            msg
+        } else {
+            format!("{}\n\n{msg}", d.detail)
+        };
+    }
+    out
+}
+
+fn print_human(
+    diags: &[Diagnostic],
+    files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
+    color: bool,
+) {
+    let mut sorted = diags.to_vec();
+    sort_for_ui(&mut sorted);
+    let sorted = consolidate_warnings(sorted);
+    let mut sources = SourceMap::new();
+    for f in files {
+        sources.add_source(f);
+    }
+    let style = if color {
+        RenderStyle::Color
+    } else {
+        RenderStyle::Plain
+    };
+    for d in &sorted {
+        let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
+        if d.is_error() {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+    if has_errors(diags) {
+        return;
+    }
+    let message = if diags.is_empty() {
+        "The configuration is valid."
+    } else {
+        "The configuration is valid, but there were some validation warnings as shown above."
+    };
+    let line = if color {
+        format!("\x1b[32m\x1b[1mSuccess!\x1b[0m {message}\n\x1b[0m")
+    } else {
+        format!("Success! {message}\n")
+    };
+    println!("{}", wrap_words(&line, DEFAULT_WIDTH));
+}
+
+fn print_json(
+    diags: &[Diagnostic],
+    files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
+) {
+    let mut sources = Sources::new(files);
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    let mut doc = Map::new();
+    doc.insert("format_version".into(), Json::from("1.0"));
+    doc.insert("valid".into(), Json::from(errors == 0));
+    doc.insert("error_count".into(), Json::from(errors));
+    doc.insert("warning_count".into(), Json::from(diags.len() - errors));
+    doc.insert(
+        "diagnostics".into(),
+        Json::Array(diags.iter().map(|d| diagnostic_json(d, &mut sources)).collect()),
+    );
+    println!("{}", to_go_json(&Json::Object(doc)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrace_syntax::ast::SourceFile;
+
+    fn at(file: &str, start: u32) -> terrace_syntax::SourceRange {
+        SourceFile::new(file, "x".repeat(64)).range(terrace_syntax::Span {
+            start,
+            end: start + 1,
+        })
+    }
+
+    #[test]
+    fn ui_order_and_consolidation() {
+        let mut diags = vec![
+            Diagnostic::error("E", "").with_subject(at("main.tf", 5)),
+            Diagnostic::warning("W", "d").with_subject(at("mod/main.tf", 1)),
+            Diagnostic::warning("W", "d").with_subject(at("main.tf", 9)),
+            Diagnostic::warning("W", "d").with_subject(at("main.tf", 2)),
+            Diagnostic::error("Sourceless", ""),
+        ];
+        sort_for_ui(&mut diags);
+        let order: Vec<String> = diags
+            .iter()
+            .map(|d| {
+                let s = d.subject.as_ref().map(|s| s.to_string()).unwrap_or_default();
+                format!("{} {s}", d.summary)
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "W main.tf:1,3-4",
+                "W main.tf:1,10-11",
+                "W mod/main.tf:1,2-3",
+                "Sourceless ",
+                "E main.tf:1,6-7"
+            ]
+        );
+        let merged = consolidate_warnings(diags);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(
+            merged[0].detail,
+            "d\n\n(and 2 more similar warnings elsewhere)"
+        );
+    }
+}

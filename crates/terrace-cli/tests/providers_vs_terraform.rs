@@ -1,0 +1,394 @@
+//! `terrace providers` and `terrace providers schema -json` side by side
+//! with terraform 1.11 on the same working directories. The schema test
+//! installs hashicorp/aws 5.100.0 from the image's filesystem mirror with
+//! `terraform init`, then compares both tools' documents (parsed, naming
+//! the first differing path; then byte for byte), with terrace's schema
+//! cache cold and then warm, and once more in a directory that was never
+//! initialised, where terrace finds the provider in the mirror.
+//!
+//! Skipped, with the reason printed, where terraform or the AWS provider
+//! is missing.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MIRROR: &str = "/opt/tf-plugins";
+const AWS: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path = std::env::temp_dir().join(format!(
+            "terrace-cli-providers-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path)
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn terraform_available() -> bool {
+    Command::new("terraform")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs a command in `dir` with a controlled environment.
+fn run(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .current_dir(dir)
+        .env("CHECKPOINT_DISABLE", "1")
+        .env("NO_COLOR", "1")
+        .env_remove("TF_LOG")
+        .env_remove("TF_DATA_DIR")
+        .env_remove("TF_WORKSPACE")
+        .env_remove("TF_PLUGIN_CACHE_DIR");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command.output().unwrap()
+}
+
+fn terrace() -> &'static str {
+    env!("CARGO_BIN_EXE_terrace")
+}
+
+/// The first path at which two JSON values differ, with both sides.
+fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for key in x.keys().chain(y.keys()) {
+                let here = format!("{path}.{key}");
+                match (x.get(key), y.get(key)) {
+                    (Some(u), Some(v)) => {
+                        if let Some(d) = first_difference(&here, u, v) {
+                            return Some(d);
+                        }
+                    }
+                    (u, v) => return Some(format!("{here}: {u:?} vs {v:?}")),
+                }
+            }
+            None
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                if let Some(d) = first_difference(&format!("{path}[{i}]"), u, v) {
+                    return Some(d);
+                }
+            }
+            (x.len() != y.len())
+                .then(|| format!("{path}: {} elements vs {}", x.len(), y.len()))
+        }
+        _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
+    }
+}
+
+fn assert_same_document(terrace: &[u8], terraform: &[u8], what: &str) {
+    let ours: Value = serde_json::from_slice(terrace)
+        .unwrap_or_else(|e| panic!("{what}: terrace's output is not JSON: {e}"));
+    let theirs: Value = serde_json::from_slice(terraform).unwrap();
+    if let Some(difference) = first_difference("$", &ours, &theirs) {
+        panic!("{what}: terrace (left) and terraform (right) differ at {difference}");
+    }
+    assert!(
+        terrace == terraform,
+        "{what}: the same document, but not the same bytes"
+    );
+}
+
+#[test]
+fn providers_schema_json_matches_terraform() {
+    if !terraform_available() {
+        eprintln!("skipped: terraform is not on PATH");
+        return;
+    }
+    if !Path::new(AWS).exists() {
+        eprintln!("skipped: the AWS provider is not installed at {AWS}");
+        return;
+    }
+    let tmp = TempDir::new("schema");
+    let main_tf = r#"terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "5.100.0"
+    }
+  }
+}
+"#;
+    let cli_config = tmp.write(
+        "cli.tfrc",
+        &format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{MIRROR}\"\n    include = [\"registry.terraform.io/*/*\"]\n  }}\n}}\n"
+        ),
+    );
+    let work = tmp.0.join("work");
+    tmp.write("work/main.tf", main_tf);
+    let cache = tmp.0.join("schema-cache");
+    let env = [
+        ("TF_CLI_CONFIG_FILE", cli_config.as_path()),
+        ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
+    ];
+
+    let init = run("terraform", &["init", "-input=false", "-no-color"], &work, &env);
+    assert!(
+        init.status.success(),
+        "terraform init failed: {}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let reference = run("terraform", &["providers", "schema", "-json"], &work, &env);
+    assert!(reference.status.success());
+
+    let cold = run(terrace(), &["providers", "schema", "-json"], &work, &env);
+    assert!(
+        cold.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cold.stderr)
+    );
+    assert_same_document(&cold.stdout, &reference.stdout, "cold cache");
+    let entries = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        })
+        .count();
+    assert_eq!(entries, 1, "one cache entry, for the one provider");
+
+    let warm = run(terrace(), &["providers", "schema", "-json"], &work, &env);
+    assert!(warm.status.success());
+    assert_same_document(&warm.stdout, &reference.stdout, "warm cache");
+
+    // Never initialised, no lock file: the provider is found in the
+    // mirror the CLI configuration names.
+    tmp.write("fresh/main.tf", main_tf);
+    let fresh = run(
+        terrace(),
+        &["providers", "schema", "-json"],
+        &tmp.0.join("fresh"),
+        &env,
+    );
+    assert!(
+        fresh.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fresh.stderr)
+    );
+    assert_same_document(&fresh.stdout, &reference.stdout, "from the mirror");
+
+    // Without the mirror and without `init`, terrace says what is missing.
+    tmp.write("nowhere/main.tf", main_tf);
+    let no_mirror = tmp.write("empty.tfrc", "");
+    let missing = run(
+        terrace(),
+        &["providers", "schema", "-json"],
+        &tmp.0.join("nowhere"),
+        &[
+            ("TF_CLI_CONFIG_FILE", no_mirror.as_path()),
+            ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
+            ("HOME", tmp.0.as_path()),
+            ("XDG_DATA_HOME", tmp.0.as_path()),
+            ("XDG_DATA_DIRS", tmp.0.as_path()),
+        ],
+    );
+    assert_eq!(missing.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        stderr.contains("Error: Required plugins are not installed")
+            && stderr.contains("there is no package for registry.terraform.io/hashicorp/aws 5.100.0"),
+        "{stderr}"
+    );
+    assert!(missing.stdout.is_empty());
+}
+
+#[test]
+fn providers_schema_without_providers_and_without_json() {
+    let tmp = TempDir::new("schema-empty");
+    tmp.write("main.tf", "locals {\n  a = 1\n}\n");
+    let empty = run(terrace(), &["providers", "schema", "-json"], &tmp.0, &[]);
+    assert!(empty.status.success());
+    assert_eq!(empty.stdout, b"{\"format_version\":\"1.0\"}\n");
+    let no_json = run(terrace(), &["providers", "schema"], &tmp.0, &[]);
+    assert_eq!(no_json.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_json.stderr)
+        .starts_with("The `terrace providers schema` command requires the `-json` flag."));
+    if terraform_available() {
+        let reference = run("terraform", &["providers", "schema", "-json"], &tmp.0, &[]);
+        assert_eq!(empty.stdout, reference.stdout);
+    }
+}
+
+/// A configuration whose tree terraform prints in a fixed order (one
+/// provider per module, at most one child), with a state.
+const TREE_FIXED: &[(&str, &str)] = &[
+    (
+        "main.tf",
+        r#"terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = ">= 5.0, < 6.0"
+    }
+  }
+}
+resource "aws_s3_bucket" "b" {}
+module "child" {
+  source = "./modules/child"
+}
+"#,
+    ),
+    (
+        "modules/child/main.tf",
+        r#"resource "random_id" "r" {
+  byte_length = 4
+}
+module "grand" {
+  source = "../grand"
+}
+"#,
+    ),
+    (
+        "modules/grand/main.tf",
+        r#"terraform {
+  required_providers {
+    web = {
+      source  = "hashicorp/http"
+      version = "~> 3.4.0"
+    }
+  }
+}
+data "http" "h" {
+  provider = web
+  url      = "https://example.com"
+}
+"#,
+    ),
+    (
+        "terraform.tfstate",
+        r#"{"version":4,"terraform_version":"1.11.4","serial":1,"lineage":"00000000-0000-0000-0000-000000000000","outputs":{},"resources":[{"mode":"managed","type":"null_resource","name":"x","provider":"provider[\"registry.terraform.io/hashicorp/null\"]","instances":[]}],"check_results":null}"#,
+    ),
+];
+
+/// Providers and modules in numbers, whose order terraform varies.
+const TREE_MANY: &[(&str, &str)] = &[
+    (
+        "main.tf",
+        r#"terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.1, != 5.50.0"
+    }
+    foo = {
+      source = "example.com/acme/foo"
+    }
+  }
+}
+resource "null_resource" "x" {}
+import {
+  to = tls_private_key.k
+  id = "x"
+}
+module "a" {
+  source = "./m"
+}
+module "b" {
+  source = "./m"
+}
+"#,
+    ),
+    (
+        "m/main.tf",
+        r#"terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "5.100.0"
+    }
+  }
+}
+resource "random_id" "x" {}
+data "aws_region" "r" {}
+ephemeral "random_password" "p" {
+  length = 8
+}
+"#,
+    ),
+];
+
+fn write_all(tmp: &TempDir, files: &[(&str, &str)]) {
+    for (name, text) in files {
+        tmp.write(name, text);
+    }
+}
+
+#[test]
+fn providers_tree_matches_terraform() {
+    if !terraform_available() {
+        eprintln!("skipped: terraform is not on PATH");
+        return;
+    }
+    let empty_config = TempDir::new("tree-cli");
+    let cli_config = empty_config.write("cli.tfrc", "");
+    let env = [("TF_CLI_CONFIG_FILE", cli_config.as_path())];
+    for (name, files, exact) in [("fixed", TREE_FIXED, true), ("many", TREE_MANY, false)] {
+        let tmp = TempDir::new(&format!("tree-{name}"));
+        write_all(&tmp, files);
+        // terraform reads module calls through its manifest.
+        let get = run("terraform", &["get", "-no-color"], &tmp.0, &env);
+        assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
+        let reference = run("terraform", &["providers", "-no-color"], &tmp.0, &env);
+        let ours = run(terrace(), &["providers", "-no-color"], &tmp.0, &env);
+        assert!(reference.status.success(), "{name}");
+        assert!(
+            ours.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&ours.stderr)
+        );
+        let (ours_text, reference_text) = (
+            String::from_utf8_lossy(&ours.stdout).into_owned(),
+            String::from_utf8_lossy(&reference.stdout).into_owned(),
+        );
+        if exact {
+            assert_eq!(ours_text, reference_text, "{name}");
+        } else {
+            let sorted = |text: &str| {
+                let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+                lines.sort();
+                lines
+            };
+            assert_eq!(sorted(&ours_text), sorted(&reference_text), "{name}");
+        }
+        assert!(ours.stderr.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn providers_without_configuration() {
+    let tmp = TempDir::new("tree-empty");
+    let out = run(terrace(), &["providers", "-no-color"], &tmp.0, &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Error: No configuration files"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,7 @@
+provider "terraform" {
+  alias = "other"
+}
+
+module "child" {
+  source = "./child"
+}

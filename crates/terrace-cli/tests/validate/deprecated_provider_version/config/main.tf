@@ -1,0 +1,6 @@
+provider "terraform" {
+  version = "1.0"
+}
+
+resource "terraform_data" "a" {
+}

@@ -1,0 +1,3 @@
+provider "terraform" {}
+
+resource "terraform_data" "a" {}

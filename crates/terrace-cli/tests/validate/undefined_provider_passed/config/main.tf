@@ -1,0 +1,6 @@
+module "child" {
+  source = "./child"
+  providers = {
+    terraform = terraform.west
+  }
+}

@@ -1,0 +1,6 @@
+resourc "terraform_data" "a" {
+}
+
+variable "x" {
+  typ = string
+}

@@ -1,0 +1,111 @@
+//! `terrace validate` against `terraform validate`: every case directory
+//! under `tests/validate/` holds a configuration (`config/`) and what
+//! terraform 1.11.4 printed for it (`expected.json` for `-json`,
+//! `expected.no-color.txt` and `expected.color.txt` with the exit status
+//! and both streams), recorded by `scripts/record-validate-expectations`.
+//! terrace must print the same bytes, after terraform's product name is
+//! swapped for terrace's where a message names the product.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn cases_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validate")
+}
+
+/// Where terraform's messages name the product, terrace's name terrace.
+const PRODUCT_NAMES: &[(&str, &str)] = &[
+    ("terraform init", "terrace init"),
+    ("Terraform is assuming", "terrace is assuming"),
+    ("this Terraform version", "this terrace version"),
+    ("Earlier versions of Terraform", "Earlier versions of terrace"),
+    ("future version of Terraform", "future version of terrace"),
+];
+
+fn normalize(text: &str) -> String {
+    PRODUCT_NAMES
+        .iter()
+        .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+}
+
+fn terrace(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_terrace"))
+        .arg("validate")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .env_remove("TF_DATA_DIR")
+        .output();
+    match out {
+        Ok(o) => (
+            o.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        ),
+        Err(e) => (-1, String::new(), format!("cannot run terrace: {e}")),
+    }
+}
+
+/// `exit: N`, `stdout:` text `<end>`, `stderr:` text `<end>`.
+fn read_recording(path: &Path) -> Option<(i32, String, String)> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let rest = text.strip_prefix("exit: ")?;
+    let (code, rest) = rest.split_once('\n')?;
+    let rest = rest.strip_prefix("stdout:\n")?;
+    let (stdout, rest) = rest.split_once("<end>\nstderr:\n")?;
+    let stderr = rest.strip_suffix("<end>\n")?;
+    Some((code.parse().ok()?, stdout.to_string(), stderr.to_string()))
+}
+
+fn case_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(cases_dir())
+        .map(|it| {
+            it.filter_map(|e| e.ok())
+                .filter(|e| e.path().join("config").is_dir())
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn validate_matches_terraform() {
+    let names = case_names();
+    assert!(names.len() >= 10, "only {} cases", names.len());
+    let mut failures = Vec::new();
+    for name in &names {
+        let case = cases_dir().join(name);
+        let config = case.join("config");
+
+        let want_json = std::fs::read_to_string(case.join("expected.json")).unwrap_or_default();
+        let (code, out, err) = terrace(&config, &["-json"]);
+        let want_code = i32::from(want_json.contains("\"valid\": false"));
+        if out != normalize(&want_json) || !err.is_empty() || code != want_code {
+            failures.push(format!(
+                "{name} -json: exit {code} (want {want_code})\n--- terraform\n{}\n--- terrace\n{out}{err}",
+                normalize(&want_json)
+            ));
+        }
+
+        for (file, args) in [
+            ("expected.no-color.txt", &["-no-color"][..]),
+            ("expected.color.txt", &[][..]),
+        ] {
+            let Some((want_code, want_out, want_err)) = read_recording(&case.join(file)) else {
+                failures.push(format!("{name}: unreadable {file}"));
+                continue;
+            };
+            let got = terrace(&config, args);
+            let want = (want_code, normalize(&want_out), normalize(&want_err));
+            if got != want {
+                failures.push(format!(
+                    "{name} {args:?}:\n--- terraform (exit {})\n{}{}\n--- terrace (exit {})\n{}{}",
+                    want.0, want.1, want.2, got.0, got.1, got.2
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
+}

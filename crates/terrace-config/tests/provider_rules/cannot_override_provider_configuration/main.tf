@@ -1,0 +1,10 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+module "child" {
+  source = "./child"
+  providers = {
+    aws = aws
+  }
+}

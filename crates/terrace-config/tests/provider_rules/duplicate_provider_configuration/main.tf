@@ -1,0 +1,7 @@
+provider "aws" {
+  region = "us-east-1"
+}
+
+provider "aws" {
+  region = "us-west-1"
+}

@@ -1,0 +1,10 @@
+terraform {
+  required_providers {
+    other = {
+      source = "hashicorp/default"
+    }
+  }
+}
+
+provider "default" {
+}

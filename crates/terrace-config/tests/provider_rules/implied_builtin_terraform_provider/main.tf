@@ -1,0 +1,6 @@
+resource "terraform_data" "a" {
+}
+
+data "terraform_remote_state" "b" {
+  backend = "local"
+}

@@ -1,0 +1,4 @@
+resource "aws_s3_bucket" "b" {
+  for_each = toset(["a"])
+  provider = aws[each.key]
+}

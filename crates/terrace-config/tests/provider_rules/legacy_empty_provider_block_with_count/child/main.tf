@@ -1,0 +1,5 @@
+provider "aws" {
+}
+
+resource "aws_instance" "web" {
+}

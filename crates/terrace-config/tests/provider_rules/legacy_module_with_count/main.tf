@@ -1,0 +1,4 @@
+module "child" {
+  source = "./child"
+  count  = 2
+}

@@ -1,0 +1,4 @@
+module "child" {
+  source   = "./child"
+  for_each = toset(["a", "b"])
+}

@@ -1,0 +1,6 @@
+module "child" {
+  source = "./child"
+  providers = {
+    aws = aws.west
+  }
+}

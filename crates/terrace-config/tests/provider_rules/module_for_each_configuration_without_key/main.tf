@@ -1,0 +1,16 @@
+locals {
+  regions = { "us" = "us-east-1", "eu" = "eu-west-1" }
+}
+
+provider "aws" {
+  alias    = "by_region"
+  for_each = local.regions
+  region   = each.value
+}
+
+module "mod" {
+  source = "./mod"
+  providers = {
+    aws = aws.by_region
+  }
+}

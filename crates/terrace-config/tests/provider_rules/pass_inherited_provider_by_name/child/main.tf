@@ -1,0 +1,14 @@
+terraform {
+  required_providers {
+    aws = {
+      source = "hashicorp/aws"
+    }
+  }
+}
+
+module "grandchild" {
+  source = "./grandchild"
+  providers = {
+    aws.alt = aws
+  }
+}

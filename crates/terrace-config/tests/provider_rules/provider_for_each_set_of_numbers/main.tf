@@ -1,0 +1,4 @@
+provider "aws" {
+  alias    = "by_zone"
+  for_each = toset([1, 2])
+}

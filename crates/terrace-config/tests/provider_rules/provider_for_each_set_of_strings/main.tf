@@ -1,0 +1,5 @@
+provider "aws" {
+  alias    = "by_region"
+  for_each = toset(["us-east-1", "eu-west-1"])
+  region   = each.key
+}

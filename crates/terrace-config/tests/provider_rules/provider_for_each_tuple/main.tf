@@ -1,0 +1,4 @@
+provider "aws" {
+  alias    = "by_region"
+  for_each = ["us-east-1", "eu-west-1"]
+}

@@ -1,0 +1,4 @@
+provider "aws" {
+  depends_on = []
+  source     = "hashicorp/aws"
+}

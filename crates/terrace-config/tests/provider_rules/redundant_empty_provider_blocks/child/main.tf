@@ -1,0 +1,10 @@
+provider "aws" {
+}
+
+provider "aws" {
+  alias = "west"
+}
+
+resource "aws_instance" "web" {
+  provider = aws.west
+}

@@ -1,0 +1,10 @@
+terraform {
+  required_providers {
+    acme = {
+      source = "example.com/corp/acme"
+    }
+  }
+}
+
+resource "acme_thing" "t" {
+}

@@ -1,0 +1,8 @@
+run "setup" {
+  module {
+    source = "./tests/setup"
+  }
+}
+
+run "main" {
+}

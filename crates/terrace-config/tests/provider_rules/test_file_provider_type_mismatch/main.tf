@@ -1,0 +1,13 @@
+terraform {
+  required_providers {
+    foo = {
+      source = "hashicorp/foo"
+    }
+  }
+}
+
+provider "bar" {
+}
+
+resource "foo_resource" "a" {
+}

@@ -1,0 +1,18 @@
+variable "aws_regions" {
+  type = map(object({
+    vpc_cidr_block = string
+    enabled        = optional(bool, true)
+  }))
+  default = {}
+}
+
+provider "aws" {
+  alias    = "by_region"
+  for_each = var.aws_regions
+  region   = each.key
+}
+
+data "aws_vpc" "existing" {
+  for_each = var.aws_regions
+  provider = aws.by_region[each.key]
+}

@@ -1,0 +1,19 @@
+variable "aws_regions" {
+  type = map(object({
+    vpc_cidr_block = string
+    enabled        = optional(bool, true)
+  }))
+  default = {}
+}
+
+provider "aws" {
+  alias    = "by_region"
+  for_each = var.aws_regions
+  region   = each.key
+}
+
+resource "aws_vpc" "example" {
+  for_each   = var.aws_regions
+  provider   = aws.by_region[each.key]
+  cidr_block = each.value.vpc_cidr_block
+}

@@ -1,0 +1,7 @@
+terraform {
+  required_providers {
+    acme = {
+      source = "example.com/corp/acme"
+    }
+  }
+}

@@ -1,0 +1,304 @@
+//! The plugin's side of go-plugin's automatic mutual TLS. The host passes
+//! its certificate in `PLUGIN_CLIENT_CERT`; the plugin makes a fresh
+//! self-signed certificate of its own, announces it in the handshake line,
+//! and accepts connections presenting exactly the host's certificate.
+//!
+//! Terraform's certificates use P-521 keys, whose signatures the ring
+//! crypto provider cannot check, so the verifier adds ECDSA P-521/SHA-512
+//! from the RustCrypto `p521` crate. Pinning the exact certificate bytes
+//! stands in for chain validation: the certificate arrived through the
+//! process environment, a channel only the host and the plugin share.
+
+use base64::Engine;
+use rcgen::{
+    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
+    KeyUsagePurpose,
+};
+use rustls::client::danger::HandshakeSignatureValid;
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
+use rustls::pki_types::{
+    alg_id, AlgorithmIdentifier, CertificateDer, InvalidSignature, PrivateKeyDer,
+    PrivatePkcs8KeyDer, SignatureVerificationAlgorithm, UnixTime,
+};
+use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
+use std::sync::{Arc, OnceLock};
+
+/// The plugin's own certificate for this run.
+pub(crate) struct ServerCertificate {
+    pub der: Vec<u8>,
+    key: Vec<u8>,
+}
+
+impl ServerCertificate {
+    /// A new P-256 key and a self-signed certificate for `localhost`,
+    /// shaped as Go's TLS stack expects of a pinned peer: a CA certificate
+    /// (so it can be its own root) usable for server and client auth.
+    pub fn generate() -> Result<ServerCertificate, String> {
+        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
+            .map_err(|e| format!("generating the server key: {e}"))?;
+        let mut params = CertificateParams::new(vec!["localhost".to_string()])
+            .map_err(|e| format!("preparing the server certificate: {e}"))?;
+        params
+            .distinguished_name
+            .push(DnType::CommonName, "localhost");
+        params
+            .distinguished_name
+            .push(DnType::OrganizationName, "terrace-sdk");
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+            KeyUsagePurpose::KeyAgreement,
+            KeyUsagePurpose::KeyCertSign,
+        ];
+        params.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ClientAuth,
+            ExtendedKeyUsagePurpose::ServerAuth,
+        ];
+        let cert = params
+            .self_signed(&key)
+            .map_err(|e| format!("signing the server certificate: {e}"))?;
+        Ok(ServerCertificate {
+            der: cert.der().to_vec(),
+            key: key.serialize_der(),
+        })
+    }
+
+    /// The certificate as the handshake line carries it: the DER bytes in
+    /// unpadded standard base64 (a PEM would need newlines).
+    pub fn handshake_text(&self) -> String {
+        base64::engine::general_purpose::STANDARD_NO_PAD.encode(&self.der)
+    }
+
+    /// The TLS configuration accepting only the given client certificates
+    /// (PEM text, as in `PLUGIN_CLIENT_CERT`).
+    pub fn server_config(&self, client_pem: &str) -> Result<Arc<ServerConfig>, String> {
+        let pinned = pem_certificates(client_pem)?;
+        let verifier = Arc::new(PinnedClientCertificate {
+            pinned,
+            algorithms: supported_algorithms(),
+        });
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.clone()));
+        let mut config =
+            ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                .with_safe_default_protocol_versions()
+                .map_err(|e| format!("configuring TLS: {e}"))?
+                .with_client_cert_verifier(verifier)
+                .with_single_cert(vec![CertificateDer::from(self.der.clone())], key)
+                .map_err(|e| format!("configuring the server certificate: {e}"))?;
+        config.alpn_protocols = vec![b"h2".to_vec()];
+        Ok(Arc::new(config))
+    }
+}
+
+/// The DER bytes of every certificate in a PEM text.
+pub(crate) fn pem_certificates(pem: &str) -> Result<Vec<Vec<u8>>, String> {
+    const BEGIN: &str = "-----BEGIN CERTIFICATE-----";
+    const END: &str = "-----END CERTIFICATE-----";
+    let mut found = Vec::new();
+    let mut rest = pem;
+    while let Some(start) = rest.find(BEGIN) {
+        let body_start = start + BEGIN.len();
+        let Some(length) = rest[body_start..].find(END) else {
+            return Err("a certificate in PLUGIN_CLIENT_CERT has no end line".into());
+        };
+        let body: String = rest[body_start..body_start + length]
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let der = base64::engine::general_purpose::STANDARD
+            .decode(body.as_bytes())
+            .map_err(|e| format!("a certificate in PLUGIN_CLIENT_CERT is not valid base64: {e}"))?;
+        found.push(der);
+        rest = &rest[body_start + length + END.len()..];
+    }
+    if found.is_empty() {
+        return Err("PLUGIN_CLIENT_CERT holds no PEM certificate".into());
+    }
+    Ok(found)
+}
+
+/// Accepts exactly the host's certificate, whatever its issuer, names or
+/// dates.
+#[derive(Debug)]
+struct PinnedClientCertificate {
+    pinned: Vec<Vec<u8>>,
+    algorithms: WebPkiSupportedAlgorithms,
+}
+
+impl ClientCertVerifier for PinnedClientCertificate {
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        &[]
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, rustls::Error> {
+        if self.pinned.iter().any(|p| p.as_slice() == end_entity.as_ref()) {
+            Ok(ClientCertVerified::assertion())
+        } else {
+            Err(rustls::Error::InvalidCertificate(
+                CertificateError::ApplicationVerificationFailure,
+            ))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls12_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        verify_tls13_signature(message, cert, dss, &self.algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algorithms.supported_schemes()
+    }
+}
+
+/// ECDSA over P-521 with SHA-512, what Go's go-plugin certificates sign
+/// with.
+#[derive(Debug)]
+struct EcdsaP521Sha512;
+
+impl SignatureVerificationAlgorithm for EcdsaP521Sha512 {
+    fn verify_signature(
+        &self,
+        public_key: &[u8],
+        message: &[u8],
+        signature: &[u8],
+    ) -> Result<(), InvalidSignature> {
+        use p521::ecdsa::signature::Verifier;
+        let key =
+            p521::ecdsa::VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
+        let signature =
+            p521::ecdsa::Signature::from_der(signature).map_err(|_| InvalidSignature)?;
+        key.verify(message, &signature).map_err(|_| InvalidSignature)
+    }
+
+    fn public_key_alg_id(&self) -> AlgorithmIdentifier {
+        alg_id::ECDSA_P521
+    }
+
+    fn signature_alg_id(&self) -> AlgorithmIdentifier {
+        alg_id::ECDSA_SHA512
+    }
+}
+
+static P521: EcdsaP521Sha512 = EcdsaP521Sha512;
+static P521_ONLY: [&dyn SignatureVerificationAlgorithm; 1] = [&P521];
+
+/// ring's algorithms plus P-521, built once: rustls wants `'static`
+/// tables.
+fn supported_algorithms() -> WebPkiSupportedAlgorithms {
+    static ALGORITHMS: OnceLock<WebPkiSupportedAlgorithms> = OnceLock::new();
+    *ALGORITHMS.get_or_init(|| {
+        let ring = rustls::crypto::ring::default_provider().signature_verification_algorithms;
+        let mut all: Vec<&'static dyn SignatureVerificationAlgorithm> = ring.all.to_vec();
+        all.push(&P521);
+        let mut mapping: Vec<(
+            SignatureScheme,
+            &'static [&'static dyn SignatureVerificationAlgorithm],
+        )> = ring.mapping.to_vec();
+        mapping.push((SignatureScheme::ECDSA_NISTP521_SHA512, &P521_ONLY));
+        WebPkiSupportedAlgorithms {
+            all: Vec::leak(all),
+            mapping: Vec::leak(mapping),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn certificates_are_fresh_and_announced_without_padding() {
+        let one = ServerCertificate::generate().unwrap();
+        let two = ServerCertificate::generate().unwrap();
+        assert_ne!(one.der, two.der);
+        let text = one.handshake_text();
+        assert!(!text.contains('='));
+        let decoded = base64::engine::general_purpose::STANDARD_NO_PAD
+            .decode(text)
+            .unwrap();
+        assert_eq!(decoded, one.der);
+    }
+
+    #[test]
+    fn pem_texts_are_read() {
+        let der = ServerCertificate::generate().unwrap().der;
+        let body = base64::engine::general_purpose::STANDARD.encode(&der);
+        let lines: Vec<&str> = body
+            .as_bytes()
+            .chunks(64)
+            .map(|c| std::str::from_utf8(c).unwrap())
+            .collect();
+        let pem = format!(
+            "-----BEGIN CERTIFICATE-----\n{}\n-----END CERTIFICATE-----\n",
+            lines.join("\n")
+        );
+        assert_eq!(pem_certificates(&pem).unwrap(), vec![der]);
+        assert!(pem_certificates("nothing").is_err());
+        assert!(pem_certificates("-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----").is_err());
+        assert!(pem_certificates("-----BEGIN CERTIFICATE-----\nAAAA").is_err());
+    }
+
+    #[test]
+    fn only_the_pinned_certificate_is_accepted() {
+        let verifier = PinnedClientCertificate {
+            pinned: vec![vec![1, 2, 3]],
+            algorithms: supported_algorithms(),
+        };
+        let now = UnixTime::now();
+        assert!(verifier
+            .verify_client_cert(&CertificateDer::from(vec![1, 2, 3]), &[], now)
+            .is_ok());
+        assert!(verifier
+            .verify_client_cert(&CertificateDer::from(vec![1, 2, 4]), &[], now)
+            .is_err());
+        assert!(verifier
+            .supported_verify_schemes()
+            .contains(&SignatureScheme::ECDSA_NISTP521_SHA512));
+    }
+
+    #[test]
+    fn p521_signatures_verify() {
+        use p521::ecdsa::signature::Signer;
+        let secret = p521::ecdsa::SigningKey::from_slice(&[1u8; 66]).unwrap();
+        let public = p521::ecdsa::VerifyingKey::from(&secret);
+        let point = public.to_encoded_point(false);
+        let signature: p521::ecdsa::Signature = secret.sign(b"hello");
+        let der = signature.to_der();
+        assert!(P521
+            .verify_signature(point.as_bytes(), b"hello", der.as_bytes())
+            .is_ok());
+        assert!(P521
+            .verify_signature(point.as_bytes(), b"hullo", der.as_bytes())
+            .is_err());
+    }
+
+    #[test]
+    fn server_configs_need_a_client_certificate() {
+        let cert = ServerCertificate::generate().unwrap();
+        assert!(cert.server_config("").is_err());
+        let body = base64::engine::general_purpose::STANDARD.encode(&cert.der);
+        let pem = format!("-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n");
+        let config = cert.server_config(&pem).unwrap();
+        assert_eq!(config.alpn_protocols, vec![b"h2".to_vec()]);
+    }
+}
