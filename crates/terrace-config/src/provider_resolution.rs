@@ -234,3 +234,95 @@ fn add_provider_nodes(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::{load_config, LoadOptions};
+    use std::path::PathBuf;
+
+    struct TempDir(PathBuf);
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn tree(name: &str, files: &[(&str, &str)]) -> (TempDir, Config) {
+        let dir = std::env::temp_dir().join(format!(
+            "terrace-provider-resolution-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        for (f, text) in files {
+            let path = dir.join(f);
+            if let Some(parent) = path.parent() {
+                let _ = std::fs::create_dir_all(parent);
+            }
+            let _ = std::fs::write(&path, text);
+        }
+        let (config, diags) = load_config(&dir, &LoadOptions::default());
+        assert!(diags.is_empty(), "{diags:?}");
+        (TempDir(dir), config)
+    }
+
+    #[test]
+    fn resources_resolve_through_inheritance_and_proxies() {
+        let (_dir, config) = tree(
+            "proxies",
+            &[
+                (
+                    "main.tf",
+                    "provider \"aws\" {\n  alias = \"by_region\"\n  for_each = toset([\"a\"])\n}\nprovider \"aws\" {\n  region = \"x\"\n}\nmodule \"m\" {\n  source = \"./m\"\n  for_each = toset([\"a\"])\n  providers = {\n    aws.inner = aws.by_region[each.key]\n  }\n}\nresource \"aws_s3_bucket\" \"root\" {}\n",
+                ),
+                (
+                    "m/main.tf",
+                    "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\", configuration_aliases = [aws.inner] }\n  }\n}\nresource \"aws_vpc\" \"v\" {\n  provider = aws.inner\n}\nresource \"aws_subnet\" \"s\" {}\nresource \"google_thing\" \"g\" {}\n",
+                ),
+            ],
+        );
+        let (resolved, diags) = resolve_resource_providers(&config);
+        assert!(diags.is_empty(), "{diags:?}");
+        let got: Vec<String> = resolved
+            .iter()
+            .map(|(r, p)| {
+                let key = p
+                    .key_expression
+                    .as_ref()
+                    .map(|(m, e)| format!(" key in [{m}] at {}", e.range()))
+                    .unwrap_or_default();
+                format!("{r} -> {}{key}", p.config)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "aws_s3_bucket.root -> provider[\"registry.terraform.io/hashicorp/aws\"]",
+                "module.m.aws_subnet.s -> provider[\"registry.terraform.io/hashicorp/aws\"]",
+                format!("module.m.aws_vpc.v -> provider[\"registry.terraform.io/hashicorp/aws\"].by_region key in [] at {}/main.tf:12,31-39", _dir.0.display()).as_str(),
+                "module.m.google_thing.g -> provider[\"registry.terraform.io/hashicorp/google\"]",
+            ]
+        );
+    }
+
+    #[test]
+    fn aliases_are_not_inherited() {
+        let (_dir, config) = tree(
+            "alias",
+            &[
+                (
+                    "main.tf",
+                    "provider \"aws\" {\n  alias = \"west\"\n}\nmodule \"m\" {\n  source = \"./m\"\n}\n",
+                ),
+                ("m/main.tf", "resource \"aws_vpc\" \"v\" {\n  provider = aws.west\n}\n"),
+            ],
+        );
+        let (_, diags) = resolve_resource_providers(&config);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].summary, "Provider configuration not present");
+        assert!(diags[0]
+            .detail
+            .starts_with("To work with module.m.aws_vpc.v its original provider configuration at module.m.provider[\"registry.terraform.io/hashicorp/aws\"].west is required"));
+    }
+}

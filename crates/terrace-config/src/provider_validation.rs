@@ -1038,3 +1038,158 @@ fn check_import_provider(module: &Module, imp: &Import) -> Option<Diagnostic> {
     };
     Some(Diagnostic::error("Invalid import provider argument", detail).with_subject(range))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader::{load_config, LoadOptions};
+    use std::path::PathBuf;
+    use terrace_syntax::ast::SourceFile;
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str, files: &[(&str, &str)]) -> TempDir {
+            let dir = std::env::temp_dir().join(format!(
+                "terrace-provider-validation-{name}-{}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_dir_all(&dir);
+            for (f, text) in files {
+                let path = dir.join(f);
+                if let Some(parent) = path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::fs::write(&path, text);
+            }
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn reference(text: &str, alias: Option<&str>, key: Option<&str>) -> ProviderConfigRef {
+        let file = SourceFile::new("t.tf", key.unwrap_or("0"));
+        let (expr, _) = terrace_syntax::parse_expression(&file);
+        ProviderConfigRef {
+            name: text.to_string(),
+            name_range: file.range(terrace_syntax::Span { start: 0, end: 1 }),
+            alias: alias.map(str::to_string),
+            alias_range: None,
+            key_expression: key.map(|_| Expression::native(&file, expr)),
+        }
+    }
+
+    #[test]
+    fn instance_keys_follow_for_each() {
+        let details = |r: &ProviderConfigRef, instanced: bool, configured: bool| -> Vec<String> {
+            instance_validation(r, "resource", instanced, configured)
+                .into_iter()
+                .map(|d| d.detail)
+                .collect()
+        };
+        let keyed = reference("aws", Some("by_region"), Some("each.key"));
+        let plain = reference("aws", Some("by_region"), None);
+        let unaliased = reference("aws", None, Some("\"a\""));
+        assert!(details(&keyed, true, true).is_empty());
+        assert!(details(&plain, false, true).is_empty());
+        assert_eq!(
+            details(&keyed, false, true),
+            ["An instance key can be specified only for a provider configuration that uses for_each."]
+        );
+        assert_eq!(
+            details(&keyed, false, false),
+            ["This module doesn't declare a provider \"aws\" block with alias = \"by_region\", which is required for use with for_each."]
+        );
+        assert_eq!(
+            details(&plain, true, true),
+            ["A reference to a provider configuration which uses for_each requires an instance key. Passing a collection of provider instances into a child module is not allowed."]
+        );
+        assert_eq!(
+            details(&unaliased, false, false),
+            ["An instance key can be specified only for a provider configuration which has an alias and uses for_each."]
+        );
+    }
+
+    #[test]
+    fn provider_types_of_a_module() {
+        let dir = TempDir::new(
+            "types",
+            &[(
+                "main.tf",
+                "terraform {\n  required_providers {\n    acme = { source = \"example.com/corp/acme\" }\n  }\n}\nprovider \"acme\" {}\nprovider \"aws\" {\n  alias = \"x\"\n}\n",
+            )],
+        );
+        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        assert!(diags.is_empty(), "{diags:?}");
+        let types: Vec<String> = module_provider_types(&config.module)
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "acme=example.com/corp/acme",
+                "aws=registry.terraform.io/hashicorp/aws"
+            ]
+        );
+    }
+
+    #[test]
+    fn json_for_each_is_never_too_similar() {
+        let dir = TempDir::new(
+            "json",
+            &[(
+                "main.tf.json",
+                r#"{
+  "variable": {"r": {"default": {}}},
+  "provider": {"aws": {"alias": "x", "for_each": "${var.r}"}},
+  "resource": {"aws_vpc": {"v": {"for_each": "${var.r}", "provider": "aws.x[each.key]"}}}
+}"#,
+            )],
+        );
+        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        assert!(diags.is_empty(), "{diags:?}");
+        assert!(validate_provider_configs(&config).is_empty());
+    }
+
+    #[test]
+    fn requirements_merge_constraints() {
+        let dir = TempDir::new(
+            "reqs",
+            &[
+                (
+                    "main.tf",
+                    "terraform {\n  required_providers {\n    aws = { version = \">= 1.0\" }\n  }\n}\nmodule \"c\" {\n  source = \"./c\"\n}\n",
+                ),
+                (
+                    "c/main.tf",
+                    "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\", version = \"< 6.0\" }\n  }\n}\nresource \"null_resource\" \"n\" {}\n",
+                ),
+            ],
+        );
+        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        assert!(diags.is_empty(), "{diags:?}");
+        let (reqs, diags) = provider_requirements(&config, &[]);
+        assert!(diags.is_empty());
+        let got: Vec<String> = reqs
+            .provider_types()
+            .iter()
+            .map(|p| {
+                let c: Vec<String> = reqs.providers[p].iter().map(|c| c.to_string()).collect();
+                format!("{p} {}", c.join(" & "))
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "registry.terraform.io/hashicorp/aws >= 1.0 & < 6.0",
+                "registry.terraform.io/hashicorp/null "
+            ]
+        );
+    }
+}

@@ -351,3 +351,49 @@ fn load_run_modules(dir: &Path, file: &mut TestFile, options: &LoadOptions) -> D
     }
     diags
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(text: &str) -> (TestFile, Diagnostics) {
+        let (file, diags) = terrace_syntax::parse_file("a.tftest.hcl", text);
+        assert!(diags.is_empty(), "{diags:?}");
+        decode_test_file(&Body::from_file(&file), "a.tftest.hcl")
+    }
+
+    #[test]
+    fn runs_providers_and_modules() {
+        let (file, diags) = decode(
+            "provider \"aws\" {\n  alias = \"x\"\n}\nmock_provider \"aws\" {}\nvariables {\n  a = 1\n}\nrun \"one\" {\n  command = plan\n  providers = {\n    aws = aws.x\n  }\n  module {\n    source = \"./setup\"\n  }\n  assert {\n    condition = true\n    error_message = \"x\"\n  }\n}\n",
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(file.providers.keys().collect::<Vec<_>>(), ["aws.x"]);
+        let run = &file.runs[0];
+        assert_eq!(run.name, "one");
+        assert_eq!(run.providers[0].in_parent.to_string(), "aws.x");
+        let source = run.module.as_ref().and_then(|m| m.source.as_ref());
+        assert_eq!(source.map(|s| s.to_string()).as_deref(), Some("./setup"));
+    }
+
+    #[test]
+    fn module_block_needs_a_source() {
+        let (file, diags) = decode("run \"one\" {\n  module {\n  }\n}\n");
+        assert!(file.runs.is_empty());
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].summary, "Missing \"source\" attribute for module block");
+    }
+
+    #[test]
+    fn tofutest_files_replace_tftest_files() {
+        let dir = std::env::temp_dir().join(format!("terrace-testfile-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::create_dir_all(&dir);
+        for name in ["a.tftest.hcl", "a.tofutest.hcl", "b.tftest.json", "c.tf", ".d.tftest.hcl"] {
+            let _ = std::fs::write(dir.join(name), "");
+        }
+        let names = test_file_names(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(names, ["a.tofutest.hcl", "b.tftest.json"]);
+    }
+}

@@ -313,6 +313,10 @@ mod tests {
     fn h1_of_the_images_aws_provider() {
         let dir =
             Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
+        if !dir.is_dir() {
+            eprintln!("skipped: the image's AWS provider ({}) is absent", dir.display());
+            return;
+        }
         assert_eq!(
             ok(h1_dir(dir)).as_str(),
             "h1:edXOJWE4ORX8Fm+dpVpICzMZJat4AX0VRCAy/xkcOc0="

@@ -911,7 +911,10 @@ impl Installer {
         for (provider, version) in need {
             let lock = locks.provider(&provider).cloned();
             match self.ensure_installed(lock.as_ref(), mode, &provider, &version, events) {
-                Ok(hashes) => {
+                // Already installed as the lock file says: Terraform leaves
+                // that entry alone, even when the constraints have changed.
+                Ok(None) => {}
+                Ok(Some(hashes)) => {
                     if !hashes.is_empty() {
                         locks.set_provider(ProviderLock::new(
                             provider.clone(),
@@ -943,7 +946,7 @@ impl Installer {
         provider: &Provider,
         version: &Version,
         events: &mut dyn InstallerEvents,
-    ) -> Result<Vec<Hash>, ProviderError> {
+    ) -> Result<Option<Vec<Hash>>, ProviderError> {
         let preferred: Vec<Hash> = match lock {
             Some(l) if l.version == *version => l.preferred_hashes(),
             _ => Vec::new(),
@@ -951,7 +954,7 @@ impl Installer {
         if let Some(installed) = self.target.provider_version(provider, version) {
             if !preferred.is_empty() && installed.matches_any_hash(&preferred).unwrap_or(false) {
                 events.provider_already_installed(provider, version, false);
-                return Ok(lock.map(|l| l.hashes().to_vec()).unwrap_or_default());
+                return Ok(None);
             }
         }
         let (install_to, link_to) = match &self.global_cache {
@@ -984,7 +987,7 @@ impl Installer {
                 .executable_file()
                 .map_err(|e| link_err(format!("provider binary not found: {e}")))?;
         }
-        Ok(hashes)
+        Ok(Some(hashes))
     }
 
     fn ensure_in_directory(

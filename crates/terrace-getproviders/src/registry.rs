@@ -78,6 +78,84 @@ struct Response {
     /// After redirects.
     url: String,
     body: Vec<u8>,
+    /// Every header, names in lower case.
+    headers: Vec<(String, String)>,
+}
+
+/// A whole response, for protocols this module does not speak itself
+/// (the module registry's `X-Terraform-Get`).
+#[derive(Clone, Debug)]
+pub struct HttpResponse {
+    pub status: u16,
+    /// `404 Not Found`, as Go's `Response.Status`.
+    pub status_line: String,
+    /// Every header, names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// The URL answered, after redirects.
+    pub url: String,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The first value of header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The text of a failed request as Go's `net/http` client words it
+/// (`Get "URL": dial tcp HOST:PORT: connect: connection refused`), since
+/// Terraform's messages embed it.
+pub fn go_request_error(url: &str, err: &ureq::Error) -> String {
+    format!("Get {}: {}", quote(url), go_transport_error(url, err))
+}
+
+fn go_transport_error(url: &str, err: &ureq::Error) -> String {
+    let host_port = {
+        let host = host_of(url);
+        let has_port = host.rsplit_once(':').is_some_and(|(_, p)| {
+            !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && !host.ends_with(']')
+        });
+        if has_port {
+            host.to_string()
+        } else if url.starts_with("http://") {
+            format!("{host}:80")
+        } else {
+            format!("{host}:443")
+        }
+    };
+    let bare_host = host_port
+        .rsplit_once(':')
+        .map(|(h, _)| h)
+        .unwrap_or(&host_port);
+    match err {
+        ureq::Error::Io(e) => match e.kind() {
+            std::io::ErrorKind::ConnectionRefused => {
+                format!("dial tcp {host_port}: connect: connection refused")
+            }
+            std::io::ErrorKind::TimedOut => format!("dial tcp {host_port}: i/o timeout"),
+            std::io::ErrorKind::ConnectionReset => "connection reset by peer".to_string(),
+            std::io::ErrorKind::UnexpectedEof => "EOF".to_string(),
+            _ => format!("dial tcp {host_port}: {}", crate::goerr::errno_text(e)),
+        },
+        ureq::Error::HostNotFound => format!("dial tcp: lookup {bare_host}: no such host"),
+        ureq::Error::ConnectionFailed => {
+            format!("dial tcp {host_port}: connect: connection refused")
+        }
+        ureq::Error::Timeout(_) => {
+            "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into()
+        }
+        ureq::Error::Rustls(e) if e.to_string().contains("invalid peer certificate") => {
+            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+                .into()
+        }
+        ureq::Error::TooManyRedirects => "stopped after 10 redirects".into(),
+        other => other.to_string(),
+    }
 }
 
 impl Http {
@@ -106,7 +184,7 @@ impl Http {
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        let mut resp = req.call().map_err(|e| format!("Get {}: {e}", quote(url)))?;
+        let mut resp = req.call().map_err(|e| go_request_error(url, &e))?;
         let status = resp.status();
         let header = |name: &str| {
             resp.headers()
@@ -116,13 +194,22 @@ impl Http {
         };
         let content_type = header("content-type").unwrap_or_default();
         let content_length = header("content-length").and_then(|v| v.parse().ok());
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| {
+                v.to_str()
+                    .ok()
+                    .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
+            })
+            .collect();
         let final_url = resp.get_uri().to_string();
         let body = resp
             .body_mut()
             .with_config()
             .limit(limit)
             .read_to_vec()
-            .map_err(|e| format!("Get {}: {e}", quote(url)))?;
+            .map_err(|e| go_request_error(url, &e))?;
         Ok(Response {
             status: status.as_u16(),
             status_line: format!(
@@ -136,6 +223,26 @@ impl Http {
             content_length,
             url: final_url,
             body,
+            headers,
+        })
+    }
+
+    /// GETs `url` with extra `headers`, reading at most `limit` bytes of
+    /// body; any status is a response, only transport failures are errors
+    /// (in Go's words, see [`go_request_error`]).
+    pub fn get_response(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        limit: u64,
+    ) -> Result<HttpResponse, String> {
+        let r = self.get(url, headers, limit)?;
+        Ok(HttpResponse {
+            status: r.status,
+            status_line: r.status_line,
+            headers: r.headers,
+            url: r.url,
+            body: r.body,
         })
     }
 
@@ -145,7 +252,7 @@ impl Http {
             .agent
             .get(url)
             .call()
-            .map_err(|e| format!("{}: {e}", host_of(url)))?;
+            .map_err(|e| format!("{}: {}", host_of(url), go_transport_error(url, &e)))?;
         let status = resp.status();
         if status.as_u16() != 200 {
             return Err(format!(
@@ -169,7 +276,7 @@ impl Http {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(format!("{}: {e}", host_of(url))),
+                Err(e) => return Err(format!("{}: {}", host_of(url), crate::goerr::errno_text(&e))),
             };
             std::io::Write::write_all(&mut file, &buf[..n])
                 .map_err(|e| crate::goerr::path_error("write", dest, &e))?;
@@ -424,6 +531,27 @@ impl RegistrySource {
             services,
             base: resp.url,
         })
+    }
+
+    /// The HTTP client this source uses (with its TLS settings).
+    pub fn http(&self) -> &Http {
+        &self.http
+    }
+
+    /// The bearer token configured for `hostname`, if any.
+    pub fn token_for(&self, hostname: &Hostname) -> Option<&str> {
+        self.token(hostname)
+    }
+
+    /// Service discovery for any service (`modules.v1`, ...): its absolute
+    /// URL, `None` when the host does not offer it, or why discovery
+    /// failed. Results are cached per host, like the provider lookups'.
+    pub fn service_url(&self, hostname: &Hostname, id: &str) -> Result<Option<String>, SourceError> {
+        let services = self.discover(hostname)?;
+        Ok(services
+            .services
+            .get(id)
+            .map(|u| resolve_url(&services.base, u)))
     }
 
     fn base_url(&self, provider: &Provider) -> Result<String, SourceError> {

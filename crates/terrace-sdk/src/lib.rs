@@ -23,6 +23,7 @@ mod provider;
 mod resource;
 mod schema;
 mod serve;
+pub mod testing;
 pub mod timeouts;
 mod upgrade;
 mod validate;

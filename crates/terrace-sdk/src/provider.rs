@@ -169,23 +169,22 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
             }
         }
         let mut diagnostics = Diagnostics::new();
-        if !resource.plan_hooks.is_empty() {
-            let mut data = PlanData {
-                data: ResourceData::new(
-                    schema.implied_type(),
-                    &planned,
-                    (!create).then_some(&request.prior_state),
-                    Some(&request.config),
-                ),
-                requires_replace,
-                create,
-            };
-            for hook in &resource.plan_hooks {
-                hook(&mut data).map_err(Error::into_diagnostics)?;
+        let (mut planned, mut hooked) =
+            self.run_plan_hooks(resource, schema, request, planned, requires_replace.clone(), &mut diagnostics)?;
+        if !create {
+            let mut after = replace_paths(schema, &request.prior_state, &planned);
+            merge_paths(&mut after, &hooked);
+            // A hook's change that forces a replacement makes this a
+            // replacement plan: computed values become unknown, and the
+            // hooks see the plan as it now is.
+            if requires_replace.is_empty() && !after.is_empty() {
+                let replacing = unknown_computed(schema, &request.config, &planned);
+                (planned, hooked) =
+                    self.run_plan_hooks(resource, schema, request, replacing, after.clone(), &mut diagnostics)?;
+                after = replace_paths(schema, &request.prior_state, &planned);
+                merge_paths(&mut after, &hooked);
             }
-            diagnostics.extend(data.data.take_warnings());
-            planned = data.data.to_value();
-            requires_replace = data.requires_replace;
+            requires_replace = after;
         }
         let mut violations = Vec::new();
         plan_violations(schema, &request.config, &planned, &AttributePath::root(), &mut violations);
@@ -208,6 +207,38 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
                 .into());
         }
         Ok((planned, requires_replace, diagnostics))
+    }
+
+    /// Runs the resource's plan hooks over `planned`; returns the plan and
+    /// the replacement paths as the hooks left them.
+    fn run_plan_hooks(
+        &self,
+        resource: &ResourceSpec<C>,
+        schema: &BlockSpec,
+        request: &PlanResourceChangeRequest,
+        planned: Value,
+        requires_replace: Vec<AttributePath>,
+        diagnostics: &mut Diagnostics,
+    ) -> Result<(Value, Vec<AttributePath>), Diagnostics> {
+        if resource.plan_hooks.is_empty() {
+            return Ok((planned, requires_replace));
+        }
+        let create = request.prior_state.is_null();
+        let mut data = PlanData {
+            data: ResourceData::new(
+                schema.implied_type(),
+                &planned,
+                (!create).then_some(&request.prior_state),
+                Some(&request.config),
+            ),
+            requires_replace,
+            create,
+        };
+        for hook in &resource.plan_hooks {
+            hook(&mut data).map_err(Error::into_diagnostics)?;
+        }
+        diagnostics.extend(data.data.take_warnings());
+        Ok((data.data.to_value(), data.requires_replace))
     }
 
     fn apply(&self, request: &ApplyResourceChangeRequest) -> (Value, Vec<u8>, Diagnostics) {
@@ -293,6 +324,14 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
                 };
                 (new_state, private, diagnostics)
             }
+        }
+    }
+}
+
+fn merge_paths(into: &mut Vec<AttributePath>, more: &[AttributePath]) {
+    for path in more {
+        if !into.contains(path) {
+            into.push(path.clone());
         }
     }
 }

@@ -181,6 +181,11 @@ fn installs_from_a_mirror_as_terraform_does() {
 /// and the same link Terraform made.
 #[test]
 fn installs_the_images_aws_provider_as_terraform_does() {
+    let package = Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
+    if !package.is_dir() {
+        eprintln!("skipped: the image's AWS provider ({}) is absent", package.display());
+        return;
+    }
     let work = TempDir::new("inst-aws");
     let target = work.path().join(".terraform/providers");
     let inst = installer(&target, Path::new("/opt/tf-plugins"));
@@ -253,6 +258,37 @@ fn the_lock_file_holds_the_version_unless_upgrading() {
             .provider(&p("hashicorp/null"))
             .map(|l| l.version.to_string()),
         Some("1.1.0".into())
+    );
+}
+
+/// Terraform leaves the lock entry of a provider that is already installed
+/// at the locked version alone, even when the constraints have changed
+/// since (OpenTofu would rewrite them).
+#[test]
+fn an_installed_provider_keeps_its_lock_entry() {
+    let m = mirror();
+    let work = TempDir::new("inst-keep");
+    let inst = installer(&work.path().join("providers"), m.path());
+    let (first, errors) = inst.ensure_provider_versions(
+        &Locks::new(),
+        &reqs(&[("hashicorp/null", "~> 1.0")]),
+        InstallMode::NewProvidersOnly,
+        &mut NoEvents,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    let (second, errors) = inst.ensure_provider_versions(
+        &first,
+        &reqs(&[("hashicorp/null", ">= 1.0.0")]),
+        InstallMode::NewProvidersOnly,
+        &mut NoEvents,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(second, first);
+    assert_eq!(
+        second
+            .provider(&p("hashicorp/null"))
+            .map(|l| l.constraints.to_string()),
+        Some("~> 1.0".to_string())
     );
 }
 

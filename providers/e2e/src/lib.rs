@@ -1,0 +1,178 @@
+//! Runs the real `terraform` against terrace's bundled providers: builds
+//! the provider binaries, points Terraform at them with a CLI
+//! configuration of `dev_overrides` (so nothing is downloaded), and runs
+//! commands in a scratch working directory. Tests skip, saying why, when
+//! no `terraform` is on PATH.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The provider packages built and overridden, with their source
+/// addresses.
+pub const PROVIDERS: [(&str, &str); 4] = [
+    ("terraform-provider-null", "hashicorp/null"),
+    ("terraform-provider-random", "hashicorp/random"),
+    ("terraform-provider-local", "hashicorp/local"),
+    ("terraform-provider-kv", "terrace/kv"),
+];
+
+/// A scratch Terraform working directory with the CLI configuration.
+pub struct Workspace {
+    pub dir: PathBuf,
+    cli_config: PathBuf,
+}
+
+/// The outcome of one Terraform command.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn output(&self) -> String {
+        format!("exit {:?}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+/// Whether `terraform` can be run; `None` with the reason when not.
+pub fn terraform_available() -> Result<String, String> {
+    match Command::new("terraform").arg("version").env("CHECKPOINT_DISABLE", "1").output() {
+        Ok(output) if output.status.success() => {
+            Ok(String::from_utf8_lossy(&output.stdout).lines().next().unwrap_or_default().to_string())
+        }
+        Ok(output) => Err(format!("`terraform version` failed: {}", String::from_utf8_lossy(&output.stderr))),
+        Err(e) => Err(format!("no terraform on PATH ({e})")),
+    }
+}
+
+/// Builds the provider binaries (a no-op when they are current) and
+/// returns the directory holding them.
+pub fn build_providers() -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.arg("build").arg("--quiet");
+    for (package, _) in PROVIDERS {
+        command.arg("-p").arg(package);
+    }
+    let output = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo build failed:\n{}", String::from_utf8_lossy(&output.stderr)));
+    }
+    // This test runs from <target>/<profile>/deps; the binaries are in
+    // <target>/<profile>.
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot find the target directory")?
+        .to_path_buf();
+    for (package, _) in PROVIDERS {
+        if !profile_dir.join(package).is_file() {
+            return Err(format!("{package} was not built in {}", profile_dir.display()));
+        }
+    }
+    Ok(profile_dir)
+}
+
+impl Workspace {
+    /// A fresh directory with `main.tf`, and a CLI configuration that
+    /// overrides every bundled provider with the binaries in `bin`.
+    pub fn new(name: &str, bin: &Path, main_tf: &str) -> Workspace {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("terrace-e2e-{name}-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("creating {}: {e}", dir.display()));
+        let mut overrides = String::new();
+        for (_, source) in PROVIDERS {
+            overrides.push_str(&format!("    {source:?} = {:?}\n", bin.display().to_string()));
+        }
+        let cli_config = dir.join("terraform.rc");
+        let text = format!("provider_installation {{\n  dev_overrides {{\n{overrides}  }}\n  direct {{}}\n}}\n");
+        std::fs::write(&cli_config, text).unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
+        let workspace = Workspace { dir, cli_config };
+        workspace.write("main.tf", main_tf);
+        workspace
+    }
+
+    pub fn write(&self, name: &str, text: &str) {
+        let path = self.dir.join(name);
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Runs `terraform <args>` in the working directory, offline.
+    pub fn terraform(&self, args: &[&str]) -> Run {
+        let output = Command::new("terraform")
+            .args(args)
+            .arg("-no-color")
+            .current_dir(&self.dir)
+            .env("TF_CLI_CONFIG_FILE", &self.cli_config)
+            .env("CHECKPOINT_DISABLE", "1")
+            .env("TF_IN_AUTOMATION", "1")
+            .env_remove("TF_LOG")
+            .output()
+            .unwrap_or_else(|e| panic!("running terraform: {e}"));
+        Run {
+            code: output.status.code(),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+
+    /// Runs and requires the given exit code.
+    pub fn expect(&self, args: &[&str], code: i32) -> Run {
+        let run = self.terraform(args);
+        assert_eq!(run.code, Some(code), "terraform {}:\n{}", args.join(" "), run.output());
+        run
+    }
+
+    /// The state as `terraform show -json` gives it.
+    pub fn state(&self) -> serde_json::Value {
+        let run = self.expect(&["show", "-json"], 0);
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("state JSON: {e}\n{}", run.stdout))
+    }
+
+    /// The attribute values of the managed resource at `address` in the
+    /// root module, or `None` when it is not in state.
+    pub fn resource(&self, address: &str) -> Option<serde_json::Value> {
+        let state = self.state();
+        state["values"]["root_module"]["resources"]
+            .as_array()?
+            .iter()
+            .find(|r| r["address"] == address)
+            .map(|r| r["values"].clone())
+    }
+}
+
+impl Drop for Workspace {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Sets up for a test, or says why the test is skipped.
+pub fn setup() -> Option<PathBuf> {
+    match terraform_available() {
+        Ok(version) => eprintln!("using {version}"),
+        Err(reason) => {
+            eprintln!("skipped: {reason}");
+            return None;
+        }
+    }
+    match build_providers() {
+        Ok(bin) => Some(bin),
+        Err(message) => panic!("{message}"),
+    }
+}
