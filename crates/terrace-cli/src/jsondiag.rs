@@ -31,7 +31,8 @@ impl Sources {
     fn get(&mut self, name: &str) -> Option<(Arc<SourceFile>, &File)> {
         let (source, parsed) = self.files.get_mut(name)?;
         let source = source.clone();
-        let file = parsed.get_or_insert_with(|| terrace_syntax::parse_file(&source.name, &source.text).0);
+        let file =
+            parsed.get_or_insert_with(|| terrace_syntax::parse_file(&source.name, &source.text).0);
         Some((source, file))
     }
 }
@@ -91,7 +92,11 @@ fn range_over(a: &SourceRange, b: &SourceRange) -> SourceRange {
         } else {
             b.start
         },
-        end: if a.end.byte > b.end.byte { a.end } else { b.end },
+        end: if a.end.byte > b.end.byte {
+            a.end
+        } else {
+            b.end
+        },
     }
 }
 

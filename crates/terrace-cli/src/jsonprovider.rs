@@ -316,7 +316,10 @@ mod tests {
         let cases = [
             ("plain", r#""plain""#),
             ("a \"q\" \\ b", r#""a \"q\" \\ b""#),
-            ("Security & <Credentials>", r#""Security \u0026 \u003cCredentials\u003e""#),
+            (
+                "Security & <Credentials>",
+                r#""Security \u0026 \u003cCredentials\u003e""#,
+            ),
             ("line\nbreak\ttab\r", r#""line\nbreak\ttab\r""#),
             ("\u{8}\u{c}\u{1}\u{1f}", r#""\b\f\u0001\u001f""#),
             ("sep\u{2028}\u{2029}", r#""sep\u2028\u2029""#),
@@ -394,14 +397,7 @@ mod tests {
                 version: 0,
                 block: Block::default(),
             },
-            resource_types: [(
-                "t_r".to_string(),
-                Schema {
-                    version: 2,
-                    block,
-                },
-            )]
-            .into(),
+            resource_types: [("t_r".to_string(), Schema { version: 2, block })].into(),
             functions: [(
                 "f".to_string(),
                 FunctionSpec {

@@ -3,9 +3,11 @@
 mod args;
 mod console;
 mod format;
+mod init;
 mod jsondiag;
 mod jsonprovider;
 mod providers;
+mod providers_lock;
 mod providers_schema;
 mod validate;
 
@@ -17,6 +19,7 @@ const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
 
 Main commands:
   console       Try terrace expressions at an interactive command prompt
+  init          Prepare your working directory for other commands
   providers     Show the providers required for this configuration
   validate      Check whether the configuration is valid
   version       Show the current terrace version
@@ -63,6 +66,10 @@ fn run(argv: Vec<String>) -> i32 {
     let dir = PathBuf::from(".");
     match command.as_str() {
         "console" => console_command(dir, command_args),
+        "init" => init::run(command_args),
+        "providers" if command_args.first().map(String::as_str) == Some("lock") => {
+            providers_lock::run(&command_args[1..])
+        }
         "providers" => providers::run(&dir, command_args),
         "validate" => validate::command(command_args),
         "version" | "-version" | "--version" | "-v" => {

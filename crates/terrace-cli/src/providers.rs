@@ -297,6 +297,27 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap, color: bool)
     }
 }
 
+/// Problems with the CLI configuration, on stderr before anything else,
+/// as Terraform reports them at start-up; it carries on with what it could
+/// read.
+pub fn print_cli_config_problems(diags: &[Diagnostic]) {
+    if diags.is_empty() {
+        return;
+    }
+    eprintln!("There are some problems with the CLI configuration:");
+    for diag in diags {
+        eprint!(
+            "{}",
+            render_diagnostic(diag, &SourceMap::new(), RenderStyle::Plain, DEFAULT_WIDTH)
+        );
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        eprintln!("\nAs a result of the above problems, terrace may not behave as intended.\n\n");
+    } else {
+        eprintln!();
+    }
+}
+
 /// The configuration's source files, for rendering diagnostics.
 pub fn source_map(config: &Config) -> SourceMap {
     let mut sources = SourceMap::new();

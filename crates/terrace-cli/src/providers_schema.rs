@@ -78,12 +78,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
     diags.extend(lock_diags);
     let env = CliEnv::from_process();
     let (cli, cli_diags) = cliconfig::load(&env);
-    // Terraform reports problems in the CLI configuration and carries on
-    // with what it could read.
-    diags.extend(cli_diags.into_iter().map(|mut d| {
-        d.severity = terrace_syntax::Severity::Warning;
-        d
-    }));
+    providers::print_cli_config_problems(&cli_diags);
     if diags.iter().any(Diagnostic::is_error) {
         providers::print_diagnostics(&diags, &sources, color);
         return 1;
@@ -166,33 +161,35 @@ fn provider_schemas(
     }
 
     let cache = SchemaCache::from_env();
-    let results: Vec<(Provider, Result<Arc<ProviderSchema>, terrace_providers::Diagnostics>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = executables
-                .iter()
-                .map(|(provider, executable)| {
-                    let cache = &cache;
-                    scope.spawn(move || {
-                        let config = LaunchConfig::new(provider.to_string(), executable.clone());
-                        load_schema(cache, config).map(|loaded| loaded.schema)
-                    })
+    let results: Vec<(
+        Provider,
+        Result<Arc<ProviderSchema>, terrace_providers::Diagnostics>,
+    )> = std::thread::scope(|scope| {
+        let handles: Vec<_> = executables
+            .iter()
+            .map(|(provider, executable)| {
+                let cache = &cache;
+                scope.spawn(move || {
+                    let config = LaunchConfig::new(provider.to_string(), executable.clone());
+                    load_schema(cache, config).map(|loaded| loaded.schema)
                 })
-                .collect();
-            executables
-                .iter()
-                .zip(handles)
-                .map(|((provider, _), handle)| {
-                    let result = handle.join().unwrap_or_else(|_| {
-                        Err(terrace_providers::Diagnostic::error(
-                            "Failed to load plugin schemas",
-                            format!("Loading the schema of provider {provider} failed unexpectedly."),
-                        )
-                        .into())
-                    });
-                    (provider.clone(), result)
-                })
-                .collect()
-        });
+            })
+            .collect();
+        executables
+            .iter()
+            .zip(handles)
+            .map(|((provider, _), handle)| {
+                let result = handle.join().unwrap_or_else(|_| {
+                    Err(terrace_providers::Diagnostic::error(
+                        "Failed to load plugin schemas",
+                        format!("Loading the schema of provider {provider} failed unexpectedly."),
+                    )
+                    .into())
+                });
+                (provider.clone(), result)
+            })
+            .collect()
+    });
     let mut schemas = BTreeMap::new();
     let mut errors = Vec::new();
     for (provider, result) in results {

@@ -20,7 +20,9 @@ use terrace_config::validation::load_and_validate;
 use terrace_getproviders::installer::ProviderCacheDir;
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
 use terrace_syntax::diagnostic::has_errors;
-use terrace_syntax::render::{render_diagnostic, wrap_words, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::render::{
+    render_diagnostic, wrap_words, RenderStyle, SourceMap, DEFAULT_WIDTH,
+};
 use terrace_syntax::{Diagnostic, Diagnostics, Severity};
 
 pub struct ValidateOptions {
@@ -101,7 +103,10 @@ pub fn command(argv: &[String]) -> i32 {
         };
         for mut d in problems.into_iter().take(1) {
             d.detail = format!("{}\n\n{HELP_HINT}", d.detail);
-            eprint!("{}", render_diagnostic(&d, &SourceMap::new(), style, DEFAULT_WIDTH));
+            eprint!(
+                "{}",
+                render_diagnostic(&d, &SourceMap::new(), style, DEFAULT_WIDTH)
+            );
         }
         return 1;
     }
@@ -124,7 +129,10 @@ pub fn run(options: &ValidateOptions) -> i32 {
 fn validate(
     dir: &Path,
     options: &ValidateOptions,
-) -> (Diagnostics, Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>) {
+) -> (
+    Diagnostics,
+    Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
+) {
     let load_options = LoadOptions::default();
     let test_dir = (!options.no_tests).then_some(options.test_directory.as_str());
     let validated = load_and_validate(dir, &load_options, test_dir);
@@ -185,7 +193,8 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
             )),
             Some(cached) => {
                 let hashes = lock.preferred_hashes();
-                let matches = hashes.is_empty() || cached.matches_any_hash(&hashes).unwrap_or(false);
+                let matches =
+                    hashes.is_empty() || cached.matches_any_hash(&hashes).unwrap_or(false);
                 if !matches {
                     diags.push(Diagnostic::error(
                         format!("{p}: the cached package for {p} {} (in {cache_name}) does not match any of the checksums recorded in the dependency lock file", lock.version),
@@ -223,24 +232,26 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
 fn sort_for_ui(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| {
         let sev = |d: &Diagnostic| u8::from(d.severity == Severity::Error);
-        sev(a).cmp(&sev(b)).then_with(|| match (&a.subject, &b.subject) {
-            (None, None) => std::cmp::Ordering::Equal,
-            (None, Some(_)) => std::cmp::Ordering::Less,
-            (Some(_), None) => std::cmp::Ordering::Greater,
-            (Some(x), Some(y)) => {
-                if x.filename != y.filename {
-                    let depth = |f: &str| f.matches('/').count();
-                    depth(&x.filename)
-                        .cmp(&depth(&y.filename))
-                        .then_with(|| x.filename.cmp(&y.filename))
-                } else {
-                    x.start
-                        .byte
-                        .cmp(&y.start.byte)
-                        .then(x.end.byte.cmp(&y.end.byte))
+        sev(a)
+            .cmp(&sev(b))
+            .then_with(|| match (&a.subject, &b.subject) {
+                (None, None) => std::cmp::Ordering::Equal,
+                (None, Some(_)) => std::cmp::Ordering::Less,
+                (Some(_), None) => std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => {
+                    if x.filename != y.filename {
+                        let depth = |f: &str| f.matches('/').count();
+                        depth(&x.filename)
+                            .cmp(&depth(&y.filename))
+                            .then_with(|| x.filename.cmp(&y.filename))
+                    } else {
+                        x.start
+                            .byte
+                            .cmp(&y.start.byte)
+                            .then(x.end.byte.cmp(&y.end.byte))
+                    }
                 }
-            }
-        })
+            })
     });
 }
 
@@ -321,10 +332,7 @@ fn print_human(
     println!("{}", wrap_words(&line, DEFAULT_WIDTH));
 }
 
-fn print_json(
-    diags: &[Diagnostic],
-    files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
-) {
+fn print_json(diags: &[Diagnostic], files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>) {
     let mut sources = Sources::new(files);
     let errors = diags.iter().filter(|d| d.is_error()).count();
     let mut doc = Map::new();
@@ -334,7 +342,12 @@ fn print_json(
     doc.insert("warning_count".into(), Json::from(diags.len() - errors));
     doc.insert(
         "diagnostics".into(),
-        Json::Array(diags.iter().map(|d| diagnostic_json(d, &mut sources)).collect()),
+        Json::Array(
+            diags
+                .iter()
+                .map(|d| diagnostic_json(d, &mut sources))
+                .collect(),
+        ),
     );
     println!("{}", to_go_json(&Json::Object(doc)));
 }
@@ -364,7 +377,11 @@ mod tests {
         let order: Vec<String> = diags
             .iter()
             .map(|d| {
-                let s = d.subject.as_ref().map(|s| s.to_string()).unwrap_or_default();
+                let s = d
+                    .subject
+                    .as_ref()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
                 format!("{} {s}", d.summary)
             })
             .collect();

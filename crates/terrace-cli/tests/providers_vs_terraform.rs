@@ -95,8 +95,7 @@ fn first_difference(path: &str, a: &Value, b: &Value) -> Option<String> {
                     return Some(d);
                 }
             }
-            (x.len() != y.len())
-                .then(|| format!("{path}: {} elements vs {}", x.len(), y.len()))
+            (x.len() != y.len()).then(|| format!("{path}: {} elements vs {}", x.len(), y.len()))
         }
         _ => (a != b).then(|| format!("{path}: {a} vs {b}")),
     }
@@ -149,7 +148,12 @@ fn providers_schema_json_matches_terraform() {
         ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
     ];
 
-    let init = run("terraform", &["init", "-input=false", "-no-color"], &work, &env);
+    let init = run(
+        "terraform",
+        &["init", "-input=false", "-no-color"],
+        &work,
+        &env,
+    );
     assert!(
         init.status.success(),
         "terraform init failed: {}",
@@ -213,7 +217,8 @@ fn providers_schema_json_matches_terraform() {
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains("Error: Required plugins are not installed")
-            && stderr.contains("there is no package for registry.terraform.io/hashicorp/aws 5.100.0"),
+            && stderr
+                .contains("there is no package for registry.terraform.io/hashicorp/aws 5.100.0"),
         "{stderr}"
     );
     assert!(missing.stdout.is_empty());
@@ -354,7 +359,11 @@ fn providers_tree_matches_terraform() {
         write_all(&tmp, files);
         // terraform reads module calls through its manifest.
         let get = run("terraform", &["get", "-no-color"], &tmp.0, &env);
-        assert!(get.status.success(), "{}", String::from_utf8_lossy(&get.stderr));
+        assert!(
+            get.status.success(),
+            "{}",
+            String::from_utf8_lossy(&get.stderr)
+        );
         let reference = run("terraform", &["providers", "-no-color"], &tmp.0, &env);
         let ours = run(terrace(), &["providers", "-no-color"], &tmp.0, &env);
         assert!(reference.status.success(), "{name}");
@@ -387,8 +396,5 @@ fn providers_without_configuration() {
     let out = run(terrace(), &["providers", "-no-color"], &tmp.0, &[]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("Error: No configuration files"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("Error: No configuration files"), "{stderr}");
 }

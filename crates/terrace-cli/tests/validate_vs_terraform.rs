@@ -18,7 +18,10 @@ const PRODUCT_NAMES: &[(&str, &str)] = &[
     ("terraform init", "terrace init"),
     ("Terraform is assuming", "terrace is assuming"),
     ("this Terraform version", "this terrace version"),
-    ("Earlier versions of Terraform", "Earlier versions of terrace"),
+    (
+        "Earlier versions of Terraform",
+        "Earlier versions of terrace",
+    ),
     ("future version of Terraform", "future version of terrace"),
 ];
 

@@ -2655,7 +2655,9 @@ fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCall, Diagnos
 }
 
 /// OpenTofu's `decodePassedProviderConfigs`: the `providers` map.
-pub(crate) fn decode_passed_provider_configs(attr: &Attribute) -> (Vec<PassedProviderConfig>, Diagnostics) {
+pub(crate) fn decode_passed_provider_configs(
+    attr: &Attribute,
+) -> (Vec<PassedProviderConfig>, Diagnostics) {
     let mut out: Vec<PassedProviderConfig> = Vec::new();
     let mut seen: Vec<(String, SourceRange)> = Vec::new();
     let (pairs, mut diags) = match attr.expr.map() {

@@ -22,7 +22,9 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 /// configuration of the calling module.
 #[derive(Clone, Debug)]
 enum Node {
-    Concrete { proxiable: bool },
+    Concrete {
+        proxiable: bool,
+    },
     Proxy {
         target: AbsProviderConfig,
         /// The instance key of the `providers` entry, with the module the
@@ -45,10 +47,12 @@ pub struct ResolvedProvider {
 /// The resolution of every resource of the tree, keyed by the resource's
 /// address in its module (`module.a.aws_instance.x`), and the errors for
 /// resources whose configuration does not exist.
-pub fn resolve_resource_providers(root: &Config) -> (BTreeMap<String, ResolvedProvider>, Diagnostics) {
+pub fn resolve_resource_providers(
+    root: &Config,
+) -> (BTreeMap<String, ResolvedProvider>, Diagnostics) {
     let mut nodes: BTreeMap<AbsProviderConfig, Node> = BTreeMap::new();
     if let Err(d) = add_provider_nodes(root, None, &mut nodes) {
-        return (BTreeMap::new(), vec![d]);
+        return (BTreeMap::new(), vec![*d]);
     }
     let mut resources: Vec<(ModulePath, &Resource)> = Vec::new();
     root.deep_each(&mut |c| {
@@ -116,7 +120,10 @@ pub fn resolve_resource_providers(root: &Config) -> (BTreeMap<String, ResolvedPr
     (out, diags)
 }
 
-fn resource_key(path: &ModulePath, r: Option<&ProviderConfigRef>) -> Option<(ModulePath, Expression)> {
+fn resource_key(
+    path: &ModulePath,
+    r: Option<&ProviderConfigRef>,
+) -> Option<(ModulePath, Expression)> {
     let key = r?.key_expression.clone()?;
     Some((path.clone(), key))
 }
@@ -148,7 +155,7 @@ fn add_provider_nodes(
     cfg: &Config,
     parent_call: Option<&crate::model::ModuleCall>,
     nodes: &mut BTreeMap<AbsProviderConfig, Node>,
-) -> Result<(), Diagnostic> {
+) -> Result<(), Box<Diagnostic>> {
     let module = &cfg.module;
     let path = ModulePath::from_names(cfg.path.iter().map(String::as_str));
     if cfg.path.is_empty() {
@@ -167,7 +174,11 @@ fn add_provider_nodes(
             for alias in &rp.aliases {
                 if let Some(a) = &alias.alias {
                     nodes.insert(
-                        AbsProviderConfig::new(path.clone(), fqn.clone(), Some(Arc::from(a.as_str()))),
+                        AbsProviderConfig::new(
+                            path.clone(),
+                            fqn.clone(),
+                            Some(Arc::from(a.as_str())),
+                        ),
                         Node::Concrete { proxiable: false },
                     );
                 }
@@ -208,10 +219,10 @@ fn add_provider_nodes(
                 pair.in_parent.alias.as_deref().map(Arc::from),
             );
             if !nodes.contains_key(&parent_addr) {
-                return Err(Diagnostic::error(
+                return Err(Box::new(Diagnostic::error(
                     format!("missing provider {parent_addr}"),
                     "",
-                ));
+                )));
             }
             let proxy = Node::Proxy {
                 target: parent_addr,

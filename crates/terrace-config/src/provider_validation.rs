@@ -213,7 +213,7 @@ fn declared<'a>(module: &'a Module, diags: &mut Diagnostics) -> Declared<'a> {
                 .iter()
                 .filter(|(_, t)| *t == ty)
                 .map(|(n, _)| n.clone())
-                .last()
+                .next_back()
                 .unwrap_or_default();
             diags.push(
                 Diagnostic::warning(
@@ -231,7 +231,11 @@ fn declared<'a>(module: &'a Module, diags: &mut Diagnostics) -> Declared<'a> {
             // A provider block named after the type while required_providers
             // gives the same provider another name.
             let implied = ty.type_name();
-            if req.name != implied && module.provider_configs.values().any(|pc| pc.name == implied)
+            if req.name != implied
+                && module
+                    .provider_configs
+                    .values()
+                    .any(|pc| pc.name == implied)
             {
                 diags.push(
                     Diagnostic::warning(
@@ -346,7 +350,15 @@ fn validate_module(
 
     check_passed_instances(cfg, &d, diags);
     check_resource_instances(cfg, &d, diags);
-    check_passed_defaults(cfg, parent_call, &d, &passed_in, &this_text, &parent_text, diags);
+    check_passed_defaults(
+        cfg,
+        parent_call,
+        &d,
+        &passed_in,
+        &this_text,
+        &parent_text,
+        diags,
+    );
 
     if cfg.path.is_empty() {
         return;
@@ -410,15 +422,7 @@ fn validate_module(
         );
     }
 
-    check_passed_types(
-        cfg,
-        parent,
-        &d,
-        &passed_in,
-        &this_text,
-        &parent_text,
-        diags,
-    );
+    check_passed_types(cfg, parent, &d, &passed_in, &this_text, &parent_text, diags);
     redundant_empty_configs(&d, &this_text, diags);
 }
 
@@ -729,7 +733,8 @@ fn redundant_empty_configs(d: &Declared, this_text: &str, diags: &mut Diagnostic
             continue;
         };
         diags.push(
-            Diagnostic::warning("Redundant empty provider block", detail).with_subject(first.clone()),
+            Diagnostic::warning("Redundant empty provider block", detail)
+                .with_subject(first.clone()),
         );
     }
 }
@@ -742,8 +747,11 @@ struct TestTypes {
     /// By provider local name (aliases share their name's type).
     providers: BTreeMap<String, ProviderFqn>,
     /// By run index, the (child, parent) types of each `providers` entry.
-    passed: BTreeMap<usize, Vec<(Option<ProviderFqn>, Option<ProviderFqn>)>>,
+    passed: BTreeMap<usize, Vec<PassedTypes>>,
 }
+
+/// The (child, parent) provider types of one `providers` entry.
+type PassedTypes = (Option<ProviderFqn>, Option<ProviderFqn>);
 
 fn resolve_test_types(
     main_types: &BTreeMap<String, ProviderFqn>,
@@ -875,8 +883,12 @@ pub fn validate_test_provider_configs(
                     .with_subject(provider.decl_range.clone()),
                 )
             };
-            let mut reqs: Vec<&RequiredProvider> =
-                config.module.required_providers.providers.values().collect();
+            let mut reqs: Vec<&RequiredProvider> = config
+                .module
+                .required_providers
+                .providers
+                .values()
+                .collect();
             reqs.sort_by_key(|r| source_order(&r.decl_range));
             for req in reqs {
                 let Some(required) = &req.provider else {

@@ -381,7 +381,10 @@ mod tests {
         let (file, diags) = decode("run \"one\" {\n  module {\n  }\n}\n");
         assert!(file.runs.is_empty());
         assert_eq!(diags.len(), 1);
-        assert_eq!(diags[0].summary, "Missing \"source\" attribute for module block");
+        assert_eq!(
+            diags[0].summary,
+            "Missing \"source\" attribute for module block"
+        );
     }
 
     #[test]
@@ -389,7 +392,13 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("terrace-testfile-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::create_dir_all(&dir);
-        for name in ["a.tftest.hcl", "a.tofutest.hcl", "b.tftest.json", "c.tf", ".d.tftest.hcl"] {
+        for name in [
+            "a.tftest.hcl",
+            "a.tofutest.hcl",
+            "b.tftest.json",
+            "c.tf",
+            ".d.tftest.hcl",
+        ] {
             let _ = std::fs::write(dir.join(name), "");
         }
         let names = test_file_names(&dir);

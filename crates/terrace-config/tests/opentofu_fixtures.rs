@@ -520,7 +520,8 @@ fn single_cases(root: &Path) -> Vec<Set> {
         .provider_types()
         .iter()
         .map(|p| {
-            let constraints: Vec<String> = reqs.providers[p].iter().map(|c| c.to_string()).collect();
+            let constraints: Vec<String> =
+                reqs.providers[p].iter().map(|c| c.to_string()).collect();
             format!("{p} [{}]", constraints.join(", "))
         })
         .collect();

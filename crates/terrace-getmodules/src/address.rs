@@ -36,7 +36,9 @@ impl PackageAddr {
     pub fn getter(&self) -> String {
         match &self.forced {
             Some(g) => g.clone(),
-            None => url_scheme(&self.url).unwrap_or_default().to_ascii_lowercase(),
+            None => url_scheme(&self.url)
+                .unwrap_or_default()
+                .to_ascii_lowercase(),
         }
     }
 }
@@ -177,7 +179,11 @@ fn detect(src: &str) -> Result<String, String> {
         if parts.len() < 2 {
             return Err("BitBucket URLs should be bitbucket.org/username/repo".into());
         }
-        return Ok(format!("git::https://bitbucket.org/{}/{}.git", parts[0], parts[1].trim_end_matches(".git")));
+        return Ok(format!(
+            "git::https://bitbucket.org/{}/{}.git",
+            parts[0],
+            parts[1].trim_end_matches(".git")
+        ));
     }
     if src.contains("googleapis.com/") {
         return Ok(format!("gcs::https://{src}"));
@@ -244,25 +250,53 @@ mod tests {
     #[test]
     fn normalizes_like_terraform() {
         for (given, package, subdir) in [
-            ("git::https://example.com/x.git?ref=v1", "git::https://example.com/x.git?ref=v1", ""),
-            ("git::file:///tmp/r.git//sub?ref=v1", "git::file:///tmp/r.git?ref=v1", "sub"),
-            ("github.com/hashicorp/example", "git::https://github.com/hashicorp/example.git", ""),
+            (
+                "git::https://example.com/x.git?ref=v1",
+                "git::https://example.com/x.git?ref=v1",
+                "",
+            ),
+            (
+                "git::file:///tmp/r.git//sub?ref=v1",
+                "git::file:///tmp/r.git?ref=v1",
+                "sub",
+            ),
+            (
+                "github.com/hashicorp/example",
+                "git::https://github.com/hashicorp/example.git",
+                "",
+            ),
             (
                 "github.com/hashicorp/example/modules/a?ref=v2",
                 "git::https://github.com/hashicorp/example.git?ref=v2",
                 "modules/a",
             ),
-            ("git@github.com:org/repo.git", "git::ssh://git@github.com/org/repo.git", ""),
+            (
+                "git@github.com:org/repo.git",
+                "git::ssh://git@github.com/org/repo.git",
+                "",
+            ),
             (
                 "git::git@github.com:org/repo.git?ref=x&depth=1",
                 "git::ssh://git@github.com/org/repo.git?depth=1&ref=x",
                 "",
             ),
             ("https://example.com/m.zip", "https://example.com/m.zip", ""),
-            ("https://example.com/m.tgz//a/./b", "https://example.com/m.tgz", "a/b"),
+            (
+                "https://example.com/m.tgz//a/./b",
+                "https://example.com/m.tgz",
+                "a/b",
+            ),
             ("/abs/module", "file:///abs/module", ""),
-            ("bitbucket.org/o/r", "git::https://bitbucket.org/o/r.git", ""),
-            ("bucket.s3.amazonaws.com/m.zip", "s3::https://bucket.s3.amazonaws.com/m.zip", ""),
+            (
+                "bitbucket.org/o/r",
+                "git::https://bitbucket.org/o/r.git",
+                "",
+            ),
+            (
+                "bucket.s3.amazonaws.com/m.zip",
+                "s3::https://bucket.s3.amazonaws.com/m.zip",
+                "",
+            ),
         ] {
             assert_eq!(
                 normalize_package(given),
@@ -285,7 +319,10 @@ mod tests {
             display_remote("git::https://x/y.git?ref=v1", "sub"),
             "git::https://x/y.git//sub?ref=v1"
         );
-        assert_eq!(split_subdir("https://h/p//a//b?x=1"), ("https://h/p?x=1".to_string(), "a//b".to_string()));
+        assert_eq!(
+            split_subdir("https://h/p//a//b?x=1"),
+            ("https://h/p?x=1".to_string(), "a//b".to_string())
+        );
         assert_eq!(url_scheme("127.0.0.1:8080/x"), None);
         assert_eq!(url_scheme("c:/x"), Some("c"));
     }

@@ -57,7 +57,10 @@ fn contains_dot_dot(name: &str) -> bool {
 }
 
 fn entry_path(dst: &Path, name: &str) -> PathBuf {
-    let rel: PathBuf = name.split('/').filter(|p| !p.is_empty() && *p != ".").collect();
+    let rel: PathBuf = name
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
     dst.join(rel)
 }
 
@@ -72,7 +75,8 @@ fn mkdir_all(p: &Path) -> Result<(), String> {
 
 fn write_file(path: &Path, data: &[u8], mode: u32) -> Result<(), String> {
     let mut f = std::fs::File::create(path).map_err(|e| path_error("open", path, &e))?;
-    f.write_all(data).map_err(|e| path_error("write", path, &e))?;
+    f.write_all(data)
+        .map_err(|e| path_error("write", path, &e))?;
     drop(f);
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
         .map_err(|e| path_error("chmod", path, &e))
@@ -110,7 +114,12 @@ fn unzip(src: &Path, dst: &Path) -> Result<(), String> {
 pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
     const INVALID: &str = "gzip: invalid header";
     if data.len() < 10 {
-        return Err(if data.is_empty() { "EOF" } else { "unexpected EOF" }.into());
+        return Err(if data.is_empty() {
+            "EOF"
+        } else {
+            "unexpected EOF"
+        }
+        .into());
     }
     if data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
         return Err(INVALID.into());
@@ -145,14 +154,15 @@ pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
     if data.len() < i + 8 {
         return Err("unexpected EOF".into());
     }
-    let out = miniz_oxide::inflate::decompress_to_vec(&data[i..data.len() - 8]).map_err(|e| {
-        match e.status {
-            miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => {
-                "unexpected EOF".to_string()
+    let out =
+        miniz_oxide::inflate::decompress_to_vec(&data[i..data.len() - 8]).map_err(|e| {
+            match e.status {
+                miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => {
+                    "unexpected EOF".to_string()
+                }
+                _ => format!("flate: corrupt input before offset {}", i + e.output.len()),
             }
-            _ => format!("flate: corrupt input before offset {}", i + e.output.len()),
-        }
-    })?;
+        })?;
     let t = &data[data.len() - 8..];
     let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
     let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
@@ -220,7 +230,13 @@ fn tar_entries(data: &[u8]) -> Result<Vec<TarEntry>, String> {
         let sum: u64 = h
             .iter()
             .enumerate()
-            .map(|(i, b)| if (148..156).contains(&i) { 32 } else { u64::from(*b) })
+            .map(|(i, b)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    u64::from(*b)
+                }
+            })
             .sum();
         if stored != sum {
             return Err("archive/tar: invalid header".into());
@@ -232,7 +248,9 @@ fn tar_entries(data: &[u8]) -> Result<Vec<TarEntry>, String> {
         }
         let start = pos + BLOCK;
         let len = usize::try_from(size).map_err(|_| "archive/tar: invalid header".to_string())?;
-        let end = start.checked_add(len).ok_or("archive/tar: invalid header")?;
+        let end = start
+            .checked_add(len)
+            .ok_or("archive/tar: invalid header")?;
         if end > data.len() {
             return Err("unexpected EOF".into());
         }
@@ -249,7 +267,10 @@ fn tar_entries(data: &[u8]) -> Result<Vec<TarEntry>, String> {
                     match k.as_str() {
                         "path" => pax_path = Some(v),
                         "size" => {
-                            pax_size = Some(v.parse().map_err(|_| "archive/tar: invalid header".to_string())?)
+                            pax_size = Some(
+                                v.parse()
+                                    .map_err(|_| "archive/tar: invalid header".to_string())?,
+                            )
                         }
                         _ => {}
                     }
@@ -387,8 +408,13 @@ pub(crate) mod tests {
             let Ok(rd) = std::fs::read_dir(d) else { return };
             for e in rd.flatten() {
                 let p = e.path();
-                let rel = p.strip_prefix(base).map(|r| r.display().to_string()).unwrap_or_default();
-                let Ok(m) = std::fs::symlink_metadata(&p) else { continue };
+                let rel = p
+                    .strip_prefix(base)
+                    .map(|r| r.display().to_string())
+                    .unwrap_or_default();
+                let Ok(m) = std::fs::symlink_metadata(&p) else {
+                    continue;
+                };
                 if m.is_dir() {
                     out.push(format!("{rel}/ {:o}", m.permissions().mode() & 0o777));
                     walk(base, &p, out);
@@ -485,7 +511,11 @@ pub(crate) mod tests {
         assert_eq!(decompress_into_dir("zip", &src, &dst), Ok(()));
         assert_eq!(
             listing(&dst),
-            ["docs/ 755", "docs/README.md 644", "terraform-provider-widget_v2.0.0 755"]
+            [
+                "docs/ 755",
+                "docs/README.md 644",
+                "terraform-provider-widget_v2.0.0 755"
+            ]
         );
     }
 

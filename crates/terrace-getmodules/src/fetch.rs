@@ -38,6 +38,12 @@ impl PackageFetcher {
         }
     }
 
+    /// Stops reusing an earlier fetch of `package` (whose directory was
+    /// removed again).
+    pub fn forget(&mut self, package: &str) {
+        self.previous.remove(package);
+    }
+
     /// Fetches the (normalized) package address into `inst_dir`, which
     /// must not exist yet. On failure `inst_dir` is removed again.
     pub fn fetch_package(&mut self, inst_dir: &Path, package: &str) -> Result<(), String> {
@@ -174,11 +180,12 @@ impl PackageFetcher {
             _ => meta_terraform_get(&String::from_utf8_lossy(&resp.body))
                 .ok_or_else(|| "no source URL was returned".to_string())?,
         };
-        let source = if source.starts_with('/') || source.starts_with("./") || source.starts_with("../") {
-            resolve_url(&resp.url, &source)
-        } else {
-            source
-        };
+        let source =
+            if source.starts_with('/') || source.starts_with("./") || source.starts_with("../") {
+                resolve_url(&resp.url, &source)
+            } else {
+                source
+            };
         let (source, _) = crate::address::normalize_package(&source)
             .map(|(p, s)| (crate::address::display_remote(&p, &s), ()))?;
         self.get(dst, &source, depth + 1)
@@ -203,7 +210,10 @@ fn temp_dir(label: &str) -> Result<PathBuf, String> {
             Err(e) => return Err(path_error("mkdir", &dir, &e)),
         }
     }
-    Err(format!("could not create a temporary directory in {}", base.display()))
+    Err(format!(
+        "could not create a temporary directory in {}",
+        base.display()
+    ))
 }
 
 /// The path part of a URL (no query or fragment).
@@ -274,18 +284,16 @@ fn percent_decode(s: &str) -> String {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
-            b'%' if i + 2 < b.len() => {
-                match u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                    Ok(v) => {
-                        out.push(v);
-                        i += 3;
-                    }
-                    Err(_) => {
-                        out.push(b'%');
-                        i += 1;
-                    }
+            b'%' if i + 2 < b.len() => match u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                Ok(v) => {
+                    out.push(v);
+                    i += 3;
                 }
-            }
+                Err(_) => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
             b'+' => {
                 out.push(b' ');
                 i += 1;
@@ -304,7 +312,9 @@ fn query_escape(s: &str) -> String {
     let mut out = String::new();
     for b in s.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             _ => out.push_str(&format!("%{b:02X}")),
         }
@@ -358,7 +368,11 @@ fn attr(tag: &str, tag_lower: &str, name: &str) -> Option<String> {
         }
         return Some(match v.chars().next() {
             Some(q @ ('"' | '\'')) => v[1..].split(q).next().unwrap_or("").to_string(),
-            _ => v.split(|c: char| c.is_whitespace() || c == '/').next().unwrap_or("").to_string(),
+            _ => v
+                .split(|c: char| c.is_whitespace() || c == '/')
+                .next()
+                .unwrap_or("")
+                .to_string(),
         });
     }
 }
@@ -403,7 +417,9 @@ fn glob(base: &Path, pattern: &str) -> Vec<PathBuf> {
                 }
                 continue;
             }
-            let Ok(rd) = std::fs::read_dir(dir) else { continue };
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                continue;
+            };
             let mut names: Vec<String> = rd
                 .flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -462,8 +478,12 @@ fn file_url_path(url: &str) -> String {
 /// go-getter's `FileGetter.Get`: a symbolic link to the directory.
 fn file_get(dst: &Path, url: &str) -> Result<(), String> {
     let path = file_url_path(url);
-    let meta = std::fs::metadata(&path)
-        .map_err(|e| format!("source path error: {}", path_error("stat", Path::new(&path), &e)))?;
+    let meta = std::fs::metadata(&path).map_err(|e| {
+        format!(
+            "source path error: {}",
+            path_error("stat", Path::new(&path), &e)
+        )
+    })?;
     if !meta.is_dir() {
         return Err("source path must be a directory".into());
     }
@@ -476,8 +496,13 @@ fn file_get(dst: &Path, url: &str) -> Result<(), String> {
     if let Some(parent) = dst.parent() {
         std::fs::create_dir_all(parent).map_err(|e| path_error("mkdir", parent, &e))?;
     }
-    std::os::unix::fs::symlink(&path, dst)
-        .map_err(|e| format!("symlink {path} {}: {}", dst.display(), crate::fsutil::errno_text(&e)))
+    std::os::unix::fs::symlink(&path, dst).map_err(|e| {
+        format!(
+            "symlink {path} {}: {}",
+            dst.display(),
+            crate::fsutil::errno_text(&e)
+        )
+    })
 }
 
 /// Where `git` is on `PATH` (Go's `exec.LookPath`), for error texts that
@@ -503,7 +528,12 @@ fn git_program() -> Result<PathBuf, String> {
 
 /// go-getter's `getRunCommand`: stdout and stderr together, and the exit
 /// status in the error.
-fn run_git(git: &Path, args: &[&str], dir: Option<&Path>, ssh_key: Option<&Path>) -> Result<(), String> {
+fn run_git(
+    git: &Path,
+    args: &[&str],
+    dir: Option<&Path>,
+    ssh_key: Option<&Path>,
+) -> Result<(), String> {
     let mut cmd = Command::new(git);
     cmd.args(args);
     if let Some(d) = dir {
@@ -518,7 +548,8 @@ fn run_git(git: &Path, args: &[&str], dir: Option<&Path>, ssh_key: Option<&Path>
     }
     cmd.env("GIT_SSH_COMMAND", ssh);
     // One buffer for both streams, in the order the program wrote them.
-    let (reader, writer) = std::io::pipe().map_err(|e| format!("error running {}: {e}", git.display()))?;
+    let (reader, writer) =
+        std::io::pipe().map_err(|e| format!("error running {}: {e}", git.display()))?;
     let writer2 = writer
         .try_clone()
         .map_err(|e| format!("error running {}: {e}", git.display()))?;
@@ -638,7 +669,12 @@ fn git_get(dst: &Path, url: &str) -> Result<(), String> {
         if !reference.is_empty() {
             run_git(&git, &["checkout", &reference], Some(dst), key)?;
         }
-        let mut sub: Vec<String> = vec!["submodule".into(), "update".into(), "--init".into(), "--recursive".into()];
+        let mut sub: Vec<String> = vec![
+            "submodule".into(),
+            "update".into(),
+            "--init".into(),
+            "--recursive".into(),
+        ];
         if depth > 0 {
             sub.push("--depth".into());
             sub.push(depth.to_string());
@@ -655,11 +691,22 @@ fn git_get(dst: &Path, url: &str) -> Result<(), String> {
 fn url_port(url: &str) -> Option<&str> {
     let rest = url.split_once("://")?.1;
     let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit_once('@').map(|(_, h)| h).unwrap_or(authority);
+    let host = authority
+        .rsplit_once('@')
+        .map(|(_, h)| h)
+        .unwrap_or(authority);
     if host.ends_with(']') {
         return None;
     }
     host.rsplit_once(':').map(|(_, p)| p)
+}
+
+/// The `git` program's path as error texts show it.
+#[cfg(test)]
+pub(crate) fn tests_git_program() -> String {
+    git_program()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -672,13 +719,19 @@ mod tests {
             archive_param("https://h/x?archive=zip&b=2&a=1"),
             ("https://h/x?a=1&b=2".to_string(), Some("zip".to_string()))
         );
-        assert_eq!(archive_param("https://h/x.zip?v=1"), ("https://h/x.zip?v=1".to_string(), None));
+        assert_eq!(
+            archive_param("https://h/x.zip?v=1"),
+            ("https://h/x.zip?v=1".to_string(), None)
+        );
         assert_eq!(
             archive_param("https://h/x.zip?archive=false"),
             ("https://h/x.zip".to_string(), Some(String::new()))
         );
         assert_eq!(url_path("https://h:1/a/b.tgz?x=1"), "/a/b.tgz");
-        assert_eq!(add_query("https://h/a?x=1", "terraform-get", "1"), "https://h/a?x=1&terraform-get=1");
+        assert_eq!(
+            add_query("https://h/a?x=1", "terraform-get", "1"),
+            "https://h/a?x=1&terraform-get=1"
+        );
     }
 
     #[test]
@@ -687,7 +740,10 @@ mod tests {
             meta_terraform_get("<html><head><META name=\"terraform-get\" content=\"git::https://x/y.git\"></head></html>"),
             Some("git::https://x/y.git".to_string())
         );
-        assert_eq!(meta_terraform_get("<meta name=\"other\" content=\"x\">"), None);
+        assert_eq!(
+            meta_terraform_get("<meta name=\"other\" content=\"x\">"),
+            None
+        );
         assert_eq!(redact_url("https://u:secret@h/x"), "https://u:redacted@h/x");
         assert_eq!(redact_url("https://u@h/x"), "https://u@h/x");
     }

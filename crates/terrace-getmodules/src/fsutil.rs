@@ -223,16 +223,24 @@ mod tests {
             panic!("{e}");
         }
         let dst = dir.path().join("dst");
-        if let Err(e) = std::fs::create_dir(&dst).map_err(|e| e.to_string()).and_then(|()| copy_dir(&dst, &dir.path().join("src"))) {
+        if let Err(e) = std::fs::create_dir(&dst)
+            .map_err(|e| e.to_string())
+            .and_then(|()| copy_dir(&dst, &dir.path().join("src")))
+        {
             panic!("{e}");
         }
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::read(dst.join("main.tf")).ok(), Some(b"a".to_vec()));
         assert_eq!(
-            std::fs::metadata(dst.join("bin/run")).map(|m| m.permissions().mode() & 0o777).ok(),
+            std::fs::metadata(dst.join("bin/run"))
+                .map(|m| m.permissions().mode() & 0o777)
+                .ok(),
             Some(0o755)
         );
         assert!(!dst.join(".git").exists() && !dst.join(".hidden").exists());
-        assert_eq!(std::fs::read_link(dst.join("alias.tf")).ok(), Some(PathBuf::from("main.tf")));
+        assert_eq!(
+            std::fs::read_link(dst.join("alias.tf")).ok(),
+            Some(PathBuf::from("main.tf"))
+        );
     }
 }

@@ -50,8 +50,12 @@ impl Manifest {
         if text.iter().all(u8::is_ascii_whitespace) {
             return Ok(Manifest::default());
         }
-        let json: serde_json::Value = serde_json::from_slice(&text)
-            .map_err(|e| format!("error unmarshalling module manifest {}: {e}", path.display()))?;
+        let json: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+            format!(
+                "error unmarshalling module manifest {}: {e}",
+                path.display()
+            )
+        })?;
         let mut manifest = Manifest::default();
         let Some(list) = json.get("Modules").and_then(|m| m.as_array()) else {
             return Ok(manifest);
@@ -119,11 +123,11 @@ impl Manifest {
 
     /// Writes the manifest into `modules_dir` (created if need be).
     pub fn write(&self, modules_dir: &Path) -> Result<(), String> {
-        std::fs::create_dir_all(modules_dir).map_err(|e| {
-            crate::fsutil::path_error("mkdir", modules_dir, &e)
-        })?;
+        std::fs::create_dir_all(modules_dir)
+            .map_err(|e| crate::fsutil::path_error("mkdir", modules_dir, &e))?;
         let path = modules_dir.join(MANIFEST_FILE);
-        std::fs::write(&path, self.to_json()).map_err(|e| crate::fsutil::path_error("open", &path, &e))
+        std::fs::write(&path, self.to_json())
+            .map_err(|e| crate::fsutil::path_error("open", &path, &e))
     }
 }
 
@@ -169,8 +173,18 @@ mod tests {
     #[test]
     fn writes_what_terraform_writes() {
         let mut m = Manifest::default();
-        m.insert(rec("w", "127.0.0.1:18443/acme/widget/aws", Some("1.2.0"), ".terraform/modules/w"));
-        m.insert(rec("b.inner", "./inner", None, ".terraform/modules/b/sub/inner"));
+        m.insert(rec(
+            "w",
+            "127.0.0.1:18443/acme/widget/aws",
+            Some("1.2.0"),
+            ".terraform/modules/w",
+        ));
+        m.insert(rec(
+            "b.inner",
+            "./inner",
+            None,
+            ".terraform/modules/b/sub/inner",
+        ));
         m.insert(rec("", "", None, "."));
         m.insert(rec(
             "b",
@@ -187,7 +201,9 @@ mod tests {
         }
         assert_eq!(Manifest::read(&mods), Ok(m.clone()));
         assert_eq!(
-            std::fs::read_to_string(mods.join(MANIFEST_FILE)).ok().as_deref(),
+            std::fs::read_to_string(mods.join(MANIFEST_FILE))
+                .ok()
+                .as_deref(),
             Some(TERRAFORM_WROTE)
         );
     }
@@ -205,10 +221,18 @@ mod tests {
     #[test]
     fn reading_missing_and_broken_manifests() {
         let dir = TempDir::new("manifest-read");
-        assert_eq!(Manifest::read(&dir.path().join("none")), Ok(Manifest::default()));
+        assert_eq!(
+            Manifest::read(&dir.path().join("none")),
+            Ok(Manifest::default())
+        );
         dir.write("m/modules.json", b"{nope", 0o644);
-        let err = Manifest::read(&dir.path().join("m")).err().unwrap_or_default();
-        assert!(err.starts_with("error unmarshalling module manifest"), "{err}");
+        let err = Manifest::read(&dir.path().join("m"))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            err.starts_with("error unmarshalling module manifest"),
+            "{err}"
+        );
         dir.write(
             "v/modules.json",
             br#"{"Modules":[{"Key":"a","Source":"x/y/z","Version":"bad!","Dir":"d"}]}"#,

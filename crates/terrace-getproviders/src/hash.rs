@@ -314,7 +314,10 @@ mod tests {
         let dir =
             Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
         if !dir.is_dir() {
-            eprintln!("skipped: the image's AWS provider ({}) is absent", dir.display());
+            eprintln!(
+                "skipped: the image's AWS provider ({}) is absent",
+                dir.display()
+            );
             return;
         }
         assert_eq!(

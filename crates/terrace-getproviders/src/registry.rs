@@ -276,7 +276,13 @@ impl Http {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(format!("{}: {}", host_of(url), crate::goerr::errno_text(&e))),
+                Err(e) => {
+                    return Err(format!(
+                        "{}: {}",
+                        host_of(url),
+                        crate::goerr::errno_text(&e)
+                    ))
+                }
             };
             std::io::Write::write_all(&mut file, &buf[..n])
                 .map_err(|e| crate::goerr::path_error("write", dest, &e))?;
@@ -546,7 +552,11 @@ impl RegistrySource {
     /// Service discovery for any service (`modules.v1`, ...): its absolute
     /// URL, `None` when the host does not offer it, or why discovery
     /// failed. Results are cached per host, like the provider lookups'.
-    pub fn service_url(&self, hostname: &Hostname, id: &str) -> Result<Option<String>, SourceError> {
+    pub fn service_url(
+        &self,
+        hostname: &Hostname,
+        id: &str,
+    ) -> Result<Option<String>, SourceError> {
         let services = self.discover(hostname)?;
         Ok(services
             .services

@@ -801,9 +801,13 @@ mod tests {
         let back: ProviderSchema = serde_json::from_str(&text).unwrap();
         assert_eq!(back, schema);
         // Types are stored as their type JSON text.
-        assert!(text.contains(r#""ty":{"type":"[\"list\",\"dynamic\"]"}"#), "{text}");
+        assert!(
+            text.contains(r#""ty":{"type":"[\"list\",\"dynamic\"]"}"#),
+            "{text}"
+        );
 
-        let with_unknown_field = text.replacen(r#""deprecated":false"#, r#""deprecated":false,"x":1"#, 1);
+        let with_unknown_field =
+            text.replacen(r#""deprecated":false"#, r#""deprecated":false,"x":1"#, 1);
         assert!(serde_json::from_str::<ProviderSchema>(&with_unknown_field).is_err());
         let bad_type = text.replacen(r#"\"dynamic\""#, r#"\"dynamo\""#, 1);
         assert!(serde_json::from_str::<ProviderSchema>(&bad_type).is_err());

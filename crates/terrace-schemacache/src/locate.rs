@@ -277,17 +277,46 @@ mod tests {
         let tmp = TempDir::new("locate");
         let installed = tmp.path().join(".terraform/providers");
         let mirror = tmp.path().join("mirror");
-        package(&installed, "hashicorp/aws", "5.1.0", &["terraform-provider-aws_v5.1.0_x5"]);
-        package(&mirror, "hashicorp/aws", "5.1.0", &["terraform-provider-aws"]);
-        package(&mirror, "hashicorp/aws", "5.2.0", &["terraform-provider-aws.exe"]);
-        package(&mirror, "hashicorp/aws", "6.0.0", &["terraform-provider-aws"]);
+        package(
+            &installed,
+            "hashicorp/aws",
+            "5.1.0",
+            &["terraform-provider-aws_v5.1.0_x5"],
+        );
+        package(
+            &mirror,
+            "hashicorp/aws",
+            "5.1.0",
+            &["terraform-provider-aws"],
+        );
+        package(
+            &mirror,
+            "hashicorp/aws",
+            "5.2.0",
+            &["terraform-provider-aws.exe"],
+        );
+        package(
+            &mirror,
+            "hashicorp/aws",
+            "6.0.0",
+            &["terraform-provider-aws"],
+        );
         package(
             &mirror,
             "hashicorp/aws",
             "5.3.0",
-            &["terraform-provider-awsx", "terraform-provider-aws_/", "README"],
+            &[
+                "terraform-provider-awsx",
+                "terraform-provider-aws_/",
+                "README",
+            ],
         );
-        package(&mirror, "hashicorp/aws", "not-a-version", &["terraform-provider-aws"]);
+        package(
+            &mirror,
+            "hashicorp/aws",
+            "not-a-version",
+            &["terraform-provider-aws"],
+        );
         let dirs = SearchDirs::new(&tmp.path().join(".terraform"), vec![mirror.clone()]);
         let aws = provider("hashicorp/aws");
         let v = |s: &str| Version::parse(s).unwrap();
@@ -341,11 +370,23 @@ mod tests {
                 (result, want) => panic!("{wanted}: got {result:?}, want {want:?}"),
             }
         }
-        let missing = locate(&aws, VersionWanted::Exactly(&v("5.3.0")), &dirs, "linux_amd64")
-            .unwrap_err();
-        assert!(missing.to_string().contains("has no executable file starting with terraform-provider-aws"));
-        let other_platform = locate(&aws, VersionWanted::Exactly(&v("5.1.0")), &dirs, "darwin_arm64")
-            .unwrap_err();
+        let missing = locate(
+            &aws,
+            VersionWanted::Exactly(&v("5.3.0")),
+            &dirs,
+            "linux_amd64",
+        )
+        .unwrap_err();
+        assert!(missing
+            .to_string()
+            .contains("has no executable file starting with terraform-provider-aws"));
+        let other_platform = locate(
+            &aws,
+            VersionWanted::Exactly(&v("5.1.0")),
+            &dirs,
+            "darwin_arm64",
+        )
+        .unwrap_err();
         assert_eq!(
             other_platform.to_string(),
             format!(

@@ -118,8 +118,10 @@ impl SchemaCache {
         };
         let identity = FileIdentity::of(path);
         let memo = identity.as_ref().map(|identity| {
-            dir.join("executables")
-                .join(format!("{}.json", Digest::of_bytes(identity.path.as_bytes()).hex()))
+            dir.join("executables").join(format!(
+                "{}.json",
+                Digest::of_bytes(identity.path.as_bytes()).hex()
+            ))
         });
         if let (Some(identity), Some(memo)) = (&identity, &memo) {
             if let Some(digest) = remembered(memo, identity) {
@@ -176,7 +178,10 @@ fn default_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathB
 /// Writes a file whole or not at all: into a temporary file beside it,
 /// then renamed over it. There is no fsync: after a crash an entry may be
 /// empty or cut short, which readers take as a miss.
-fn write_atomic(path: &Path, write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = path
         .parent()
@@ -349,8 +354,8 @@ pub(crate) mod tests {
         let cache = SchemaCache::at(tmp.path());
         let digest = Digest::of_bytes(b"provider");
         cache.put(&digest, &sample_schema()).unwrap();
-        let text = std::fs::read_to_string(tmp.path().join(format!("{}.json", digest.hex())))
-            .unwrap();
+        let text =
+            std::fs::read_to_string(tmp.path().join(format!("{}.json", digest.hex()))).unwrap();
         let want = format!(
             concat!(
                 r#"{{"format":1,"executable_sha256":"{}","schema":{{"provider":{{"version":0,"#,
@@ -396,8 +401,10 @@ pub(crate) mod tests {
             file: identity.clone(),
             sha256: planted.hex(),
         };
-        write_atomic(&memo, |out| serde_json::to_writer(out, &record).map_err(io::Error::other))
-            .unwrap();
+        write_atomic(&memo, |out| {
+            serde_json::to_writer(out, &record).map_err(io::Error::other)
+        })
+        .unwrap();
         assert_eq!(cache.executable_digest(&exe).unwrap(), planted);
         // ... and not once the file is another one.
         std::fs::write(&exe, b"binary, rebuilt").unwrap();
@@ -416,7 +423,9 @@ pub(crate) mod tests {
             SchemaCache::disabled().executable_digest(&exe).unwrap(),
             Digest::of_bytes(b"binary, rebuilt")
         );
-        assert!(cache.executable_digest(&tmp.path().join("missing")).is_err());
+        assert!(cache
+            .executable_digest(&tmp.path().join("missing"))
+            .is_err());
     }
 
     #[cfg(unix)]
@@ -430,9 +439,7 @@ pub(crate) mod tests {
         let Some(old) = ["/bin/sh", "/usr/bin/env"]
             .into_iter()
             .map(Path::new)
-            .find(|p| {
-                FileIdentity::of(p).is_some_and(|i| i.is_settled(digest::now_ns()))
-            })
+            .find(|p| FileIdentity::of(p).is_some_and(|i| i.is_settled(digest::now_ns())))
         else {
             eprintln!("skipped: no settled system file to hash");
             return;
@@ -465,15 +472,14 @@ pub(crate) mod tests {
                 &[("XDG_CACHE_HOME", "relative"), ("HOME", "/h")],
                 Some("/h/.cache/terrace/provider-schemas"),
             ),
-            (&[("HOME", "/h")], Some("/h/.cache/terrace/provider-schemas")),
+            (
+                &[("HOME", "/h")],
+                Some("/h/.cache/terrace/provider-schemas"),
+            ),
             (&[], None),
         ];
         for (vars, want) in cases {
-            assert_eq!(
-                default_dir(env(vars)),
-                want.map(PathBuf::from),
-                "{vars:?}"
-            );
+            assert_eq!(default_dir(env(vars)), want.map(PathBuf::from), "{vars:?}");
         }
     }
 }

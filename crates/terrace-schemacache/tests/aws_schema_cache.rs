@@ -98,7 +98,10 @@ fn aws_schema_is_cached_and_reused() {
     });
     let parsed = response.result.unwrap();
     let attributes = parsed.as_attributes().unwrap();
-    assert_eq!(attributes.get("account_id"), Some(&Value::string("123456789012")));
+    assert_eq!(
+        attributes.get("account_id"),
+        Some(&Value::string("123456789012"))
+    );
     provider.close();
     let rpcs = recorder.rpcs();
     assert!(rpcs.iter().any(|r| r == "CallFunction"), "{rpcs:?}");
@@ -106,10 +109,7 @@ fn aws_schema_is_cached_and_reused() {
 
     // A corrupt entry is a miss: the provider is asked, and the entry
     // rewritten.
-    let entry = cache
-        .dir()
-        .unwrap()
-        .join(format!("{}.json", digest.hex()));
+    let entry = cache.dir().unwrap().join(format!("{}.json", digest.hex()));
     std::fs::write(&entry, b"{\"format\":1,").unwrap();
     let recorder = Arc::new(RpcRecorder::default());
     let (provider, source) = launch(&cache, traced_config(&recorder)).unwrap();

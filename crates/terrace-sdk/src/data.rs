@@ -62,7 +62,12 @@ impl ResourceData {
     /// or creating, null when unset.
     pub fn get(&self, name: &str) -> Value {
         self.values.get(name).cloned().unwrap_or_else(|| {
-            Value::null(self.ty.attribute_type(name).cloned().unwrap_or(Type::Dynamic))
+            Value::null(
+                self.ty
+                    .attribute_type(name)
+                    .cloned()
+                    .unwrap_or(Type::Dynamic),
+            )
         })
     }
 
@@ -128,7 +133,12 @@ impl ResourceData {
             .as_ref()
             .and_then(|config| config.get(name).cloned())
             .unwrap_or_else(|| {
-                Value::null(self.ty.attribute_type(name).cloned().unwrap_or(Type::Dynamic))
+                Value::null(
+                    self.ty
+                        .attribute_type(name)
+                        .cloned()
+                        .unwrap_or(Type::Dynamic),
+                )
             })
     }
 
@@ -138,7 +148,12 @@ impl ResourceData {
             .as_ref()
             .and_then(|prior| prior.get(name).cloned())
             .unwrap_or_else(|| {
-                Value::null(self.ty.attribute_type(name).cloned().unwrap_or(Type::Dynamic))
+                Value::null(
+                    self.ty
+                        .attribute_type(name)
+                        .cloned()
+                        .unwrap_or(Type::Dynamic),
+                )
             })
     }
 
@@ -344,7 +359,10 @@ mod tests {
         data.set("size", Value::string("12")).unwrap();
         assert_eq!(data.get_i64("size"), Some(12));
         let error = data.set("size", Value::string("x")).unwrap_err();
-        assert!(error.to_string().contains("a number is required"), "{error}");
+        assert!(
+            error.to_string().contains("a number is required"),
+            "{error}"
+        );
         assert!(data.set("nope", Value::int(1)).is_err());
         data.set_string_map("tags", &[("k".to_string(), "v".to_string())].into())
             .unwrap();

@@ -20,11 +20,7 @@ impl Error {
     }
 
     /// An error about the top-level attribute `name`.
-    pub fn attribute(
-        name: &str,
-        summary: impl Into<String>,
-        detail: impl Into<String>,
-    ) -> Error {
+    pub fn attribute(name: &str, summary: impl Into<String>, detail: impl Into<String>) -> Error {
         Error::at(AttributePath::root().attribute(name), summary, detail)
     }
 
@@ -109,7 +105,10 @@ mod tests {
             diagnostic.attribute,
             Some(AttributePath::root().attribute("length"))
         );
-        assert_eq!(error.to_string(), "Error: Invalid length (at .length)\n\nToo short.");
+        assert_eq!(
+            error.to_string(),
+            "Error: Invalid length (at .length)\n\nToo short."
+        );
     }
 
     #[test]

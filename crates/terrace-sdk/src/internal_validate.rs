@@ -60,7 +60,13 @@ impl<C> ProviderSpec<C> {
     /// type, data source and function.
     pub fn internal_validate(&self) -> Result<(), InternalValidateError> {
         let mut problems = Vec::new();
-        check_block(&self.schema, "provider", Kind::Provider, true, &mut problems);
+        check_block(
+            &self.schema,
+            "provider",
+            Kind::Provider,
+            true,
+            &mut problems,
+        );
         for (name, resource) in &self.resources {
             check_resource(name, resource, &mut problems);
         }
@@ -105,14 +111,13 @@ fn check_resource<C>(name: &str, resource: &ResourceSpec<C>, problems: &mut Vec<
             "{at}: type names are lower-case letters, digits and underscores"
         ));
     }
-    if resource.schema.blocks.contains_key(TIMEOUTS_BLOCK)
-        || resource.schema.attributes.contains_key(TIMEOUTS_BLOCK)
+    if (resource.schema.blocks.contains_key(TIMEOUTS_BLOCK)
+        || resource.schema.attributes.contains_key(TIMEOUTS_BLOCK))
+        && resource.timeouts.is_some()
     {
-        if resource.timeouts.is_some() {
-            problems.push(format!(
-                "{at}: declares timeouts and has its own \"{TIMEOUTS_BLOCK}\" too"
-            ));
-        }
+        problems.push(format!(
+            "{at}: declares timeouts and has its own \"{TIMEOUTS_BLOCK}\" too"
+        ));
     }
     check_block(&resource.schema, &at, Kind::Resource, true, problems);
     if let Some(id) = resource.schema.attributes.get("id") {
@@ -142,10 +147,22 @@ fn check_resource<C>(name: &str, resource: &ResourceSpec<C>, problems: &mut Vec<
     }
     if let Some(timeouts) = &resource.timeouts {
         for (operation, declared, implemented) in [
-            ("create", timeouts.create.is_some(), resource.create.is_some()),
+            (
+                "create",
+                timeouts.create.is_some(),
+                resource.create.is_some(),
+            ),
             ("read", timeouts.read.is_some(), resource.read.is_some()),
-            ("update", timeouts.update.is_some(), resource.update.is_some()),
-            ("delete", timeouts.delete.is_some(), resource.delete.is_some()),
+            (
+                "update",
+                timeouts.update.is_some(),
+                resource.update.is_some(),
+            ),
+            (
+                "delete",
+                timeouts.delete.is_some(),
+                resource.delete.is_some(),
+            ),
         ] {
             if declared && !implemented {
                 problems.push(format!(
@@ -189,7 +206,9 @@ fn check_data_source<C>(name: &str, data_source: &DataSourceSpec<C>, problems: &
     }
     if let Some(timeouts) = &data_source.timeouts {
         if timeouts.create.is_some() || timeouts.update.is_some() || timeouts.delete.is_some() {
-            problems.push(format!("{at}: only a read timeout applies to a data source"));
+            problems.push(format!(
+                "{at}: only a read timeout applies to a data source"
+            ));
         }
     }
 }
@@ -248,7 +267,9 @@ fn check_block(spec: &BlockSpec, at: &str, kind: Kind, top: bool, problems: &mut
             problems.push(format!("{here}: the name is reserved by Terraform"));
         }
         if nested.min_items < 0 || nested.max_items < 0 {
-            problems.push(format!("{here}: min_items and max_items cannot be negative"));
+            problems.push(format!(
+                "{here}: min_items and max_items cannot be negative"
+            ));
         }
         if nested.max_items > 0 && nested.min_items > nested.max_items {
             problems.push(format!(
@@ -264,7 +285,9 @@ fn check_block(spec: &BlockSpec, at: &str, kind: Kind, top: bool, problems: &mut
             ));
         }
         if nested.force_new && kind != Kind::Resource {
-            problems.push(format!("{here}: only resource blocks can force a replacement"));
+            problems.push(format!(
+                "{here}: only resource blocks can force a replacement"
+            ));
         }
         check_block(&nested.block, &here, kind, false, problems);
     }
@@ -306,7 +329,9 @@ fn check_attr(
     let computed_only = attr.is_computed_only();
     if computed_only {
         if !attr.validators.is_empty() {
-            flag_problem("validators are for configuration, and a computed-only attribute has none");
+            flag_problem(
+                "validators are for configuration, and a computed-only attribute has none",
+            );
         }
         if attr.force_new {
             flag_problem("a computed-only attribute cannot force a replacement");
@@ -337,7 +362,9 @@ fn check_attr(
             flag_problem("it conflicts with itself");
         } else {
             match spec.attributes.get(other) {
-                None => flag_problem(&format!("ConflictsWith names {other:?}, which does not exist")),
+                None => flag_problem(&format!(
+                    "ConflictsWith names {other:?}, which does not exist"
+                )),
                 Some(other_attr) if other_attr.required => flag_problem(&format!(
                     "ConflictsWith names {other:?}, which is required and so always set"
                 )),
@@ -400,25 +427,34 @@ mod tests {
                 ),
                 "Required and Optional cannot both be set",
             ),
-            (
-                good_resource().version(0).check(|_| Ok(())),
-                "",
-            ),
+            (good_resource().version(0).check(|_| Ok(())), ""),
             (
                 ResourceSpec::new(BlockSpec::new().attr("x", Attr::string().force_new())),
                 "one of Required, Optional or Computed must be set",
             ),
             (
                 ResourceSpec::new(
-                    BlockSpec::new().attr("x", Attr::string().required().default(Value::string("d")).force_new()),
+                    BlockSpec::new().attr(
+                        "x",
+                        Attr::string()
+                            .required()
+                            .default(Value::string("d"))
+                            .force_new(),
+                    ),
                 ),
                 "a Default needs Optional and Computed",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().attr(
-                    "x",
-                    Attr::number().optional().computed().default(Value::string("no")).force_new(),
-                )),
+                ResourceSpec::new(
+                    BlockSpec::new().attr(
+                        "x",
+                        Attr::number()
+                            .optional()
+                            .computed()
+                            .default(Value::string("no"))
+                            .force_new(),
+                    ),
+                ),
                 "the Default does not fit the type number",
             ),
             (
@@ -428,11 +464,15 @@ mod tests {
                 "validators are for configuration",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().attr("count", Attr::number().optional().force_new())),
+                ResourceSpec::new(
+                    BlockSpec::new().attr("count", Attr::number().optional().force_new()),
+                ),
                 "the name is reserved by Terraform",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().attr("Name", Attr::string().optional().force_new())),
+                ResourceSpec::new(
+                    BlockSpec::new().attr("Name", Attr::string().optional().force_new()),
+                ),
                 "names are lower-case letters",
             ),
             (
@@ -440,8 +480,10 @@ mod tests {
                 "no Update defined, must set ForceNew on: [x]",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().attr("x", Attr::string().optional().force_new()))
-                    .update(|_, _, _| Ok(())),
+                ResourceSpec::new(
+                    BlockSpec::new().attr("x", Attr::string().optional().force_new()),
+                )
+                .update(|_, _, _| Ok(())),
                 "Update is superfluous",
             ),
             (
@@ -460,12 +502,16 @@ mod tests {
                 "ConflictsWith names \"y\", which does not exist",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().block(
-                    "b",
-                    NestedBlockSpec::single(BlockSpec::new().attr("x", Attr::string().optional()))
+                ResourceSpec::new(
+                    BlockSpec::new().block(
+                        "b",
+                        NestedBlockSpec::single(
+                            BlockSpec::new().attr("x", Attr::string().optional()),
+                        )
                         .max_items(2)
                         .force_new(),
-                )),
+                    ),
+                ),
                 "a single block cannot have more than one item",
             ),
             (
@@ -473,11 +519,13 @@ mod tests {
                 "\"id\" must be a computed string",
             ),
             (
-                ResourceSpec::new(BlockSpec::new().attr("x", Attr::string().optional().force_new()))
-                    .timeouts(Timeouts {
-                        update: Some(Duration::from_secs(1)),
-                        ..Timeouts::default()
-                    }),
+                ResourceSpec::new(
+                    BlockSpec::new().attr("x", Attr::string().optional().force_new()),
+                )
+                .timeouts(Timeouts {
+                    update: Some(Duration::from_secs(1)),
+                    ..Timeouts::default()
+                }),
                 "a update timeout is declared but there is no update",
             ),
         ];
@@ -537,7 +585,10 @@ mod tests {
             "function \"f\": parameter \"a\" is declared twice",
         ];
         for want in wanted {
-            assert!(found.iter().any(|p| p == want), "wanted {want:?} in {found:?}");
+            assert!(
+                found.iter().any(|p| p == want),
+                "wanted {want:?} in {found:?}"
+            );
         }
     }
 }

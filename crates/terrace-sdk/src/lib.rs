@@ -57,8 +57,8 @@ pub use resource::{
 };
 pub use schema::{Attr, BlockSpec, NestedBlockSpec};
 pub use serve::{
-    negotiate, serve, serve_provider, ServeOptions, Server, CORE_PROTOCOL_VERSION, MAGIC_COOKIE_KEY,
-    MAGIC_COOKIE_VALUE, PROTOCOL_VERSIONS,
+    negotiate, serve, serve_provider, ServeOptions, Server, CORE_PROTOCOL_VERSION,
+    MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSIONS,
 };
 pub use timeouts::{Context, Retry};
 pub use values::unknown_as_null;

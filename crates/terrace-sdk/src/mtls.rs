@@ -21,7 +21,9 @@ use rustls::pki_types::{
     PrivatePkcs8KeyDer, SignatureVerificationAlgorithm, UnixTime,
 };
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
+use rustls::{
+    CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme,
+};
 use std::sync::{Arc, OnceLock};
 
 /// The plugin's own certificate for this run.
@@ -138,7 +140,11 @@ impl ClientCertVerifier for PinnedClientCertificate {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self.pinned.iter().any(|p| p.as_slice() == end_entity.as_ref()) {
+        if self
+            .pinned
+            .iter()
+            .any(|p| p.as_slice() == end_entity.as_ref())
+        {
             Ok(ClientCertVerified::assertion())
         } else {
             Err(rustls::Error::InvalidCertificate(
@@ -187,7 +193,8 @@ impl SignatureVerificationAlgorithm for EcdsaP521Sha512 {
             p521::ecdsa::VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
         let signature =
             p521::ecdsa::Signature::from_der(signature).map_err(|_| InvalidSignature)?;
-        key.verify(message, &signature).map_err(|_| InvalidSignature)
+        key.verify(message, &signature)
+            .map_err(|_| InvalidSignature)
     }
 
     fn public_key_alg_id(&self) -> AlgorithmIdentifier {
@@ -254,7 +261,10 @@ mod tests {
         );
         assert_eq!(pem_certificates(&pem).unwrap(), vec![der]);
         assert!(pem_certificates("nothing").is_err());
-        assert!(pem_certificates("-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----").is_err());
+        assert!(
+            pem_certificates("-----BEGIN CERTIFICATE-----\n!!!\n-----END CERTIFICATE-----")
+                .is_err()
+        );
         assert!(pem_certificates("-----BEGIN CERTIFICATE-----\nAAAA").is_err());
     }
 

@@ -118,7 +118,11 @@ pub(crate) fn unknown_computed(spec: &BlockSpec, config: &Value, planned: &Value
 /// The attributes whose change forces a replacement. Nested blocks are
 /// compared whole: a change anywhere inside a force-new block, or a block
 /// holding a force-new attribute, replaces the object.
-pub(crate) fn replace_paths(spec: &BlockSpec, prior: &Value, planned: &Value) -> Vec<AttributePath> {
+pub(crate) fn replace_paths(
+    spec: &BlockSpec,
+    prior: &Value,
+    planned: &Value,
+) -> Vec<AttributePath> {
     let mut paths = Vec::new();
     for (name, attr) in &spec.attributes {
         if attr.force_new && !same(&get_attr(prior, name), &get_attr(planned, name)) {
@@ -145,7 +149,7 @@ pub(crate) fn plan_violations(
     found: &mut Vec<AttributePath>,
 ) {
     if config.is_null() || !config.is_known() || planned.is_null() || !planned.is_known() {
-        if !same(config, planned) && !(config.is_null() && planned.is_null()) {
+        if !(same(config, planned) || config.is_null() && planned.is_null()) {
             found.push(path.clone());
         }
         return;
@@ -223,7 +227,10 @@ pub(crate) fn plan_violations(
 }
 
 fn block_has_computed(block: &BlockSpec) -> bool {
-    block.attributes.values().any(|a| a.computed || a.default.is_some())
+    block
+        .attributes
+        .values()
+        .any(|a| a.computed || a.default.is_some())
         || block.blocks.values().any(|n| block_has_computed(&n.block))
 }
 
@@ -298,7 +305,13 @@ mod tests {
         let rule = &attributes["rule"].as_elements().unwrap()[0];
         assert!(!get_attr(rule, "arn").is_known());
         let mut found = Vec::new();
-        plan_violations(&spec(), &config, &planned, &AttributePath::root(), &mut found);
+        plan_violations(
+            &spec(),
+            &config,
+            &planned,
+            &AttributePath::root(),
+            &mut found,
+        );
         assert!(found.is_empty(), "{found:?}");
     }
 
@@ -329,14 +342,23 @@ mod tests {
 
     #[test]
     fn violations_point_at_attributes() {
-        let config = object(vec![("name", Value::string("a")), ("note", Value::string("n"))]);
+        let config = object(vec![
+            ("name", Value::string("a")),
+            ("note", Value::string("n")),
+        ]);
         let planned = object(vec![
             ("name", Value::string("a")),
             ("note", Value::string("changed")),
             ("id", Value::string("computed is fine")),
         ]);
         let mut found = Vec::new();
-        plan_violations(&spec(), &config, &planned, &AttributePath::root(), &mut found);
+        plan_violations(
+            &spec(),
+            &config,
+            &planned,
+            &AttributePath::root(),
+            &mut found,
+        );
         assert_eq!(found, vec![AttributePath::root().attribute("note")]);
     }
 }

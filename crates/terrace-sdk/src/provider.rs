@@ -149,10 +149,17 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
         timeouts.limit(operation)
     }
 
-    fn plan(&self, request: &PlanResourceChangeRequest) -> Result<(Value, Vec<AttributePath>, Diagnostics), Diagnostics> {
+    fn plan(
+        &self,
+        request: &PlanResourceChangeRequest,
+    ) -> Result<(Value, Vec<AttributePath>, Diagnostics), Diagnostics> {
         let (resource, schema) = self.resource(&request.type_name)?;
         if request.proposed_new_state.is_null() {
-            return Ok((request.proposed_new_state.clone(), Vec::new(), Diagnostics::new()));
+            return Ok((
+                request.proposed_new_state.clone(),
+                Vec::new(),
+                Diagnostics::new(),
+            ));
         }
         let create = request.prior_state.is_null();
         let mut planned = fill(
@@ -169,8 +176,14 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
             }
         }
         let mut diagnostics = Diagnostics::new();
-        let (mut planned, mut hooked) =
-            self.run_plan_hooks(resource, schema, request, planned, requires_replace.clone(), &mut diagnostics)?;
+        let (mut planned, mut hooked) = self.run_plan_hooks(
+            resource,
+            schema,
+            request,
+            planned,
+            requires_replace.clone(),
+            &mut diagnostics,
+        )?;
         if !create {
             let mut after = replace_paths(schema, &request.prior_state, &planned);
             merge_paths(&mut after, &hooked);
@@ -179,15 +192,27 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
             // hooks see the plan as it now is.
             if requires_replace.is_empty() && !after.is_empty() {
                 let replacing = unknown_computed(schema, &request.config, &planned);
-                (planned, hooked) =
-                    self.run_plan_hooks(resource, schema, request, replacing, after.clone(), &mut diagnostics)?;
+                (planned, hooked) = self.run_plan_hooks(
+                    resource,
+                    schema,
+                    request,
+                    replacing,
+                    after.clone(),
+                    &mut diagnostics,
+                )?;
                 after = replace_paths(schema, &request.prior_state, &planned);
                 merge_paths(&mut after, &hooked);
             }
             requires_replace = after;
         }
         let mut violations = Vec::new();
-        plan_violations(schema, &request.config, &planned, &AttributePath::root(), &mut violations);
+        plan_violations(
+            schema,
+            &request.config,
+            &planned,
+            &AttributePath::root(),
+            &mut violations,
+        );
         if !violations.is_empty() {
             return Err(violations
                 .into_iter()
@@ -254,19 +279,35 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
         let ty = schema.implied_type();
         let timeouts = resource.timeouts.as_ref();
         if request.planned_state.is_null() {
-            let mut data = ResourceData::new(ty, &request.prior_state, Some(&request.prior_state), None);
+            let mut data =
+                ResourceData::new(ty, &request.prior_state, Some(&request.prior_state), None);
             data.set_private(request.planned_private.clone());
             let Some(delete) = &resource.delete else {
-                return (Value::null(request.prior_state.ty().clone()), Vec::new(), diagnostics);
+                return (
+                    Value::null(request.prior_state.ty().clone()),
+                    Vec::new(),
+                    diagnostics,
+                );
             };
-            let context = self.context("delete", Self::limit(timeouts, &request.prior_state, "delete"));
+            let context = self.context(
+                "delete",
+                Self::limit(timeouts, &request.prior_state, "delete"),
+            );
             let result = delete(&context, &client, &mut data);
             diagnostics.extend(data.take_warnings());
             return match result {
-                Ok(()) => (Value::null(request.prior_state.ty().clone()), Vec::new(), diagnostics),
+                Ok(()) => (
+                    Value::null(request.prior_state.ty().clone()),
+                    Vec::new(),
+                    diagnostics,
+                ),
                 Err(error) => {
                     diagnostics.extend(error.into_diagnostics());
-                    (request.prior_state.clone(), request.planned_private.clone(), diagnostics)
+                    (
+                        request.prior_state.clone(),
+                        request.planned_private.clone(),
+                        diagnostics,
+                    )
                 }
             };
         }
@@ -279,8 +320,15 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
         );
         data.set_private(request.planned_private.clone());
         let operation = if create { "create" } else { "update" };
-        let callback = if create { &resource.create } else { &resource.update };
-        let context = self.context(operation, Self::limit(timeouts, &request.planned_state, operation));
+        let callback = if create {
+            &resource.create
+        } else {
+            &resource.update
+        };
+        let context = self.context(
+            operation,
+            Self::limit(timeouts, &request.planned_state, operation),
+        );
         let result = match callback {
             Some(callback) => callback(&context, &client, &mut data),
             None => Ok(()),
@@ -339,7 +387,10 @@ fn merge_paths(into: &mut Vec<AttributePath>, more: &[AttributePath]) {
 fn unknown_type(what: &str, name: &str) -> Diagnostics {
     Diagnostic::error(
         format!("Unknown {what}"),
-        format!("This provider has no {what} named {}.", terrace_value::gostr::quote(name)),
+        format!(
+            "This provider has no {what} named {}.",
+            terrace_value::gostr::quote(name)
+        ),
     )
     .into()
 }
@@ -380,7 +431,12 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         request: ValidateProviderConfigRequest,
     ) -> ValidateProviderConfigResponse {
         let mut diagnostics = Diagnostics::new();
-        validate_block(&self.spec.schema, &request.config, &AttributePath::root(), &mut diagnostics);
+        validate_block(
+            &self.spec.schema,
+            &request.config,
+            &AttributePath::root(),
+            &mut diagnostics,
+        );
         let data = ResourceData::new(
             self.spec.schema.implied_type(),
             &request.config,
@@ -403,7 +459,12 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
             Err(diagnostics) => return ValidateResourceConfigResponse { diagnostics },
         };
         let mut diagnostics = Diagnostics::new();
-        validate_block(schema, &request.config, &AttributePath::root(), &mut diagnostics);
+        validate_block(
+            schema,
+            &request.config,
+            &AttributePath::root(),
+            &mut diagnostics,
+        );
         let data = ResourceData::new(
             schema.implied_type(),
             &request.config,
@@ -427,7 +488,12 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
             };
         };
         let mut diagnostics = Diagnostics::new();
-        validate_block(schema, &request.config, &AttributePath::root(), &mut diagnostics);
+        validate_block(
+            schema,
+            &request.config,
+            &AttributePath::root(),
+            &mut diagnostics,
+        );
         let data = ResourceData::new(
             schema.implied_type(),
             &request.config,
@@ -688,7 +754,13 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         }
         let state = unknown_as_null(&data.to_value());
         let mut violations = Vec::new();
-        plan_violations(schema, &request.config, &state, &AttributePath::root(), &mut violations);
+        plan_violations(
+            schema,
+            &request.config,
+            &state,
+            &AttributePath::root(),
+            &mut violations,
+        );
         for path in violations {
             diagnostics.push(
                 Diagnostic::error(
@@ -768,7 +840,11 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
                 result: Err(FunctionError::new(format!(
                     "Function {} takes {}{} argument(s), got {}.",
                     request.name,
-                    if spec.variadic_parameter.is_some() { "at least " } else { "" },
+                    if spec.variadic_parameter.is_some() {
+                        "at least "
+                    } else {
+                        ""
+                    },
                     fixed,
                     request.arguments.len()
                 ))),

@@ -33,7 +33,9 @@ pub type ConfigCheck = Arc<dyn Fn(&ResourceData) -> Result<()> + Send + Sync>;
 /// Upgrades a stored state, as a JSON object, from one schema version to
 /// the next.
 pub type StateUpgrader = Arc<
-    dyn Fn(serde_json::Map<String, serde_json::Value>) -> Result<serde_json::Map<String, serde_json::Value>>
+    dyn Fn(
+            serde_json::Map<String, serde_json::Value>,
+        ) -> Result<serde_json::Map<String, serde_json::Value>>
         + Send
         + Sync,
 >;
@@ -138,7 +140,9 @@ impl<C> ResourceSpec<C> {
     pub fn upgrader(
         mut self,
         from: i64,
-        upgrade: impl Fn(serde_json::Map<String, serde_json::Value>) -> Result<serde_json::Map<String, serde_json::Value>>
+        upgrade: impl Fn(
+                serde_json::Map<String, serde_json::Value>,
+            ) -> Result<serde_json::Map<String, serde_json::Value>>
             + Send
             + Sync
             + 'static,
@@ -208,7 +212,10 @@ impl<C> ResourceSpec<C> {
     }
 
     /// A check of the whole configuration, after each attribute's own.
-    pub fn check(mut self, f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static) -> Self {
+    pub fn check(
+        mut self,
+        f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
         self.checks.push(Arc::new(f));
         self
     }
@@ -255,7 +262,10 @@ impl<C> DataSourceSpec<C> {
         self
     }
 
-    pub fn check(mut self, f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static) -> Self {
+    pub fn check(
+        mut self,
+        f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
         self.checks.push(Arc::new(f));
         self
     }
@@ -330,7 +340,10 @@ impl<C> ProviderSpec<C> {
     }
 
     /// A check of the provider's whole configuration.
-    pub fn check(mut self, f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static) -> Self {
+    pub fn check(
+        mut self,
+        f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
         self.checks.push(Arc::new(f));
         self
     }

@@ -10,7 +10,9 @@
 use crate::grpc::{v5, v6};
 use crate::mtls::ServerCertificate;
 use crate::proto::health::health_server::{Health, HealthServer};
-use crate::proto::health::{health_check_response::ServingStatus, HealthCheckRequest, HealthCheckResponse};
+use crate::proto::health::{
+    health_check_response::ServingStatus, HealthCheckRequest, HealthCheckResponse,
+};
 use crate::proto::plugin::grpc_broker_server::{GrpcBroker, GrpcBrokerServer};
 use crate::proto::plugin::grpc_controller_server::{GrpcController, GrpcControllerServer};
 use crate::proto::plugin::grpc_stdio_server::{GrpcStdio, GrpcStdioServer};
@@ -47,7 +49,8 @@ pub const CORE_PROTOCOL_VERSION: u32 = 1;
 pub const PROTOCOL_VERSIONS: [u32; 2] = [6, 5];
 
 /// What go-plugin tells a person who runs a plugin binary by hand.
-const NOT_A_PROGRAM: &str = "This binary is a plugin. These are not meant to be executed directly.\n\
+const NOT_A_PROGRAM: &str =
+    "This binary is a plugin. These are not meant to be executed directly.\n\
 Please execute the program that consumes these plugins, which will\n\
 load any plugins automatically\n";
 
@@ -164,7 +167,10 @@ impl Server {
             .enable_all()
             .build()
             .map_err(|e| format!("starting the runtime: {e}"))?;
-        let dir = options.socket_dir.clone().unwrap_or_else(std::env::temp_dir);
+        let dir = options
+            .socket_dir
+            .clone()
+            .unwrap_or_else(std::env::temp_dir);
         let (socket, listener) = runtime.block_on(async { listen(&dir) })?;
         let (tls, certificate) = match &options.client_certificate {
             Some(pem) => {
@@ -262,7 +268,10 @@ fn listen(dir: &Path) -> Result<(PathBuf, UnixListener), String> {
     for _ in 0..100 {
         let mut bytes = [0u8; 8];
         getrandom::fill(&mut bytes).map_err(|e| format!("no random source: {e}"))?;
-        let path = dir.join(format!("plugin{}", u64::from_le_bytes(bytes) % 10_000_000_000));
+        let path = dir.join(format!(
+            "plugin{}",
+            u64::from_le_bytes(bytes) % 10_000_000_000
+        ));
         match UnixListener::bind(&path) {
             Ok(listener) => return Ok((path, listener)),
             Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
@@ -271,7 +280,10 @@ fn listen(dir: &Path) -> Result<(PathBuf, UnixListener), String> {
             Err(e) => return Err(format!("listening on {}: {e}", path.display())),
         }
     }
-    Err(format!("no free socket name in {}: {last_error}", dir.display()))
+    Err(format!(
+        "no free socket name in {}: {last_error}",
+        dir.display()
+    ))
 }
 
 /// Accepts connections, wrapping them in TLS when AutoMTLS is on. A
@@ -347,10 +359,7 @@ impl AsyncWrite for Conn {
         }
     }
 
-    fn poll_shutdown(
-        self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-    ) -> Poll<std::io::Result<()>> {
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
         match self.get_mut() {
             Conn::Plain(s) => Pin::new(s).poll_shutdown(cx),
             Conn::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
@@ -474,9 +483,11 @@ impl Health for HealthService {
 
 /// What the plugin writes to its stdout after the handshake, for the
 /// host's `StreamStdio` reader.
+type StdioSender = mpsc::Sender<Result<StdioData, Status>>;
+
 #[derive(Clone, Default)]
 struct Stdio {
-    subscriber: Arc<Mutex<Option<mpsc::Sender<Result<StdioData, Status>>>>>,
+    subscriber: Arc<Mutex<Option<StdioSender>>>,
 }
 
 impl Stdio {

@@ -18,9 +18,16 @@ pub struct Tester<C> {
 impl<C: Send + Sync + 'static> Tester<C> {
     /// Validates and configures the provider with the given configuration
     /// attributes (the rest null).
-    pub fn new(spec: ProviderSpec<C>, config: Vec<(&str, Value)>) -> Result<Tester<C>, Diagnostics> {
+    pub fn new(
+        spec: ProviderSpec<C>,
+        config: Vec<(&str, Value)>,
+    ) -> Result<Tester<C>, Diagnostics> {
         let provider = SdkProvider::new(spec);
-        let ty = provider.get_provider_schema().schema.provider.implied_type();
+        let ty = provider
+            .get_provider_schema()
+            .schema
+            .provider
+            .implied_type();
         let config = object(&ty, config);
         let validated = provider.validate_provider_config(ValidateProviderConfigRequest {
             config: config.clone(),
@@ -79,27 +86,38 @@ impl<C: Send + Sync + 'static> Tester<C> {
             .diagnostics
     }
 
-    pub fn plan(&self, type_name: &str, prior: &Value, config: &Value) -> PlanResourceChangeResponse {
+    pub fn plan(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> PlanResourceChangeResponse {
         let schema = self.provider.get_provider_schema().schema;
         let proposed = match schema.resource_types.get(type_name) {
             Some(schema) => proposed_new_state(&schema.block, prior, config),
             None => config.clone(),
         };
-        self.provider.plan_resource_change(PlanResourceChangeRequest {
-            type_name: type_name.into(),
-            prior_state: prior.clone(),
-            proposed_new_state: proposed,
-            config: config.clone(),
-            prior_private: Vec::new(),
-            provider_meta: None,
-            client_capabilities: ClientCapabilities::default(),
-        })
+        self.provider
+            .plan_resource_change(PlanResourceChangeRequest {
+                type_name: type_name.into(),
+                prior_state: prior.clone(),
+                proposed_new_state: proposed,
+                config: config.clone(),
+                prior_private: Vec::new(),
+                provider_meta: None,
+                client_capabilities: ClientCapabilities::default(),
+            })
     }
 
     /// Validates, plans and applies `config` over `prior` (null to create;
     /// a null `config` destroys), returning the new state or every
     /// diagnostic that stopped it.
-    pub fn apply(&self, type_name: &str, prior: &Value, config: &Value) -> Result<Value, Diagnostics> {
+    pub fn apply(
+        &self,
+        type_name: &str,
+        prior: &Value,
+        config: &Value,
+    ) -> Result<Value, Diagnostics> {
         if !config.is_null() {
             let diagnostics = self.validate(type_name, config);
             if diagnostics.has_errors() {
@@ -110,14 +128,16 @@ impl<C: Send + Sync + 'static> Tester<C> {
         if plan.diagnostics.has_errors() {
             return Err(plan.diagnostics);
         }
-        let applied = self.provider.apply_resource_change(ApplyResourceChangeRequest {
-            type_name: type_name.into(),
-            prior_state: prior.clone(),
-            planned_state: plan.planned_state,
-            config: config.clone(),
-            planned_private: plan.planned_private,
-            provider_meta: None,
-        });
+        let applied = self
+            .provider
+            .apply_resource_change(ApplyResourceChangeRequest {
+                type_name: type_name.into(),
+                prior_state: prior.clone(),
+                planned_state: plan.planned_state,
+                config: config.clone(),
+                planned_private: plan.planned_private,
+                provider_meta: None,
+            });
         if applied.diagnostics.has_errors() {
             return Err(applied.diagnostics);
         }
@@ -136,11 +156,13 @@ impl<C: Send + Sync + 'static> Tester<C> {
 
     /// Imports by identifier and reads the result, as `terraform import`.
     pub fn import(&self, type_name: &str, id: &str) -> Result<Value, Diagnostics> {
-        let imported = self.provider.import_resource_state(ImportResourceStateRequest {
-            type_name: type_name.into(),
-            id: id.into(),
-            client_capabilities: ClientCapabilities::default(),
-        });
+        let imported = self
+            .provider
+            .import_resource_state(ImportResourceStateRequest {
+                type_name: type_name.into(),
+                id: id.into(),
+                client_capabilities: ClientCapabilities::default(),
+            });
         if imported.diagnostics.has_errors() {
             return Err(imported.diagnostics);
         }
@@ -154,12 +176,18 @@ impl<C: Send + Sync + 'static> Tester<C> {
         Ok(read.new_state)
     }
 
-    pub fn read_data_source(&self, type_name: &str, entries: Vec<(&str, Value)>) -> Result<Value, Diagnostics> {
+    pub fn read_data_source(
+        &self,
+        type_name: &str,
+        entries: Vec<(&str, Value)>,
+    ) -> Result<Value, Diagnostics> {
         let config = object(&self.data_source_type(type_name), entries);
-        let validated = self.provider.validate_data_resource_config(ValidateDataResourceConfigRequest {
-            type_name: type_name.into(),
-            config: config.clone(),
-        });
+        let validated =
+            self.provider
+                .validate_data_resource_config(ValidateDataResourceConfigRequest {
+                    type_name: type_name.into(),
+                    config: config.clone(),
+                });
         if validated.diagnostics.has_errors() {
             return Err(validated.diagnostics);
         }

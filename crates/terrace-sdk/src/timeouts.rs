@@ -93,11 +93,7 @@ impl Context {
     /// Calls `attempt` until it returns `Done` or `Fatal`, waiting
     /// `interval` after each `Retry`; at the deadline the last retryable
     /// error is returned with the timeout explained.
-    pub fn retry<T>(
-        &self,
-        interval: Duration,
-        mut attempt: impl FnMut() -> Retry<T>,
-    ) -> Result<T> {
+    pub fn retry<T>(&self, interval: Duration, mut attempt: impl FnMut() -> Retry<T>) -> Result<T> {
         loop {
             match attempt() {
                 Retry::Done(value) => return Ok(value),
@@ -128,7 +124,12 @@ pub enum Retry<T> {
 /// `"300ms"`. Negative durations are refused: an operation cannot have
 /// less than no time.
 pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let invalid = || format!("time: invalid duration {}", terrace_value::gostr::quote(text));
+    let invalid = || {
+        format!(
+            "time: invalid duration {}",
+            terrace_value::gostr::quote(text)
+        )
+    };
     let mut rest = text;
     if let Some(stripped) = rest.strip_prefix('+') {
         rest = stripped;
@@ -166,7 +167,12 @@ pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
             "s" => 1_000_000_000,
             "m" => 60_000_000_000,
             "h" => 3_600_000_000_000,
-            "" => return Err(format!("time: missing unit in duration {}", terrace_value::gostr::quote(text))),
+            "" => {
+                return Err(format!(
+                    "time: missing unit in duration {}",
+                    terrace_value::gostr::quote(text)
+                ))
+            }
             _ => {
                 return Err(format!(
                     "time: unknown unit {} in duration {}",
@@ -311,7 +317,12 @@ mod tests {
         assert!(context.check().is_ok());
         stop.store(true, Ordering::SeqCst);
         assert_eq!(
-            context.sleep(Duration::from_secs(60)).unwrap_err().diagnostics().0[0].summary,
+            context
+                .sleep(Duration::from_secs(60))
+                .unwrap_err()
+                .diagnostics()
+                .0[0]
+                .summary,
             "Operation cancelled"
         );
     }
@@ -330,7 +341,10 @@ mod tests {
             .iter()
             .map(|d| d.summary.as_str())
             .collect();
-        assert_eq!(summaries, vec!["Timeout while waiting for update", "not yet"]);
+        assert_eq!(
+            summaries,
+            vec!["Timeout while waiting for update", "not yet"]
+        );
         assert!(attempts >= 1);
         let done = context.retry(Duration::from_millis(1), || Retry::Done(7));
         assert!(done.is_err() || done == Ok(7));

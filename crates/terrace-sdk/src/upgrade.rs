@@ -166,8 +166,14 @@ mod tests {
         assert!(get_attr(&value, "id").raw_equals(&Value::string("x")));
         let rules = get_attr(&value, "rule");
         assert_eq!(rules.known_length(), Some(1));
-        let value = upgrade_state("thing", &resource, &schema, 2, &raw(r#"{"id":"y","length":3,"extra":1}"#))
-            .unwrap();
+        let value = upgrade_state(
+            "thing",
+            &resource,
+            &schema,
+            2,
+            &raw(r#"{"id":"y","length":3,"extra":1}"#),
+        )
+        .unwrap();
         assert!(get_attr(&value, "length").raw_equals(&Value::int(3)));
         assert_eq!(value.ty(), &schema.implied_type());
     }
@@ -183,7 +189,8 @@ mod tests {
             (2, r#"{"length":"nan"}"#, "Invalid resource state"),
         ];
         for (version, json, want) in cases {
-            let error = upgrade_state("thing", &resource, &schema, version, &raw(json)).unwrap_err();
+            let error =
+                upgrade_state("thing", &resource, &schema, version, &raw(json)).unwrap_err();
             assert_eq!(error.diagnostics().0[0].summary, want, "{json}");
         }
         let empty = upgrade_state("thing", &resource, &schema, 2, &RawState::default()).unwrap();

@@ -188,7 +188,8 @@ mod tests {
             .block(
                 "rule",
                 NestedBlockSpec::list(
-                    BlockSpec::new().attr("port", Attr::int64().required().validate(int_at_least(1))),
+                    BlockSpec::new()
+                        .attr("port", Attr::int64().required().validate(int_at_least(1))),
                 ),
             )
             .block(
@@ -213,7 +214,10 @@ mod tests {
             .iter()
             .map(|d| {
                 (
-                    d.attribute.as_ref().map(ToString::to_string).unwrap_or_default(),
+                    d.attribute
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
                     d.summary.clone(),
                     d.detail.clone(),
                 )
@@ -223,9 +227,8 @@ mod tests {
 
     #[test]
     fn diagnostics_name_the_attribute() {
-        let port_rule = |port: Value| {
-            Value::object([("port".to_string(), port)].into_iter().collect())
-        };
+        let port_rule =
+            |port: Value| Value::object([("port".to_string(), port)].into_iter().collect());
         let rule_ty = Type::object([("port".to_string(), Type::Number)]);
         let timeouts = Value::object(
             [("create".to_string(), Value::string("10 minutes"))]
@@ -233,13 +236,19 @@ mod tests {
                 .collect(),
         );
         let found = run(config(vec![
-            ("length", Value::number(terrace_value::Number::parse("1.5").unwrap())),
+            (
+                "length",
+                Value::number(terrace_value::Number::parse("1.5").unwrap()),
+            ),
             ("a", Value::string("x")),
             ("b", Value::string("y")),
             ("old", Value::string("z")),
             (
                 "rule",
-                Value::list(rule_ty, vec![port_rule(Value::int(80)), port_rule(Value::int(0))]),
+                Value::list(
+                    rule_ty,
+                    vec![port_rule(Value::int(80)), port_rule(Value::int(0))],
+                ),
             ),
             (TIMEOUTS_BLOCK, timeouts),
         ]));
@@ -248,10 +257,18 @@ mod tests {
             paths,
             vec![".a", ".length", ".old", ".rule[1].port", ".timeouts.create"]
         );
-        assert_eq!(found[0].2, "Attribute \"a\" cannot be specified when \"b\" is specified");
-        assert!(found[1].2.starts_with("Attribute length must be a whole number"));
+        assert_eq!(
+            found[0].2,
+            "Attribute \"a\" cannot be specified when \"b\" is specified"
+        );
+        assert!(found[1]
+            .2
+            .starts_with("Attribute length must be a whole number"));
         assert_eq!(found[2].1, "Attribute Deprecated");
-        assert_eq!(found[3].2, "Attribute rule[1].port value must be at least 1, got: 0");
+        assert_eq!(
+            found[3].2,
+            "Attribute rule[1].port value must be at least 1, got: 0"
+        );
         assert!(found[4].2.contains("\"10 minutes\""), "{}", found[4].2);
     }
 

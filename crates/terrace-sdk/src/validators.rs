@@ -147,7 +147,11 @@ mod tests {
     #[test]
     fn validators_accept_and_explain() {
         let cases: Vec<(Box<dyn Validator>, Value, Option<&str>)> = vec![
-            (Box::new(string_length_at_least(1)), Value::string("a"), None),
+            (
+                Box::new(string_length_at_least(1)),
+                Value::string("a"),
+                None,
+            ),
             (
                 Box::new(string_length_at_least(1)),
                 Value::string(""),

@@ -39,9 +39,9 @@ pub fn map_children(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
                 entries.iter().map(|(k, v)| (k.clone(), f(v))).collect(),
             )
         }),
-        Type::Object(_) => value.as_attributes().map(|entries| {
-            Value::object(entries.iter().map(|(k, v)| (k.clone(), f(v))).collect())
-        }),
+        Type::Object(_) => value
+            .as_attributes()
+            .map(|entries| Value::object(entries.iter().map(|(k, v)| (k.clone(), f(v))).collect())),
         _ => None,
     };
     rebuilt.map_or_else(|| value.clone(), |v| v.with_marks(value.marks()))
@@ -73,7 +73,11 @@ pub fn get_attr(object: &Value, name: &str) -> Value {
         .as_attributes()
         .and_then(|attributes| attributes.get(name).cloned())
         .unwrap_or_else(|| {
-            let ty = object.ty().attribute_type(name).cloned().unwrap_or(Type::Dynamic);
+            let ty = object
+                .ty()
+                .attribute_type(name)
+                .cloned()
+                .unwrap_or(Type::Dynamic);
             if object.is_known() {
                 Value::null(ty)
             } else {
@@ -193,7 +197,10 @@ mod tests {
             ("a", Value::unknown(Type::String)),
             (
                 "l",
-                Value::list(Type::Number, vec![Value::int(1), Value::unknown(Type::Number)]),
+                Value::list(
+                    Type::Number,
+                    vec![Value::int(1), Value::unknown(Type::Number)],
+                ),
             ),
             ("k", Value::string("x")),
         ]);
@@ -216,7 +223,10 @@ mod tests {
             ("name", Value::string("a")),
             (
                 "l",
-                Value::list(Type::String, vec![Value::string("x"), Value::unknown(Type::String)]),
+                Value::list(
+                    Type::String,
+                    vec![Value::string("x"), Value::unknown(Type::String)],
+                ),
             ),
         ]);
         let good = obj(vec![

@@ -102,7 +102,11 @@ fn spec(remote: Shared) -> ProviderSpec<Client> {
             }
             if d.has_change("tags") {
                 if lock(&client.remote).fail_tags {
-                    return Err(Error::attribute("tags", "Tags could not be set", "The tag service is down."));
+                    return Err(Error::attribute(
+                        "tags",
+                        "Tags could not be set",
+                        "The tag service is down.",
+                    ));
                 }
                 let tags = d.get_string_map("tags");
                 if let Some(entry) = lock(&client.remote).items.get_mut(&id) {
@@ -129,7 +133,11 @@ fn spec(remote: Shared) -> ProviderSpec<Client> {
         let found = lock(&client.remote).items.get(&id).cloned();
         match found {
             Some((value, _)) => d.set_string("value", value),
-            None => Err(Error::attribute("id", "No such item", format!("There is no item {id}."))),
+            None => Err(Error::attribute(
+                "id",
+                "No such item",
+                format!("There is no item {id}."),
+            )),
         }
     });
     let upper = Function::new(
@@ -162,7 +170,10 @@ fn spec(remote: Shared) -> ProviderSpec<Client> {
         Err(e) => panic!("{e}"),
     };
     ProviderSpec::new(
-        BlockSpec::new().attr("namespace", Attr::string().required().validate(namespace_ok)),
+        BlockSpec::new().attr(
+            "namespace",
+            Attr::string().required().validate(namespace_ok),
+        ),
         move |_, config| {
             Ok(Client {
                 namespace: config.get_string("namespace").unwrap_or_default(),
@@ -272,9 +283,7 @@ impl Harness {
     fn plan(&self, prior: &Value, config: &Value) -> PlanResourceChangeResponse {
         // Terraform's proposed new state: the configuration, with prior
         // values for computed attributes left unset.
-        let proposed = if config.is_null() {
-            config.clone()
-        } else if prior.is_null() {
+        let proposed = if config.is_null() || prior.is_null() {
             config.clone()
         } else {
             let mut attributes = config.as_attributes().unwrap().clone();
@@ -297,14 +306,15 @@ impl Harness {
     }
 
     fn apply(&self, prior: &Value, planned: &Value, config: &Value) -> ApplyResourceChangeResponse {
-        self.client.apply_resource_change(ApplyResourceChangeRequest {
-            type_name: "testkv_item".into(),
-            prior_state: prior.clone(),
-            planned_state: planned.clone(),
-            config: config.clone(),
-            planned_private: Vec::new(),
-            provider_meta: None,
-        })
+        self.client
+            .apply_resource_change(ApplyResourceChangeRequest {
+                type_name: "testkv_item".into(),
+                prior_state: prior.clone(),
+                planned_state: planned.clone(),
+                config: config.clone(),
+                planned_private: Vec::new(),
+                provider_meta: None,
+            })
     }
 
     /// Plans and applies `config` over `prior`, expecting success.
@@ -373,15 +383,22 @@ fn bad_configuration_gets_attribute_paths() {
                 ),
             ],
         );
-        let response = h.client.validate_resource_config(ValidateResourceConfigRequest {
-            type_name: "testkv_item".into(),
-            config,
-            client_capabilities: ClientCapabilities::default(),
-        });
+        let response = h
+            .client
+            .validate_resource_config(ValidateResourceConfigRequest {
+                type_name: "testkv_item".into(),
+                config,
+                client_capabilities: ClientCapabilities::default(),
+            });
         let paths: Vec<String> = response
             .diagnostics
             .iter()
-            .map(|d| d.attribute.as_ref().map(ToString::to_string).unwrap_or_default())
+            .map(|d| {
+                d.attribute
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default()
+            })
             .collect();
         assert_eq!(paths, vec![".revision", ".timeouts.create"]);
     });
@@ -439,7 +456,10 @@ fn failed_update_keeps_partial_state_for_the_next_apply() {
         let failed = h.apply(&state, &plan.planned_state, &changed);
         let error = failed.diagnostics.errors().next().expect("an error");
         assert_eq!(error.summary, "Tags could not be set");
-        assert_eq!(error.attribute, Some(AttributePath::root().attribute("tags")));
+        assert_eq!(
+            error.attribute,
+            Some(AttributePath::root().attribute("tags"))
+        );
         // The value change went through and is recorded; the tags are not.
         let partial = failed.new_state;
         assert_eq!(attr(&partial, "value").as_str(), Some("two"));
@@ -482,7 +502,11 @@ fn import_then_read_fills_the_state() {
             id: "prod/x".into(),
             client_capabilities: ClientCapabilities::default(),
         });
-        assert!(!imported.diagnostics.has_errors(), "{}", imported.diagnostics);
+        assert!(
+            !imported.diagnostics.has_errors(),
+            "{}",
+            imported.diagnostics
+        );
         let state = &imported.imported_resources[0].state;
         assert_eq!(attr(state, "id").as_str(), Some("prod/x"));
         let read = h.read(state);
@@ -521,17 +545,26 @@ fn timeouts_bound_operations() {
 #[test]
 fn old_states_are_upgraded() {
     each_protocol(|h| {
-        let response = h.client.upgrade_resource_state(UpgradeResourceStateRequest {
-            type_name: "testkv_item".into(),
-            version: 0,
-            raw_state: RawState {
-                json: br#"{"id":"prod/a","key":"a","val":"old","revision":1,"dropped":true}"#
-                    .to_vec(),
-                flatmap: BTreeMap::new(),
-            },
-        });
-        assert!(!response.diagnostics.has_errors(), "{}", response.diagnostics);
-        assert_eq!(attr(&response.upgraded_state, "value").as_str(), Some("old"));
+        let response = h
+            .client
+            .upgrade_resource_state(UpgradeResourceStateRequest {
+                type_name: "testkv_item".into(),
+                version: 0,
+                raw_state: RawState {
+                    json: br#"{"id":"prod/a","key":"a","val":"old","revision":1,"dropped":true}"#
+                        .to_vec(),
+                    flatmap: BTreeMap::new(),
+                },
+            });
+        assert!(
+            !response.diagnostics.has_errors(),
+            "{}",
+            response.diagnostics
+        );
+        assert_eq!(
+            attr(&response.upgraded_state, "value").as_str(),
+            Some("old")
+        );
     });
 }
 

@@ -31,17 +31,29 @@ pub struct Run {
 
 impl Run {
     pub fn output(&self) -> String {
-        format!("exit {:?}\n--- stdout\n{}\n--- stderr\n{}", self.code, self.stdout, self.stderr)
+        format!(
+            "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
 /// Whether `terraform` can be run; `None` with the reason when not.
 pub fn terraform_available() -> Result<String, String> {
-    match Command::new("terraform").arg("version").env("CHECKPOINT_DISABLE", "1").output() {
-        Ok(output) if output.status.success() => {
-            Ok(String::from_utf8_lossy(&output.stdout).lines().next().unwrap_or_default().to_string())
-        }
-        Ok(output) => Err(format!("`terraform version` failed: {}", String::from_utf8_lossy(&output.stderr))),
+    match Command::new("terraform")
+        .arg("version")
+        .env("CHECKPOINT_DISABLE", "1")
+        .output()
+    {
+        Ok(output) if output.status.success() => Ok(String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()),
+        Ok(output) => Err(format!(
+            "`terraform version` failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )),
         Err(e) => Err(format!("no terraform on PATH ({e})")),
     }
 }
@@ -60,7 +72,10 @@ pub fn build_providers() -> Result<PathBuf, String> {
         .output()
         .map_err(|e| format!("running cargo: {e}"))?;
     if !output.status.success() {
-        return Err(format!("cargo build failed:\n{}", String::from_utf8_lossy(&output.stderr)));
+        return Err(format!(
+            "cargo build failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
     }
     // This test runs from <target>/<profile>/deps; the binaries are in
     // <target>/<profile>.
@@ -72,7 +87,10 @@ pub fn build_providers() -> Result<PathBuf, String> {
         .to_path_buf();
     for (package, _) in PROVIDERS {
         if !profile_dir.join(package).is_file() {
-            return Err(format!("{package} was not built in {}", profile_dir.display()));
+            return Err(format!(
+                "{package} was not built in {}",
+                profile_dir.display()
+            ));
         }
     }
     Ok(profile_dir)
@@ -86,14 +104,20 @@ impl Workspace {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let dir = std::env::temp_dir().join(format!("terrace-e2e-{name}-{}-{nanos}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("terrace-e2e-{name}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("creating {}: {e}", dir.display()));
         let mut overrides = String::new();
         for (_, source) in PROVIDERS {
-            overrides.push_str(&format!("    {source:?} = {:?}\n", bin.display().to_string()));
+            overrides.push_str(&format!(
+                "    {source:?} = {:?}\n",
+                bin.display().to_string()
+            ));
         }
         let cli_config = dir.join("terraform.rc");
-        let text = format!("provider_installation {{\n  dev_overrides {{\n{overrides}  }}\n  direct {{}}\n}}\n");
+        let text = format!(
+            "provider_installation {{\n  dev_overrides {{\n{overrides}  }}\n  direct {{}}\n}}\n"
+        );
         std::fs::write(&cli_config, text).unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
         let workspace = Workspace { dir, cli_config };
         workspace.write("main.tf", main_tf);
@@ -134,14 +158,21 @@ impl Workspace {
     /// Runs and requires the given exit code.
     pub fn expect(&self, args: &[&str], code: i32) -> Run {
         let run = self.terraform(args);
-        assert_eq!(run.code, Some(code), "terraform {}:\n{}", args.join(" "), run.output());
+        assert_eq!(
+            run.code,
+            Some(code),
+            "terraform {}:\n{}",
+            args.join(" "),
+            run.output()
+        );
         run
     }
 
     /// The state as `terraform show -json` gives it.
     pub fn state(&self) -> serde_json::Value {
         let run = self.expect(&["show", "-json"], 0);
-        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("state JSON: {e}\n{}", run.stdout))
+        serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("state JSON: {e}\n{}", run.stdout))
     }
 
     /// The attribute values of the managed resource at `address` in the

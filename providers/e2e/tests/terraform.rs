@@ -135,9 +135,18 @@ fn all_bundled_providers_apply_plan_clean_and_destroy() {
     let Some(bin) = setup() else { return };
     let ws = Workspace::new("all", &bin, ALL_PROVIDERS);
     let applied = ws.expect(&["apply", "-auto-approve"], 0);
-    assert!(applied.stdout.contains("Apply complete! Resources: 13 added"), "{}", applied.output());
+    assert!(
+        applied
+            .stdout
+            .contains("Apply complete! Resources: 13 added"),
+        "{}",
+        applied.output()
+    );
     let pet = std::fs::read_to_string(ws.path("out/pet.txt")).unwrap();
-    let state_pet = ws.resource("random_pet.name").unwrap()["id"].as_str().unwrap().to_string();
+    let state_pet = ws.resource("random_pet.name").unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(pet.starts_with(&state_pet), "{pet}");
     assert_eq!(state_pet.split('-').count(), 3);
     let blue = ws.resource("kv_entry.blue").unwrap();
@@ -197,18 +206,72 @@ fn failed_update_leaves_partial_state_that_the_next_apply_finishes() {
     // written (they are renamed into place from there).
     let blocker = ws.path("store/default/entry.tags.tmp");
     std::fs::create_dir(&blocker).unwrap();
-    let failed = ws.expect(&["apply", "-auto-approve", "-var", "value=two", "-var", "tag=b"], 1);
-    assert!(failed.stderr.contains("Cannot write tags"), "{}", failed.output());
+    let failed = ws.expect(
+        &[
+            "apply",
+            "-auto-approve",
+            "-var",
+            "value=two",
+            "-var",
+            "tag=b",
+        ],
+        1,
+    );
+    assert!(
+        failed.stderr.contains("Cannot write tags"),
+        "{}",
+        failed.output()
+    );
     let state = ws.resource("kv_entry.e").unwrap();
     assert_eq!(state["value"], "two", "the finished part is recorded");
-    assert_eq!(state["tags"]["t"], "a", "the unfinished part keeps its old value");
+    assert_eq!(
+        state["tags"]["t"], "a",
+        "the unfinished part keeps its old value"
+    );
     std::fs::remove_dir(&blocker).unwrap();
-    let plan = ws.expect(&["plan", "-detailed-exitcode", "-var", "value=two", "-var", "tag=b"], 2);
+    let plan = ws.expect(
+        &[
+            "plan",
+            "-detailed-exitcode",
+            "-var",
+            "value=two",
+            "-var",
+            "tag=b",
+        ],
+        2,
+    );
     assert!(plan.stdout.contains("1 to change"), "{}", plan.output());
-    assert!(!plan.stdout.contains("\"one\""), "only the tags are left to change:\n{}", plan.stdout);
-    ws.expect(&["apply", "-auto-approve", "-var", "value=two", "-var", "tag=b"], 0);
-    assert_eq!(std::fs::read_to_string(ws.path("store/default/entry.tags")).unwrap(), r#"{"t":"b"}"#);
-    ws.expect(&["plan", "-detailed-exitcode", "-var", "value=two", "-var", "tag=b"], 0);
+    assert!(
+        !plan.stdout.contains("\"one\""),
+        "only the tags are left to change:\n{}",
+        plan.stdout
+    );
+    ws.expect(
+        &[
+            "apply",
+            "-auto-approve",
+            "-var",
+            "value=two",
+            "-var",
+            "tag=b",
+        ],
+        0,
+    );
+    assert_eq!(
+        std::fs::read_to_string(ws.path("store/default/entry.tags")).unwrap(),
+        r#"{"t":"b"}"#
+    );
+    ws.expect(
+        &[
+            "plan",
+            "-detailed-exitcode",
+            "-var",
+            "value=two",
+            "-var",
+            "tag=b",
+        ],
+        0,
+    );
 }
 
 #[test]
@@ -220,7 +283,10 @@ fn objects_vanishing_outside_terraform_are_recreated() {
     let plan = ws.expect(&["plan", "-detailed-exitcode"], 2);
     assert!(plan.stdout.contains("will be created"), "{}", plan.output());
     ws.expect(&["apply", "-auto-approve"], 0);
-    assert_eq!(std::fs::read_to_string(ws.path("store/default/entry")).unwrap(), "one");
+    assert_eq!(
+        std::fs::read_to_string(ws.path("store/default/entry")).unwrap(),
+        "one"
+    );
     ws.expect(&["plan", "-detailed-exitcode"], 0);
 }
 
@@ -232,7 +298,13 @@ fn import_adopts_an_existing_entry() {
     std::fs::write(ws.path("store/default/entry"), "one").unwrap();
     std::fs::write(ws.path("store/default/entry.tags"), r#"{"t":"a"}"#).unwrap();
     let missing = ws.expect(&["import", "kv_entry.e", "missing"], 1);
-    assert!(missing.stderr.contains("Cannot import non-existent remote object"), "{}", missing.output());
+    assert!(
+        missing
+            .stderr
+            .contains("Cannot import non-existent remote object"),
+        "{}",
+        missing.output()
+    );
     ws.expect(&["import", "kv_entry.e", "entry"], 0);
     let state = ws.resource("kv_entry.e").unwrap();
     assert_eq!(state["id"], "default/entry");
@@ -241,7 +313,11 @@ fn import_adopts_an_existing_entry() {
     // the only change, made in place.
     let plan = ws.terraform(&["plan", "-detailed-exitcode"]);
     assert_ne!(plan.code, Some(1), "{}", plan.output());
-    assert!(!plan.stdout.contains("must be replaced"), "{}", plan.output());
+    assert!(
+        !plan.stdout.contains("must be replaced"),
+        "{}",
+        plan.output()
+    );
     ws.expect(&["apply", "-auto-approve"], 0);
     ws.expect(&["plan", "-detailed-exitcode"], 0);
 }
@@ -254,8 +330,15 @@ fn timeouts_end_operations_that_wait_too_long() {
     std::fs::write(ws.path("store/default/.lock"), "").unwrap();
     let started = std::time::Instant::now();
     let failed = ws.expect(&["apply", "-auto-approve", "-var", "create_timeout=1s"], 1);
-    assert!(failed.stderr.contains("Timeout while waiting for create"), "{}", failed.output());
-    assert!(started.elapsed() < std::time::Duration::from_secs(50), "the 1s timeout was not applied");
+    assert!(
+        failed.stderr.contains("Timeout while waiting for create"),
+        "{}",
+        failed.output()
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(50),
+        "the 1s timeout was not applied"
+    );
     assert!(ws.resource("kv_entry.e").is_none());
     std::fs::remove_file(ws.path("store/default/.lock")).unwrap();
     ws.expect(&["apply", "-auto-approve", "-var", "create_timeout=1s"], 0);
@@ -286,9 +369,22 @@ resource "local_file" "f" {
     let ws = Workspace::new("diagnostics", &bin, config);
     let run = ws.expect(&["validate"], 1);
     // Terraform shows the source line of the attribute each error is about.
-    assert!(run.stderr.contains("with random_password.p,"), "{}", run.output());
+    assert!(
+        run.stderr.contains("with random_password.p,"),
+        "{}",
+        run.output()
+    );
     assert!(run.stderr.contains("length    = 2"), "{}", run.output());
-    assert!(run.stderr.contains("Invalid File Permission String Value") || run.stderr.contains("bad mode permission"), "{}", run.output());
-    assert!(run.stderr.contains("file_permission = \"999\""), "{}", run.output());
+    assert!(
+        run.stderr.contains("Invalid File Permission String Value")
+            || run.stderr.contains("bad mode permission"),
+        "{}",
+        run.output()
+    );
+    assert!(
+        run.stderr.contains("file_permission = \"999\""),
+        "{}",
+        run.output()
+    );
     assert!(!run.stderr.contains("panic"), "{}", run.output());
 }

@@ -25,9 +25,12 @@ use std::time::Duration;
 use terrace_sdk::terrace_providers::{FunctionError, FunctionParameter, FunctionSpec, StringKind};
 use terrace_sdk::validators::{matches_regex, Validator};
 use terrace_sdk::{
-    Attr, BlockSpec, Context, DataSourceSpec, Error, Function, ProviderSpec, ResourceData, ResourceSpec, Retry,
-    Timeouts, Type, Value,
+    Attr, BlockSpec, Context, DataSourceSpec, Error, Function, ProviderSpec, ResourceData,
+    ResourceSpec, Retry, Timeouts, Type, Value,
 };
+
+/// A stored entry: its value and tags.
+type Entry = (String, BTreeMap<String, String>);
 
 /// One configured store: the namespace's directory.
 pub struct Store {
@@ -67,7 +70,9 @@ impl Store {
     /// The key an id of this namespace names.
     fn key_of(&self, id: &str) -> Result<String, Error> {
         match id.split_once('/') {
-            Some((namespace, key)) if namespace == self.namespace && !key.is_empty() => Ok(key.to_string()),
+            Some((namespace, key)) if namespace == self.namespace && !key.is_empty() => {
+                Ok(key.to_string())
+            }
             Some((namespace, _)) => Err(Error::new(
                 "Entry in another namespace",
                 format!(
@@ -88,7 +93,10 @@ impl Store {
             if lock.exists() {
                 Retry::Retry(Error::new(
                     "Namespace locked",
-                    format!("The lock file {} is held by another writer.", lock.display()),
+                    format!(
+                        "The lock file {} is held by another writer.",
+                        lock.display()
+                    ),
                 ))
             } else {
                 Retry::Done(())
@@ -96,7 +104,7 @@ impl Store {
         })
     }
 
-    fn read(&self, key: &str) -> Result<Option<(String, BTreeMap<String, String>)>, Error> {
+    fn read(&self, key: &str) -> Result<Option<Entry>, Error> {
         let path = self.value_path(key);
         let value = match std::fs::read_to_string(&path) {
             Ok(value) => value,
@@ -121,7 +129,8 @@ impl Store {
 
     fn write_value(&self, key: &str, value: &str) -> Result<(), Error> {
         let path = self.value_path(key);
-        write_atomically(&path, value.as_bytes()).map_err(|e| io_error("Cannot write entry", &path, e))
+        write_atomically(&path, value.as_bytes())
+            .map_err(|e| io_error("Cannot write entry", &path, e))
     }
 
     fn write_tags(&self, key: &str, tags: &BTreeMap<String, String>) -> Result<(), Error> {
@@ -133,7 +142,10 @@ impl Store {
                 Err(e) => Err(io_error("Cannot write tags", &path, e)),
             };
         }
-        let json: Map<String, Json> = tags.iter().map(|(k, v)| (k.clone(), Json::String(v.clone()))).collect();
+        let json: Map<String, Json> = tags
+            .iter()
+            .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+            .collect();
         let text = Json::Object(json).to_string();
         write_atomically(&path, text.as_bytes()).map_err(|e| {
             let mut error = io_error("Cannot write tags", &path, e);
@@ -183,9 +195,24 @@ fn entry() -> ResourceSpec<Store> {
                 .validate(name_validator())
                 .description("The entry's key; changing it replaces the entry."),
         )
-        .attr("value", Attr::string().required().description("The value stored under the key."))
-        .attr("tags", Attr::map(Type::String).optional().description("Labels kept beside the value."))
-        .attr("id", Attr::string().computed().description("`<namespace>/<key>`."));
+        .attr(
+            "value",
+            Attr::string()
+                .required()
+                .description("The value stored under the key."),
+        )
+        .attr(
+            "tags",
+            Attr::map(Type::String)
+                .optional()
+                .description("Labels kept beside the value."),
+        )
+        .attr(
+            "id",
+            Attr::string()
+                .computed()
+                .description("`<namespace>/<key>`."),
+        );
     ResourceSpec::new(schema)
         .timeouts(Timeouts {
             create: Some(Duration::from_secs(60)),
@@ -251,7 +278,10 @@ fn entry() -> ResourceSpec<Store> {
             if store.read(&key)?.is_none() {
                 return Err(Error::new(
                     "Cannot import non-existent remote object",
-                    format!("There is no entry {key:?} in namespace {:?}.", store.namespace),
+                    format!(
+                        "There is no entry {key:?} in namespace {:?}.",
+                        store.namespace
+                    ),
                 ));
             }
             d.set_id(store.id(&key))
@@ -261,17 +291,41 @@ fn entry() -> ResourceSpec<Store> {
 fn entry_data_source() -> DataSourceSpec<Store> {
     let schema = BlockSpec::new()
         .description("Reads an entry of the key-value store.")
-        .attr("key", Attr::string().required().validate(name_validator()).description("The key to read."))
-        .attr("value", Attr::string().computed().description("The value stored under the key."))
-        .attr("tags", Attr::map(Type::String).computed().description("The entry's tags."))
-        .attr("id", Attr::string().computed().description("`<namespace>/<key>`."));
+        .attr(
+            "key",
+            Attr::string()
+                .required()
+                .validate(name_validator())
+                .description("The key to read."),
+        )
+        .attr(
+            "value",
+            Attr::string()
+                .computed()
+                .description("The value stored under the key."),
+        )
+        .attr(
+            "tags",
+            Attr::map(Type::String)
+                .computed()
+                .description("The entry's tags."),
+        )
+        .attr(
+            "id",
+            Attr::string()
+                .computed()
+                .description("`<namespace>/<key>`."),
+        );
     DataSourceSpec::new(schema).read(|_, store: &Store, d| {
         let key = key_of_data(d);
         let Some((value, tags)) = store.read(&key)? else {
             return Err(Error::attribute(
                 "key",
                 "No such entry",
-                format!("There is no entry {key:?} in namespace {:?}.", store.namespace),
+                format!(
+                    "There is no entry {key:?} in namespace {:?}.",
+                    store.namespace
+                ),
             ));
         };
         d.set_string("value", value)?;
@@ -298,7 +352,8 @@ fn entry_id_function() -> Function {
             variadic_parameter: None,
             return_type: Type::String,
             summary: "The id of an entry".into(),
-            description: "Returns the id that kv_entry gives the entry of a key in a namespace.".into(),
+            description: "Returns the id that kv_entry gives the entry of a key in a namespace."
+                .into(),
             description_kind: StringKind::Plain,
             deprecation_message: String::new(),
         },
@@ -330,7 +385,9 @@ pub fn provider() -> ProviderSpec<Store> {
     let schema = BlockSpec::new()
         .attr(
             "directory",
-            Attr::string().required().description("The directory holding the store's namespaces; created if missing."),
+            Attr::string()
+                .required()
+                .description("The directory holding the store's namespaces; created if missing."),
         )
         .attr(
             "namespace",
@@ -348,7 +405,9 @@ pub fn provider() -> ProviderSpec<Store> {
                 "The provider needs a directory to keep its entries in.",
             ));
         }
-        let namespace = config.get_string("namespace").unwrap_or_else(|| "default".into());
+        let namespace = config
+            .get_string("namespace")
+            .unwrap_or_else(|| "default".into());
         let root = Path::new(&directory).join(&namespace);
         std::fs::create_dir_all(&root).map_err(|e| {
             Error::attribute(

@@ -10,7 +10,8 @@ impl TempDir {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
             .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!("terrace-kv-{name}-{}-{nanos}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("terrace-kv-{name}-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&path).unwrap();
         TempDir(path)
     }
@@ -58,13 +59,33 @@ fn namespaces_are_separate_stores() {
     let dir = TempDir::new("ns");
     let blue = tester(&dir, "blue");
     let green = tester(&dir, "green");
-    let b = blue.apply("kv_entry", &null(&blue), &entry_config(&blue, "k", "from blue", &[])).unwrap();
-    let g = green.apply("kv_entry", &null(&green), &entry_config(&green, "k", "from green", &[])).unwrap();
+    let b = blue
+        .apply(
+            "kv_entry",
+            &null(&blue),
+            &entry_config(&blue, "k", "from blue", &[]),
+        )
+        .unwrap();
+    let g = green
+        .apply(
+            "kv_entry",
+            &null(&green),
+            &entry_config(&green, "k", "from green", &[]),
+        )
+        .unwrap();
     assert_eq!(attr(&b, "id").as_str(), Some("blue/k"));
     assert_eq!(attr(&g, "id").as_str(), Some("green/k"));
-    assert_eq!(std::fs::read_to_string(dir.0.join("blue/k")).unwrap(), "from blue");
-    assert_eq!(std::fs::read_to_string(dir.0.join("green/k")).unwrap(), "from green");
-    let read = blue.read_data_source("kv_entry", vec![("key", Value::string("k"))]).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("blue/k")).unwrap(),
+        "from blue"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.0.join("green/k")).unwrap(),
+        "from green"
+    );
+    let read = blue
+        .read_data_source("kv_entry", vec![("key", Value::string("k"))])
+        .unwrap();
     assert_eq!(attr(&read, "value").as_str(), Some("from blue"));
     // An id from another namespace is refused, not silently read.
     assert!(blue.import("kv_entry", "green/k").is_err());
@@ -74,20 +95,28 @@ fn namespaces_are_separate_stores() {
 fn updates_in_place_and_partial_state() {
     let dir = TempDir::new("partial");
     let t = tester(&dir, "default");
-    let state = t.apply("kv_entry", &null(&t), &entry_config(&t, "k", "one", &[("a", "1")])).unwrap();
+    let state = t
+        .apply(
+            "kv_entry",
+            &null(&t),
+            &entry_config(&t, "k", "one", &[("a", "1")]),
+        )
+        .unwrap();
     let changed = entry_config(&t, "k", "two", &[("a", "2")]);
     let plan = t.plan("kv_entry", &state, &changed);
     assert!(plan.requires_replace.is_empty());
     // Writing the tags fails: a directory is where they are written.
     std::fs::create_dir(dir.0.join("default/k.tags.tmp")).unwrap();
-    let applied = t.provider().apply_resource_change(terrace_sdk::terrace_providers::ApplyResourceChangeRequest {
-        type_name: "kv_entry".into(),
-        prior_state: state.clone(),
-        planned_state: plan.planned_state,
-        config: changed.clone(),
-        planned_private: Vec::new(),
-        provider_meta: None,
-    });
+    let applied = t.provider().apply_resource_change(
+        terrace_sdk::terrace_providers::ApplyResourceChangeRequest {
+            type_name: "kv_entry".into(),
+            prior_state: state.clone(),
+            planned_state: plan.planned_state,
+            config: changed.clone(),
+            planned_private: Vec::new(),
+            provider_meta: None,
+        },
+    );
     assert!(applied.diagnostics.has_errors());
     let partial = applied.new_state;
     assert_eq!(attr(&partial, "value").as_str(), Some("two"));
@@ -99,14 +128,23 @@ fn updates_in_place_and_partial_state() {
     assert!(attr(&done, "tags").raw_equals(&string_map(&[("a", "2")])));
     let renamed = entry_config(&t, "other", "two", &[]);
     let plan = t.plan("kv_entry", &done, &renamed);
-    assert_eq!(plan.requires_replace, vec![AttributePath::root().attribute("key")]);
+    assert_eq!(
+        plan.requires_replace,
+        vec![AttributePath::root().attribute("key")]
+    );
 }
 
 #[test]
 fn vanished_entries_and_import() {
     let dir = TempDir::new("vanish");
     let t = tester(&dir, "default");
-    let state = t.apply("kv_entry", &null(&t), &entry_config(&t, "k", "v", &[("x", "y")])).unwrap();
+    let state = t
+        .apply(
+            "kv_entry",
+            &null(&t),
+            &entry_config(&t, "k", "v", &[("x", "y")]),
+        )
+        .unwrap();
     std::fs::remove_file(dir.0.join("default/k")).unwrap();
     assert!(t.read("kv_entry", &state).new_state.is_null());
     std::fs::write(dir.0.join("default/k"), "outside").unwrap();
@@ -121,18 +159,31 @@ fn the_lock_holds_operations_until_their_timeout() {
     let dir = TempDir::new("lock");
     let t = tester(&dir, "default");
     std::fs::write(dir.0.join("default/.lock"), "").unwrap();
-    let timeouts_ty = t.resource_type("kv_entry").attribute_type("timeouts").unwrap().clone();
+    let timeouts_ty = t
+        .resource_type("kv_entry")
+        .attribute_type("timeouts")
+        .unwrap()
+        .clone();
     let config = t.config(
         "kv_entry",
         vec![
             ("key", Value::string("k")),
             ("value", Value::string("v")),
-            ("timeouts", terrace_sdk::testing::object(&timeouts_ty, vec![("create", Value::string("300ms"))])),
+            (
+                "timeouts",
+                terrace_sdk::testing::object(
+                    &timeouts_ty,
+                    vec![("create", Value::string("300ms"))],
+                ),
+            ),
         ],
     );
     let error = t.apply("kv_entry", &null(&t), &config).unwrap_err();
     let summaries: Vec<&str> = error.iter().map(|d| d.summary.as_str()).collect();
-    assert_eq!(summaries, vec!["Timeout while waiting for create", "Namespace locked"]);
+    assert_eq!(
+        summaries,
+        vec!["Timeout while waiting for create", "Namespace locked"]
+    );
     assert!(!dir.0.join("default/k").exists());
     std::fs::remove_file(dir.0.join("default/.lock")).unwrap();
     assert!(t.apply("kv_entry", &null(&t), &config).is_ok());

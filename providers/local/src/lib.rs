@@ -16,7 +16,9 @@ use sha2::{Sha256, Sha512};
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::Path;
-use terrace_sdk::{Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceData, ResourceSpec, Value};
+use terrace_sdk::{
+    Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceData, ResourceSpec, Value,
+};
 
 pub fn provider() -> ProviderSpec<()> {
     ProviderSpec::new(BlockSpec::new(), |_, _| Ok(()))
@@ -30,9 +32,15 @@ const CHECKSUMS: [(&str, &str); 6] = [
     ("content_md5", "MD5 checksum of file content."),
     ("content_sha1", "SHA1 checksum of file content."),
     ("content_sha256", "SHA256 checksum of file content."),
-    ("content_base64sha256", "Base64 encoded SHA256 checksum of file content."),
+    (
+        "content_base64sha256",
+        "Base64 encoded SHA256 checksum of file content.",
+    ),
     ("content_sha512", "SHA512 checksum of file content."),
-    ("content_base64sha512", "Base64 encoded SHA512 checksum of file content."),
+    (
+        "content_base64sha512",
+        "Base64 encoded SHA512 checksum of file content.",
+    ),
 ];
 
 fn hex(bytes: &[u8]) -> String {
@@ -223,7 +231,10 @@ fn file_resource(sensitive: bool) -> ResourceSpec<()> {
                 .description("Sensitive content to store in the file, expected to be an UTF-8 encoded string. Will not be displayed in diffs."),
         );
     }
-    for (name, what) in [("file_permission", "file"), ("directory_permission", "directory")] {
+    for (name, what) in [
+        ("file_permission", "file"),
+        ("directory_permission", "directory"),
+    ] {
         schema = schema.attr(
             name,
             Attr::string()
@@ -283,8 +294,12 @@ fn file_resource(sensitive: bool) -> ResourceSpec<()> {
 }
 
 fn file_data_source(sensitive: bool) -> DataSourceSpec<()> {
-    let content = Attr::string().computed().description("Raw content of the file that was read, as UTF-8 encoded string.");
-    let content_base64 = Attr::string().computed().description("Base64 encoded version of the file content (use this when dealing with binary data).");
+    let content = Attr::string()
+        .computed()
+        .description("Raw content of the file that was read, as UTF-8 encoded string.");
+    let content_base64 = Attr::string().computed().description(
+        "Base64 encoded version of the file content (use this when dealing with binary data).",
+    );
     let (content, content_base64) = if sensitive {
         (content.sensitive(), content_base64.sensitive())
     } else {
@@ -309,9 +324,7 @@ fn file_data_source(sensitive: bool) -> DataSourceSpec<()> {
             Error::attribute(
                 "filename",
                 "Read local file data source error",
-                format!(
-                    "The file at given path cannot be read.\n\n+Original Error: {e}"
-                ),
+                format!("The file at given path cannot be read.\n\n+Original Error: {e}"),
             )
         })?;
         d.set_string("content", String::from_utf8_lossy(&content))?;

@@ -9,7 +9,9 @@
 //!   `random` number and `has_computed_default`.
 
 use std::collections::BTreeMap;
-use terrace_sdk::{Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceSpec, Type, Value};
+use terrace_sdk::{
+    Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceSpec, Type, Value,
+};
 
 /// The provider needs no configuration and no client.
 pub fn provider() -> ProviderSpec<()> {
@@ -22,8 +24,12 @@ pub fn provider() -> ProviderSpec<()> {
 /// gives on 64-bit platforms.
 fn random_id() -> Result<String, Error> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes)
-        .map_err(|e| Error::new("No random source", format!("The system gave no random bytes: {e}")))?;
+    getrandom::fill(&mut bytes).map_err(|e| {
+        Error::new(
+            "No random source",
+            format!("The system gave no random bytes: {e}"),
+        )
+    })?;
     Ok((u64::from_le_bytes(bytes) >> 1).to_string())
 }
 
@@ -37,13 +43,10 @@ fn null_resource() -> ResourceSpec<()> {
         )
         .attr(
             "triggers",
-            Attr::map(Type::String)
-                .optional()
-                .force_new()
-                .description(
-                    "A map of arbitrary strings that, when changed, will force the null resource \
+            Attr::map(Type::String).optional().force_new().description(
+                "A map of arbitrary strings that, when changed, will force the null resource \
                      to be replaced, re-running any associated provisioners.",
-                ),
+            ),
         )
         .attr(
             "id",
@@ -103,7 +106,10 @@ fn null_data_source() -> DataSourceSpec<()> {
         )
         .attr(
             "id",
-            Attr::string().computed().deprecated(legacy).description(legacy),
+            Attr::string()
+                .computed()
+                .deprecated(legacy)
+                .description(legacy),
         );
     DataSourceSpec::new(schema).read(|_, _, d| {
         let inputs = d.get("inputs");
@@ -193,9 +199,13 @@ mod tests {
     #[test]
     fn triggers_replace_and_ids_are_random_numbers() {
         let provider = configured();
-        let ty = provider.get_provider_schema().schema.resource_types["null_resource"].implied_type();
+        let ty =
+            provider.get_provider_schema().schema.resource_types["null_resource"].implied_type();
         let triggers = |v: &str| {
-            Value::map(Type::String, [("k".to_string(), Value::string(v))].into_iter().collect())
+            Value::map(
+                Type::String,
+                [("k".to_string(), Value::string(v))].into_iter().collect(),
+            )
         };
         let config = object(&ty, vec![("triggers", triggers("1"))]);
         let plan = provider.plan_resource_change(PlanResourceChangeRequest {
@@ -217,7 +227,10 @@ mod tests {
         });
         assert!(applied.diagnostics.is_empty(), "{}", applied.diagnostics);
         let state = applied.new_state;
-        let id = state.as_attributes().unwrap()["id"].as_str().unwrap().to_string();
+        let id = state.as_attributes().unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert!(id.parse::<u64>().is_ok(), "{id}");
         let changed = object(&ty, vec![("triggers", triggers("2"))]);
         let mut proposed = changed.as_attributes().unwrap().clone();
@@ -231,17 +244,23 @@ mod tests {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        assert_eq!(plan.requires_replace, vec![AttributePath::root().attribute("triggers")]);
+        assert_eq!(
+            plan.requires_replace,
+            vec![AttributePath::root().attribute("triggers")]
+        );
         assert!(!plan.planned_state.as_attributes().unwrap()["id"].is_known());
     }
 
     #[test]
     fn data_source_copies_inputs() {
         let provider = configured();
-        let ty = provider.get_provider_schema().schema.data_sources["null_data_source"].implied_type();
+        let ty =
+            provider.get_provider_schema().schema.data_sources["null_data_source"].implied_type();
         let inputs = Value::map(
             Type::String,
-            [("a".to_string(), Value::string("b"))].into_iter().collect(),
+            [("a".to_string(), Value::string("b"))]
+                .into_iter()
+                .collect(),
         );
         let read = provider.read_data_source(ReadDataSourceRequest {
             type_name: "null_data_source".into(),

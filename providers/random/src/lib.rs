@@ -15,7 +15,9 @@ mod strings;
 use base64::Engine;
 use serde_json::{Map, Value as Json};
 use terrace_sdk::validators::int_at_least;
-use terrace_sdk::{Attr, BlockSpec, Error, PlanData, ProviderSpec, ResourceData, ResourceSpec, Type, Value};
+use terrace_sdk::{
+    Attr, BlockSpec, Error, PlanData, ProviderSpec, ResourceData, ResourceSpec, Type, Value,
+};
 
 pub fn provider() -> ProviderSpec<()> {
     ProviderSpec::new(BlockSpec::new(), |_, _| Ok(()))
@@ -150,11 +152,37 @@ fn random_integer() -> ResourceSpec<()> {
              by the `min` and `max` attributes of a given resource.",
         )
         .attr("keepers", keepers())
-        .attr("min", Attr::int64().required().force_new().description("The minimum inclusive value of the range."))
-        .attr("max", Attr::int64().required().force_new().description("The maximum inclusive value of the range."))
-        .attr("seed", Attr::string().optional().force_new().description("A custom seed to always produce the same value."))
-        .attr("result", Attr::int64().computed().description("The random integer result."))
-        .attr("id", id_attr("The string representation of the integer result."));
+        .attr(
+            "min",
+            Attr::int64()
+                .required()
+                .force_new()
+                .description("The minimum inclusive value of the range."),
+        )
+        .attr(
+            "max",
+            Attr::int64()
+                .required()
+                .force_new()
+                .description("The maximum inclusive value of the range."),
+        )
+        .attr(
+            "seed",
+            Attr::string()
+                .optional()
+                .force_new()
+                .description("A custom seed to always produce the same value."),
+        )
+        .attr(
+            "result",
+            Attr::int64()
+                .computed()
+                .description("The random integer result."),
+        )
+        .attr(
+            "id",
+            id_attr("The string representation of the integer result."),
+        );
     create_only(schema, |d| {
         let min = d.get_i64("min").unwrap_or(0);
         let max = d.get_i64("max").unwrap_or(0);
@@ -227,9 +255,18 @@ fn string_schema(password: bool) -> BlockSpec {
                 .description("The length of the string desired. The minimum value for length is 1 and, length must also be >= (`min_upper` + `min_lower` + `min_numeric` + `min_special`)."),
         );
     for (name, what) in [
-        ("special", "Include special characters in the result. These are `!@#$%&*()-_=+[]{}<>:?`."),
-        ("upper", "Include uppercase alphabet characters in the result."),
-        ("lower", "Include lowercase alphabet characters in the result."),
+        (
+            "special",
+            "Include special characters in the result. These are `!@#$%&*()-_=+[]{}<>:?`.",
+        ),
+        (
+            "upper",
+            "Include uppercase alphabet characters in the result.",
+        ),
+        (
+            "lower",
+            "Include lowercase alphabet characters in the result.",
+        ),
     ] {
         schema = schema.attr(
             name,
@@ -272,7 +309,9 @@ fn string_schema(password: bool) -> BlockSpec {
                 .computed()
                 .force_new()
                 .default(Value::int(0))
-                .description(format!("Minimum number of {what} characters in the result. Default value is `0`.")),
+                .description(format!(
+                    "Minimum number of {what} characters in the result. Default value is `0`."
+                )),
         );
     }
     schema = schema.attr(
@@ -284,7 +323,9 @@ fn string_schema(password: bool) -> BlockSpec {
              generation.",
         ),
     );
-    let result = Attr::string().computed().description("The generated random string.");
+    let result = Attr::string()
+        .computed()
+        .description("The generated random string.");
     if password {
         schema
             .markdown_description(
@@ -348,7 +389,11 @@ fn check_string_config(d: &ResourceData) -> Result<(), Error> {
     }
     let configured_false = |name: &str| d.config(name).as_bool() == Some(false);
     for name in ["number", "numeric"] {
-        if configured_false(name) && ["special", "upper", "lower"].iter().all(|n| configured_false(n)) {
+        if configured_false(name)
+            && ["special", "upper", "lower"]
+                .iter()
+                .all(|n| configured_false(n))
+        {
             push(Error::attribute(
                 name,
                 "Invalid Attribute Combination",
@@ -425,8 +470,15 @@ fn import_string(d: &mut ResourceData, id: &str) -> Result<(), Error> {
 /// Brings an older state up to the current schema: settings missing from
 /// it take the values they had by default, `numeric` mirrors `number`,
 /// and passwords get their hash.
-fn upgrade_string_state(mut state: Map<String, Json>, password: bool) -> Result<Map<String, Json>, Error> {
-    let result = state.get("result").and_then(Json::as_str).unwrap_or_default().to_string();
+fn upgrade_string_state(
+    mut state: Map<String, Json>,
+    password: bool,
+) -> Result<Map<String, Json>, Error> {
+    let result = state
+        .get("result")
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+        .to_string();
     if state.get("length").is_none_or(Json::is_null) {
         state.insert("length".into(), Json::from(result.chars().count()));
     }
@@ -508,7 +560,13 @@ fn random_pet() -> ResourceSpec<()> {
                 .default(Value::int(2))
                 .description("The length (in words) of the pet name. Defaults to 2"),
         )
-        .attr("prefix", Attr::string().optional().force_new().description("A string to prefix the name with."))
+        .attr(
+            "prefix",
+            Attr::string()
+                .optional()
+                .force_new()
+                .description("A string to prefix the name with."),
+        )
         .attr(
             "separator",
             Attr::string()
@@ -543,7 +601,11 @@ fn random_shuffle() -> ResourceSpec<()> {
         .attr("id", id_attr("A static value used internally by Terraform, this should not be referenced in configurations."));
     create_only(schema, |d| {
         d.set_id("-")?;
-        let input: Vec<Value> = d.get("input").as_elements().map(<[Value]>::to_vec).unwrap_or_default();
+        let input: Vec<Value> = d
+            .get("input")
+            .as_elements()
+            .map(<[Value]>::to_vec)
+            .unwrap_or_default();
         let count = match d.get_i64("result_count") {
             Some(count) => usize::try_from(count).map_err(|_| {
                 Error::attribute(
@@ -574,7 +636,14 @@ fn random_shuffle() -> ResourceSpec<()> {
 
 fn format_uuid(bytes: &[u8; 16]) -> String {
     let h = hex(bytes);
-    format!("{}-{}-{}-{}-{}", &h[0..8], &h[8..12], &h[12..16], &h[16..20], &h[20..32])
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
 }
 
 fn parse_uuid(text: &str) -> Option<[u8; 16]> {
@@ -630,7 +699,10 @@ fn random_bytes() -> ResourceSpec<()> {
         .attr("base64", Attr::string().computed().sensitive().description("The generated bytes presented in base64 string format."))
         .attr("hex", Attr::string().computed().sensitive().description("The generated bytes presented in lowercase hexadecimal string format. The length of the encoded string is exactly twice the `length` parameter."));
     let set = |d: &mut ResourceData, bytes: &[u8]| -> Result<(), Error> {
-        d.set_string("base64", base64::engine::general_purpose::STANDARD.encode(bytes))?;
+        d.set_string(
+            "base64",
+            base64::engine::general_purpose::STANDARD.encode(bytes),
+        )?;
         d.set_string("hex", hex(bytes))
     };
     create_only(schema, move |d| {

@@ -91,7 +91,9 @@ mod tests {
     fn seeds_repeat_and_differ() {
         let draw = |seed| {
             let mut source = Source::new(Some(seed));
-            (0..5).map(|_| source.below(1000).unwrap()).collect::<Vec<_>>()
+            (0..5)
+                .map(|_| source.below(1000).unwrap())
+                .collect::<Vec<_>>()
         };
         assert_eq!(draw("a"), draw("a"));
         assert_ne!(draw("a"), draw("b"));

@@ -1,5 +1,7 @@
 use super::*;
-use terrace_sdk::terrace_providers::{AttributePath, Provider, RawState, UpgradeResourceStateRequest};
+use terrace_sdk::terrace_providers::{
+    AttributePath, Provider, RawState, UpgradeResourceStateRequest,
+};
 use terrace_sdk::testing::{attr, string_map, Tester};
 use terrace_sdk::SdkProvider;
 
@@ -57,7 +59,14 @@ fn schemas_match_hashicorp_random() {
 #[test]
 fn ids_and_bytes() {
     let t = tester();
-    let state = create(&t, "random_id", vec![("byte_length", Value::int(8)), ("prefix", Value::string("p-"))]);
+    let state = create(
+        &t,
+        "random_id",
+        vec![
+            ("byte_length", Value::int(8)),
+            ("prefix", Value::string("p-")),
+        ],
+    );
     let id = text(&state, "id");
     assert_eq!(id.len(), 11);
     assert_eq!(text(&state, "b64_url"), format!("p-{id}"));
@@ -77,23 +86,48 @@ fn ids_and_bytes() {
 fn integers_in_range_and_seeded() {
     let t = tester();
     for _ in 0..20 {
-        let state = create(&t, "random_integer", vec![("min", Value::int(-3)), ("max", Value::int(3))]);
-        let n = attr(&state, "result").as_number().and_then(|n| n.to_i64()).unwrap();
+        let state = create(
+            &t,
+            "random_integer",
+            vec![("min", Value::int(-3)), ("max", Value::int(3))],
+        );
+        let n = attr(&state, "result")
+            .as_number()
+            .and_then(|n| n.to_i64())
+            .unwrap();
         assert!((-3..=3).contains(&n));
         assert_eq!(text(&state, "id"), n.to_string());
     }
     let seeded = |seed: &str| {
         text(
-            &create(&t, "random_integer", vec![("min", Value::int(1)), ("max", Value::int(1_000_000)), ("seed", Value::string(seed))]),
+            &create(
+                &t,
+                "random_integer",
+                vec![
+                    ("min", Value::int(1)),
+                    ("max", Value::int(1_000_000)),
+                    ("seed", Value::string(seed)),
+                ],
+            ),
             "id",
         )
     };
     assert_eq!(seeded("s"), seeded("s"));
-    let full = create(&t, "random_integer", vec![("min", Value::int(i64::MIN)), ("max", Value::int(i64::MAX))]);
+    let full = create(
+        &t,
+        "random_integer",
+        vec![("min", Value::int(i64::MIN)), ("max", Value::int(i64::MAX))],
+    );
     assert!(attr(&full, "result").is_known());
-    let bad = t.config("random_integer", vec![("min", Value::int(5)), ("max", Value::int(1))]);
+    let bad = t.config(
+        "random_integer",
+        vec![("min", Value::int(5)), ("max", Value::int(1))],
+    );
     let error = t.validate("random_integer", &bad);
-    assert_eq!(error.errors().next().unwrap().attribute, Some(AttributePath::root().attribute("max")));
+    assert_eq!(
+        error.errors().next().unwrap().attribute,
+        Some(AttributePath::root().attribute("max"))
+    );
     let imported = t.import("random_integer", "7,1,10,abc").unwrap();
     assert!(attr(&imported, "result").raw_equals(&Value::int(7)));
     assert_eq!(text(&imported, "seed"), "abc");
@@ -103,17 +137,34 @@ fn integers_in_range_and_seeded() {
 #[test]
 fn strings_and_passwords() {
     let t = tester();
-    let state = create(&t, "random_string", vec![("length", Value::int(16)), ("special", Value::bool(false))]);
+    let state = create(
+        &t,
+        "random_string",
+        vec![("length", Value::int(16)), ("special", Value::bool(false))],
+    );
     let result = text(&state, "result");
     assert_eq!(result.len(), 16);
-    assert!(result.chars().all(|c| c.is_ascii_alphanumeric()), "{result}");
+    assert!(
+        result.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{result}"
+    );
     assert_eq!(text(&state, "id"), result);
     assert!(attr(&state, "numeric").raw_equals(&Value::bool(true)));
     assert!(attr(&state, "number").raw_equals(&Value::bool(true)));
-    let numbers_off = create(&t, "random_string", vec![("length", Value::int(30)), ("numeric", Value::bool(false))]);
+    let numbers_off = create(
+        &t,
+        "random_string",
+        vec![("length", Value::int(30)), ("numeric", Value::bool(false))],
+    );
     assert!(attr(&numbers_off, "number").raw_equals(&Value::bool(false)));
-    assert!(!text(&numbers_off, "result").chars().any(|c| c.is_ascii_digit()));
-    let password = create(&t, "random_password", vec![("length", Value::int(20)), ("min_upper", Value::int(5))]);
+    assert!(!text(&numbers_off, "result")
+        .chars()
+        .any(|c| c.is_ascii_digit()));
+    let password = create(
+        &t,
+        "random_password",
+        vec![("length", Value::int(20)), ("min_upper", Value::int(5))],
+    );
     assert_eq!(text(&password, "id"), "none");
     let result = text(&password, "result");
     assert!(result.chars().filter(char::is_ascii_uppercase).count() >= 5);
@@ -128,7 +179,10 @@ fn string_configuration_errors_name_attributes() {
     let t = tester();
     let cases = vec![
         (vec![("length", Value::int(0))], ".length"),
-        (vec![("length", Value::int(2)), ("min_upper", Value::int(3))], ".length"),
+        (
+            vec![("length", Value::int(2)), ("min_upper", Value::int(3))],
+            ".length",
+        ),
         (
             vec![
                 ("length", Value::int(4)),
@@ -139,13 +193,26 @@ fn string_configuration_errors_name_attributes() {
             ],
             ".numeric",
         ),
-        (vec![("length", Value::int(4)), ("number", Value::bool(true)), ("numeric", Value::bool(false))], ".numeric"),
+        (
+            vec![
+                ("length", Value::int(4)),
+                ("number", Value::bool(true)),
+                ("numeric", Value::bool(false)),
+            ],
+            ".numeric",
+        ),
     ];
     for (entries, want) in cases {
         let config = t.config("random_password", entries);
         let diagnostics = t.validate("random_password", &config);
-        let error = diagnostics.errors().next().unwrap_or_else(|| panic!("no error for {want}"));
-        assert_eq!(error.attribute.as_ref().map(ToString::to_string).as_deref(), Some(want));
+        let error = diagnostics
+            .errors()
+            .next()
+            .unwrap_or_else(|| panic!("no error for {want}"));
+        assert_eq!(
+            error.attribute.as_ref().map(ToString::to_string).as_deref(),
+            Some(want)
+        );
     }
 }
 
@@ -153,7 +220,13 @@ fn string_configuration_errors_name_attributes() {
 fn keepers_replace_and_unchanged_plans_keep_results() {
     let t = tester();
     let config = t.config("random_pet", vec![("keepers", string_map(&[("k", "1")]))]);
-    let state = t.apply("random_pet", &Value::null(t.resource_type("random_pet")), &config).unwrap();
+    let state = t
+        .apply(
+            "random_pet",
+            &Value::null(t.resource_type("random_pet")),
+            &config,
+        )
+        .unwrap();
     let pet = text(&state, "id");
     assert_eq!(pet.split('-').count(), 2, "{pet}");
     let same = t.plan("random_pet", &state, &config);
@@ -161,9 +234,20 @@ fn keepers_replace_and_unchanged_plans_keep_results() {
     assert!(same.planned_state.raw_equals(&state));
     let changed = t.config("random_pet", vec![("keepers", string_map(&[("k", "2")]))]);
     let plan = t.plan("random_pet", &state, &changed);
-    assert_eq!(plan.requires_replace, vec![AttributePath::root().attribute("keepers")]);
+    assert_eq!(
+        plan.requires_replace,
+        vec![AttributePath::root().attribute("keepers")]
+    );
     assert!(!attr(&plan.planned_state, "id").is_known());
-    let prefixed = create(&t, "random_pet", vec![("prefix", Value::string("dev")), ("length", Value::int(3)), ("separator", Value::string("_"))]);
+    let prefixed = create(
+        &t,
+        "random_pet",
+        vec![
+            ("prefix", Value::string("dev")),
+            ("length", Value::int(3)),
+            ("separator", Value::string("_")),
+        ],
+    );
     assert!(text(&prefixed, "id").starts_with("dev_"));
     assert_eq!(text(&prefixed, "id").split('_').count(), 4);
 }
@@ -171,19 +255,47 @@ fn keepers_replace_and_unchanged_plans_keep_results() {
 #[test]
 fn shuffles_and_uuids() {
     let t = tester();
-    let input = Value::list(Type::String, ["a", "b", "c"].iter().map(Value::string).collect());
-    let state = create(&t, "random_shuffle", vec![("input", input.clone()), ("result_count", Value::int(7))]);
+    let input = Value::list(
+        Type::String,
+        ["a", "b", "c"].iter().map(Value::string).collect(),
+    );
+    let state = create(
+        &t,
+        "random_shuffle",
+        vec![("input", input.clone()), ("result_count", Value::int(7))],
+    );
     let result = attr(&state, "result");
-    let items: Vec<&str> = result.as_elements().unwrap().iter().filter_map(Value::as_str).collect();
+    let items: Vec<&str> = result
+        .as_elements()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
     assert_eq!(items.len(), 7);
     assert!(items.iter().all(|i| ["a", "b", "c"].contains(i)));
-    let seeded = |seed: &str| attr(&create(&t, "random_shuffle", vec![("input", input.clone()), ("seed", Value::string(seed))]), "result");
+    let seeded = |seed: &str| {
+        attr(
+            &create(
+                &t,
+                "random_shuffle",
+                vec![("input", input.clone()), ("seed", Value::string(seed))],
+            ),
+            "result",
+        )
+    };
     assert!(seeded("x").raw_equals(&seeded("x")));
-    let empty = create(&t, "random_shuffle", vec![("input", Value::list(Type::String, vec![]))]);
+    let empty = create(
+        &t,
+        "random_shuffle",
+        vec![("input", Value::list(Type::String, vec![]))],
+    );
     assert_eq!(attr(&empty, "result").known_length(), Some(0));
     let uuid = create(&t, "random_uuid", vec![]);
     let text_uuid = text(&uuid, "result");
-    assert_eq!(parse_uuid(&text_uuid).map(|b| format_uuid(&b)), Some(text_uuid.clone()));
+    assert_eq!(
+        parse_uuid(&text_uuid).map(|b| format_uuid(&b)),
+        Some(text_uuid.clone())
+    );
     assert_eq!(&text_uuid[14..15], "4");
     let imported = t.import("random_uuid", &text_uuid.to_uppercase()).unwrap();
     assert_eq!(text(&imported, "id"), text_uuid);
@@ -201,7 +313,11 @@ fn old_password_states_are_upgraded() {
             flatmap: Default::default(),
         },
     });
-    assert!(!response.diagnostics.has_errors(), "{}", response.diagnostics);
+    assert!(
+        !response.diagnostics.has_errors(),
+        "{}",
+        response.diagnostics
+    );
     let state = response.upgraded_state;
     assert!(attr(&state, "numeric").raw_equals(&Value::bool(true)));
     assert!(attr(&state, "special").raw_equals(&Value::bool(false)));

@@ -181,9 +181,13 @@ fn installs_from_a_mirror_as_terraform_does() {
 /// and the same link Terraform made.
 #[test]
 fn installs_the_images_aws_provider_as_terraform_does() {
-    let package = Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
+    let package =
+        Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
     if !package.is_dir() {
-        eprintln!("skipped: the image's AWS provider ({}) is absent", package.display());
+        eprintln!(
+            "skipped: the image's AWS provider ({}) is absent",
+            package.display()
+        );
         return;
     }
     let work = TempDir::new("inst-aws");

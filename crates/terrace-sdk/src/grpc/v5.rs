@@ -68,9 +68,9 @@ impl Service for Server {
         let diagnostics = self
             .do_validate_resource_config(request.into_inner())
             .await?;
-        Ok(Response::new(proto::validate_resource_type_config::Response {
-            diagnostics,
-        }))
+        Ok(Response::new(
+            proto::validate_resource_type_config::Response { diagnostics },
+        ))
     }
 
     async fn validate_data_source_config(
@@ -81,9 +81,9 @@ impl Service for Server {
         let diagnostics = self
             .do_validate_data_resource_config(request.type_name, request.config)
             .await?;
-        Ok(Response::new(proto::validate_data_source_config::Response {
-            diagnostics,
-        }))
+        Ok(Response::new(
+            proto::validate_data_source_config::Response { diagnostics },
+        ))
     }
 
     async fn upgrade_resource_state(
@@ -105,9 +105,7 @@ impl Service for Server {
                 request.client_capabilities,
             )
             .await?;
-        Ok(Response::new(proto::configure::Response {
-            diagnostics,
-        }))
+        Ok(Response::new(proto::configure::Response { diagnostics }))
     }
 
     async fn read_resource(
@@ -195,10 +193,7 @@ impl Service for Server {
         self.do_call_function(request.into_inner()).await
     }
 
-    async fn stop(
-        &self,
-        _: Request<proto::stop::Request>,
-    ) -> Reply<proto::stop::Response> {
+    async fn stop(&self, _: Request<proto::stop::Request>) -> Reply<proto::stop::Response> {
         let error = self.do_stop().await?;
         Ok(Response::new(proto::stop::Response { error }))
     }

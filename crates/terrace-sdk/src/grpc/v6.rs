@@ -104,9 +104,9 @@ impl Service for Server {
         let diagnostics = self
             .do_validate_data_resource_config(request.type_name, request.config)
             .await?;
-        Ok(Response::new(proto::validate_data_resource_config::Response {
-            diagnostics,
-        }))
+        Ok(Response::new(
+            proto::validate_data_resource_config::Response { diagnostics },
+        ))
     }
 
     async fn upgrade_resource_state(

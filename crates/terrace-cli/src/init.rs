@@ -1,0 +1,1169 @@
+//! `terrace init`: prepares the working directory as `terraform init` does,
+//! with Terraform 1.11's output (its exact text, with "terrace" where
+//! Terraform names itself; the lock file keeps Terraform's header so the
+//! two tools write identical files):
+//!
+//! 1. the backend (only `local` so far): its settings, `-backend-config`
+//!    overrides and `-reconfigure`, recorded in `.terraform/terraform.tfstate`
+//!    with Terraform's configuration hash;
+//! 2. modules (`terrace-getmodules`): local, registry, git and HTTP
+//!    sources, recorded in `.terraform/modules/modules.json`;
+//! 3. providers (`terrace-getproviders`): every module's and the state's
+//!    requirements merged, the lock file's selections kept unless
+//!    `-upgrade`, installed from the CLI configuration's installation
+//!    methods (or only the `-plugin-dir` directories) into
+//!    `.terraform/providers`, and the lock file written (not with
+//!    `-lockfile=readonly`).
+//!
+//! Also the helpers `providers lock` shares: Go-style flag parsing,
+//! Terraform's colour markup, diagnostics printing.
+
+use crate::providers::{
+    has_config_files, local_state_path, requirements_by_module, source_map, state_providers,
+};
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use terrace_addrs::Provider;
+use terrace_config::loader::{load_config, load_module_dir, parse_config_file, LoadOptions};
+use terrace_config::model::Module;
+use terrace_getmodules::{ModuleInstallHooks, ModuleInstaller};
+use terrace_getproviders::auth::{PackageAuthenticationResult, HASHICORP_KEY_ID};
+use terrace_getproviders::cliconfig::{self, CliConfig, CliEnv};
+use terrace_getproviders::hash::Hash;
+use terrace_getproviders::installer::{
+    InstallMode, Installer, InstallerEvents, ProviderCacheDir, ProviderError, Requirements,
+};
+use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_getproviders::registry::{Http, HttpFetcher, HttpRemoteSources, RegistryConfig};
+use terrace_getproviders::source::{MultiSource, PackageLocation};
+use terrace_getproviders::{Version, VersionConstraints};
+use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::{Diagnostic, Diagnostics, Severity};
+use terrace_value::gostr::quote;
+
+/// The name that stands where Terraform's messages say "Terraform".
+pub(crate) const PRODUCT_TITLE: &str = terrace_getproviders::PRODUCT;
+/// The command that stands where Terraform's messages say `terraform`.
+pub(crate) const PRODUCT_COMMAND: &str = terrace_getproviders::PRODUCT;
+
+const USAGE: &str = "
+Usage: terrace [global options] init [options]
+
+  Initialize a new or existing terrace working directory by creating
+  initial files, loading any remote state, downloading modules, etc.
+
+  This is the first command that should be run for any new or existing
+  terrace configuration per machine. This sets up all the local data
+  necessary to run terrace that is typically not committed to version
+  control.
+
+  This command is always safe to run multiple times. Though subsequent runs
+  may give errors, this command will never delete your configuration or
+  state. Even so, if you have important information, please back it up prior
+  to running this command, just in case.
+
+Options:
+
+  -backend=false          Disable backend initialization for this
+                          configuration and use what was previously
+                          initialized instead.
+
+  -backend-config=path    Configuration to be merged with what is in the
+                          configuration file's 'backend' block. This can be
+                          either a path to an HCL file with key/value
+                          assignments (same format as terraform.tfvars) or a
+                          'key=value' format, and can be specified multiple
+                          times. The backend type must be in the configuration
+                          itself.
+
+  -get=false              Disable downloading modules for this configuration.
+
+  -input=false            Disable interactive prompts.
+
+  -lockfile=MODE          Set a dependency lockfile mode.
+                          Currently only \"readonly\" is valid.
+
+  -no-color               If specified, output won't contain any color.
+
+  -plugin-dir             Directory containing plugin binaries. This overrides all
+                          default search paths for plugins, and prevents the
+                          automatic installation of plugins. This flag can be used
+                          multiple times.
+
+  -reconfigure            Reconfigure a backend, ignoring any saved
+                          configuration.
+
+  -upgrade                Install the latest module and provider versions
+                          allowed within configured constraints, overriding the
+                          default behavior of selecting exactly the version
+                          recorded in the dependency lockfile.
+";
+
+// ----- shared with `providers lock` -----
+
+/// Go's `flag` package: `-name`, `--name`, `-name=value`, `-name value`
+/// for non-boolean flags; parsing stops at the first non-flag argument or
+/// after `--`. Returns the flags in order and the remaining arguments, or
+/// the `flag` package's error text.
+pub(crate) fn parse_go_flags(
+    argv: &[String],
+    bools: &[&str],
+    strings: &[&str],
+) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+    let mut flags = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        if body.is_empty() || body.starts_with('-') || body.starts_with('=') {
+            return Err(format!("bad flag syntax: {arg}"));
+        }
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        if bools.contains(&name) {
+            let value = value.unwrap_or_else(|| "true".into());
+            let parsed = match value.as_str() {
+                "1" | "t" | "T" | "TRUE" | "true" | "True" => "true",
+                "0" | "f" | "F" | "FALSE" | "false" | "False" => "false",
+                _ => {
+                    return Err(format!(
+                        "invalid boolean value {} for -{name}: parse error",
+                        quote(&value)
+                    ))
+                }
+            };
+            flags.push((name.to_string(), parsed.to_string()));
+        } else if strings.contains(&name) {
+            let value = match value {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    match argv.get(i) {
+                        Some(v) => v.clone(),
+                        None => return Err(format!("flag needs an argument: -{name}")),
+                    }
+                }
+            };
+            flags.push((name.to_string(), value));
+        } else if name == "help" || name == "h" {
+            return Err("help".into());
+        } else {
+            return Err(format!("flag provided but not defined: -{name}"));
+        }
+        i += 1;
+    }
+    Ok((flags, argv[i..].to_vec()))
+}
+
+/// Terraform's colour markup (`[reset]`, `[bold]`, `[green]`, ...): codes
+/// when `color`, none otherwise; coloured text ends with a reset, as the
+/// `colorstring` library leaves it.
+pub(crate) fn colorize(text: &str, color: bool) -> String {
+    const CODES: &[(&str, &str)] = &[
+        ("[reset]", "\x1b[0m"),
+        ("[bold]", "\x1b[1m"),
+        ("[green]", "\x1b[32m"),
+        ("[red]", "\x1b[31m"),
+        ("[yellow]", "\x1b[33m"),
+    ];
+    let mut out = text.to_string();
+    for (tag, code) in CODES {
+        out = out.replace(tag, if color { code } else { "" });
+    }
+    if color {
+        out.push_str("\x1b[0m");
+    }
+    out
+}
+
+/// Prints diagnostics as Terraform's views do: warnings on stdout, errors
+/// on stderr, each as rendered (a leading blank line without colour, the
+/// box with it).
+pub(crate) fn print_diags(diags: &[Diagnostic], sources: &SourceMap, color: bool) {
+    let style = if color {
+        RenderStyle::Color
+    } else {
+        RenderStyle::Plain
+    };
+    for d in diags {
+        let text = render_diagnostic(d, sources, style, DEFAULT_WIDTH);
+        match d.severity {
+            Severity::Error => {
+                let mut err = std::io::stderr();
+                let _ = err.write_all(text.as_bytes());
+                let _ = err.flush();
+            }
+            _ => {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+        }
+    }
+}
+
+/// Prints a line to stdout right away, so it interleaves correctly with
+/// the errors on stderr.
+pub(crate) fn say(text: &str) {
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "{text}");
+    let _ = out.flush();
+}
+
+/// Problems with the CLI configuration, shown as Terraform shows them at
+/// start-up: on stderr, boxed, before anything else.
+pub(crate) fn print_cli_config_problems(diags: &Diagnostics) {
+    if diags.is_empty() {
+        return;
+    }
+    let mut text = String::from("There are some problems with the CLI configuration:\n");
+    for d in diags {
+        text.push_str(&render_diagnostic(
+            d,
+            &SourceMap::new(),
+            RenderStyle::Boxed,
+            DEFAULT_WIDTH,
+        ));
+    }
+    text.push('\n');
+    if diags.iter().any(Diagnostic::is_error) {
+        text.push_str(&format!(
+            "As a result of the above problems, {} may not behave as intended.\n\n\n",
+            PRODUCT_TITLE
+        ));
+    }
+    let mut err = std::io::stderr();
+    let _ = err.write_all(text.as_bytes());
+    let _ = err.flush();
+}
+
+/// The registry settings of the CLI configuration, or the error as a
+/// diagnostic.
+pub(crate) fn registry_config(cli: &CliConfig, env: &CliEnv) -> Result<RegistryConfig, Diagnostic> {
+    terrace_getmodules::remote::registry_config(cli, env).map_err(|e| {
+        Diagnostic::error(
+            "Invalid TLS configuration",
+            format!("Could not read the certificates in SSL_CERT_FILE: {e}."),
+        )
+    })
+}
+
+/// The data directory: `TF_DATA_DIR`, or `.terraform`.
+pub(crate) fn data_dir() -> PathBuf {
+    match std::env::var_os("TF_DATA_DIR").filter(|d| !d.is_empty()) {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(".terraform"),
+    }
+}
+
+/// tfdiags' error form of several diagnostics (`N problems:` and a list).
+pub(crate) fn diags_as_error(diags: &[Diagnostic]) -> String {
+    let one = |d: &Diagnostic| {
+        if d.detail.is_empty() {
+            d.summary.clone()
+        } else {
+            format!("{}: {}", d.summary, d.detail)
+        }
+    };
+    match diags {
+        [] => "no errors".into(),
+        [d] => one(d),
+        many => {
+            let mut s = format!("{} problems:\n", many.len());
+            for d in many {
+                s.push_str(&format!("\n- {}", one(d)));
+            }
+            s
+        }
+    }
+}
+
+/// The lock file, or the error Terraform reports for it.
+pub(crate) fn load_locks() -> Result<Locks, Diagnostic> {
+    let (locks, diags) = Locks::load(Path::new(LOCK_FILE_NAME));
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(Diagnostic::error(
+            format!(
+                "failed to read dependency lock file: {}",
+                diags_as_error(&diags)
+            ),
+            "",
+        ));
+    }
+    Ok(locks)
+}
+
+// ----- init -----
+
+struct Options {
+    backend: bool,
+    backend_configs: Vec<String>,
+    get: bool,
+    upgrade: bool,
+    reconfigure: bool,
+    plugin_dirs: Vec<PathBuf>,
+    lockfile_readonly: bool,
+    color: bool,
+}
+
+fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
+    let bools = [
+        "backend",
+        "cloud",
+        "get",
+        "input",
+        "lock",
+        "no-color",
+        "reconfigure",
+        "migrate-state",
+        "force-copy",
+        "upgrade",
+        "ignore-remote-version",
+    ];
+    let strings = [
+        "backend-config",
+        "plugin-dir",
+        "lockfile",
+        "lock-timeout",
+        "test-directory",
+    ];
+    let (flags, rest) = parse_go_flags(argv, &bools, &strings).map_err(|e| (e, true))?;
+    let mut o = Options {
+        backend: true,
+        backend_configs: Vec::new(),
+        get: true,
+        upgrade: false,
+        reconfigure: false,
+        plugin_dirs: Vec::new(),
+        lockfile_readonly: false,
+        color: std::env::var_os("NO_COLOR").is_none(),
+    };
+    for (name, value) in flags {
+        let on = value == "true";
+        match name.as_str() {
+            "backend" | "cloud" => o.backend = on,
+            "get" => o.get = on,
+            "upgrade" => o.upgrade = on,
+            "reconfigure" => o.reconfigure = on,
+            "no-color" => o.color = !on && o.color,
+            "backend-config" => o.backend_configs.push(value),
+            "plugin-dir" => o.plugin_dirs.push(PathBuf::from(value)),
+            "lockfile" => o.lockfile_readonly = value == "readonly",
+            // Accepted for compatibility; nothing here prompts or locks.
+            _ => {}
+        }
+    }
+    if !rest.is_empty() {
+        return Err((
+            "Too many command line arguments. Did you mean to use -chdir?".into(),
+            false,
+        ));
+    }
+    Ok(o)
+}
+
+/// `terrace init [options]` in the current directory.
+pub fn run(argv: &[String]) -> i32 {
+    let env = CliEnv::from_process();
+    let (cli, cli_diags) = cliconfig::load(&env);
+    print_cli_config_problems(&cli_diags);
+    let color_default = std::env::var_os("NO_COLOR").is_none()
+        && !argv.iter().any(|a| a == "-no-color" || a == "--no-color");
+    let o = match parse_options(argv) {
+        Ok(o) => o,
+        Err((e, _)) if e == "help" => {
+            eprint!("{USAGE}");
+            return 0;
+        }
+        Err((e, true)) => {
+            print_diags(
+                &[Diagnostic::error("Failed to parse command-line flags", e)],
+                &SourceMap::new(),
+                color_default,
+            );
+            return 1;
+        }
+        Err((e, false)) => {
+            print_diags(&[Diagnostic::error(e, "")], &SourceMap::new(), color_default);
+            return 1;
+        }
+    };
+    Init {
+        o,
+        cli,
+        env,
+        diags: Vec::new(),
+    }
+    .run()
+}
+
+struct Init {
+    o: Options,
+    cli: CliConfig,
+    env: CliEnv,
+    /// Warnings kept for the end, as Terraform shows them just before the
+    /// success message.
+    diags: Diagnostics,
+}
+
+impl Init {
+    fn c(&self, markup: &str) -> String {
+        colorize(markup, self.o.color)
+    }
+
+    fn fail(&self, more: Diagnostics, sources: &SourceMap) -> i32 {
+        let mut all = self.diags.clone();
+        all.extend(more);
+        print_diags(&all, sources, self.o.color);
+        1
+    }
+
+    fn run(mut self) -> i32 {
+        let root = Path::new(".");
+        if !has_config_files(root) {
+            say(&self.c(&format!(
+                "[reset][bold]{t} initialized in an empty directory![reset]\n\nThe directory has no {t} configuration files. You may begin working\nwith {t} immediately by creating {t} configuration files.",
+                t = PRODUCT_TITLE
+            )));
+            return 0;
+        }
+        if let Err(e) = store_plugin_path(&self.o.plugin_dirs) {
+            return self.fail(
+                vec![Diagnostic::error("Error saving -plugin-path values", e)],
+                &SourceMap::new(),
+            );
+        }
+        let (early, early_diags) = load_module_dir(root);
+        let early_failed = early_diags.iter().any(Diagnostic::is_error);
+
+        if self.o.backend {
+            say(&self.c("[reset][bold]Initializing the backend..."));
+            if let Some(module) = &early {
+                match self.init_local_backend(module) {
+                    Ok(Some(message)) => say(&message),
+                    Ok(None) => {}
+                    Err(diags) => {
+                        let sources = early_sources(module);
+                        return self.fail(diags, &sources);
+                    }
+                }
+            }
+        }
+
+        let has_calls = early.as_ref().is_some_and(|m| !m.module_calls.is_empty());
+        if self.o.get && has_calls {
+            say(&self.c(if self.o.upgrade {
+                "[reset][bold]Upgrading modules..."
+            } else {
+                "[reset][bold]Initializing modules..."
+            }));
+            let registry = match registry_config(&self.cli, &self.env) {
+                Ok(r) => r,
+                Err(d) => return self.fail(vec![d], &SourceMap::new()),
+            };
+            let mut installer = ModuleInstaller::new(&data_dir().join("modules"), registry);
+            let mut hooks = ModuleLines;
+            let diags = installer.install_modules(root, self.o.upgrade, &mut hooks);
+            if diags.iter().any(Diagnostic::is_error) {
+                let (config, _) = load_config(root, &LoadOptions::default());
+                return self.fail(diags, &source_map(&config));
+            }
+            self.keep_warnings(diags);
+        }
+
+        let (config, config_diags) = load_config(root, &LoadOptions::default());
+        let sources = source_map(&config);
+        if early_failed || config_diags.iter().any(Diagnostic::is_error) {
+            let mut all = vec![config_error_preamble()];
+            all.extend(config_diags);
+            return self.fail(all, &sources);
+        }
+        self.keep_warnings(config_diags);
+
+        match self.get_providers(&config) {
+            Ok(()) => {}
+            Err(diags) => return self.fail(diags, &sources),
+        }
+
+        say("");
+        print_diags(&self.diags, &sources, self.o.color);
+        say(&self.c(&format!(
+            "[reset][bold][green]{} has been successfully initialized![reset][green]",
+            PRODUCT_TITLE
+        )));
+        say(&self.c(&format!(
+            "[reset][green]\nYou may now begin working with {t}. Try running \"{p} plan\" to see\nany changes that are required for your infrastructure. All {t} commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for {t},\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.",
+            t = PRODUCT_TITLE,
+            p = PRODUCT_COMMAND
+        )));
+        0
+    }
+
+    /// Adds warnings not already kept (module installation and the later
+    /// full load report some of the same ones).
+    fn keep_warnings(&mut self, diags: Diagnostics) {
+        for d in diags {
+            let dup = self.diags.iter().any(|k| {
+                k.summary == d.summary && k.detail == d.detail && k.subject == d.subject
+            });
+            if !dup {
+                self.diags.push(d);
+            }
+        }
+    }
+
+    // ----- backend -----
+
+    /// The local backend: `Ok(Some(message))` when it was (re)configured.
+    fn init_local_backend(&mut self, module: &Module) -> Result<Option<String>, Diagnostics> {
+        let state_file = data_dir().join("terraform.tfstate");
+        let saved = read_backend_state(&state_file)?;
+        if module.cloud.is_some() {
+            return Err(vec![Diagnostic::error(
+                "Unsupported backend type",
+                format!(
+                    "{} supports only the \"local\" backend so far; a cloud block cannot be initialized.",
+                    PRODUCT_TITLE
+                ),
+            )]);
+        }
+        let Some(backend) = &module.backend else {
+            if !self.o.backend_configs.is_empty() {
+                self.diags.push(Diagnostic::warning(
+                    "Missing backend configuration",
+                    "-backend-config was used without a \"backend\" block in the configuration.\n\nIf you intended to override the default local backend configuration,\nno action is required, but you may add an explicit backend block to your\nconfiguration to clear this warning:\n\nterraform {\n  backend \"local\" {}\n}\n\nHowever, if you intended to override a defined backend, please verify that\nthe backend configuration is present and valid.\n",
+                ));
+            }
+            if saved.is_some() && !self.o.reconfigure {
+                return Err(vec![backend_changed()]);
+            }
+            return Ok(None);
+        };
+        if backend.type_name != "local" {
+            return Err(vec![Diagnostic::error(
+                "Unsupported backend type",
+                format!(
+                    "There is no backend type named {} in {}; only \"local\" is available so far.",
+                    quote(&backend.type_name),
+                    PRODUCT_TITLE
+                ),
+            )
+            .with_subject(backend.type_range.clone())]);
+        }
+        let schema = terrace_config::body::BodySchema::new()
+            .attr("path")
+            .attr("workspace_dir");
+        let (content, mut diags) = backend.config.content(&schema);
+        let mut block = LocalBackend::default();
+        for attr in &content.attributes {
+            let (value, more) = attr.expr.constant_value();
+            diags.extend(more);
+            match string_value(&value) {
+                Ok(v) => block.set(&attr.name, v),
+                Err(e) => diags.push(
+                    Diagnostic::error("Incorrect attribute value type", format!("Inappropriate value for attribute {}: {e}.", quote(&attr.name)))
+                        .with_subject(attr.expr.range()),
+                ),
+            }
+        }
+        let mut effective = block.clone();
+        for item in &self.o.backend_configs {
+            match item.split_once('=') {
+                Some((name, value)) => {
+                    if name != "path" && name != "workspace_dir" {
+                        diags.push(Diagnostic::error(
+                            "Invalid backend configuration argument",
+                            format!("The backend configuration argument {} given on the command line is not expected for the selected backend type.", quote(name)),
+                        ));
+                        continue;
+                    }
+                    effective.set(name, Some(value.to_string()));
+                }
+                None => match backend_config_file(item) {
+                    Ok(values) => {
+                        for (name, value) in values {
+                            effective.set(&name, value);
+                        }
+                    }
+                    Err(more) => diags.extend(more),
+                },
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(diags);
+        }
+        let unchanged = saved.as_ref().is_some_and(|s| *s == effective);
+        if unchanged && !self.o.reconfigure {
+            return Ok(None);
+        }
+        if saved.is_some() && !self.o.reconfigure {
+            return Err(vec![backend_changed()]);
+        }
+        write_backend_state(&state_file, &effective, block.hash()).map_err(|e| {
+            vec![Diagnostic::error(
+                "Failed to save the backend configuration",
+                format!("Error writing {}: {e}.", state_file.display()),
+            )]
+        })?;
+        Ok(Some(self.c(&format!(
+            "[reset][green]\nSuccessfully configured the backend \"local\"! {} will automatically\nuse this backend unless the backend configuration changes.",
+            PRODUCT_TITLE
+        ))))
+    }
+
+    // ----- providers -----
+
+    fn get_providers(&mut self, config: &terrace_config::loader::Config) -> Result<(), Diagnostics> {
+        let mut diags: Diagnostics = Vec::new();
+        let dev = self.cli.dev_overrides();
+        if !dev.is_empty() {
+            let lines: Vec<String> = dev
+                .iter()
+                .map(|(p, dir)| format!(" - {} in {}", p.for_display(), dir.display()))
+                .collect();
+            self.diags.push(Diagnostic::warning(
+                "Provider development overrides are in effect",
+                format!(
+                    "The following provider development overrides are set in the CLI configuration:\n{}\n\nSkip {} init when using provider development overrides. It is not necessary and may error unexpectedly.",
+                    lines.join("\n"),
+                    PRODUCT_COMMAND
+                ),
+            ));
+        }
+        let (reqs_tree, more) = requirements_by_module(config);
+        diags.extend(more);
+        let mut reqs: Requirements = reqs_tree.merged();
+        match state_providers(&local_state_path(Path::new("."), &data_dir())) {
+            Ok(state) => {
+                for p in state {
+                    reqs.entry(p).or_default();
+                }
+            }
+            Err(d) => diags.push(d),
+        }
+        for p in reqs.keys() {
+            if p.is_legacy() {
+                diags.push(Diagnostic::error(
+                    "Invalid legacy provider address",
+                    format!("This configuration or its associated state refers to the unqualified provider {}.\n\nYou must complete the Terraform 0.13 upgrade process before upgrading to later versions.", quote(p.type_name())),
+                ));
+            }
+        }
+        let previous = match load_locks() {
+            Ok(l) => l,
+            Err(d) => {
+                diags.push(d);
+                return Err(diags);
+            }
+        };
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(diags);
+        }
+        self.keep_warnings(diags);
+        if self.o.upgrade && self.o.lockfile_readonly {
+            // Terraform 1.11 reports this conflict twice.
+            let conflict = Diagnostic::error("The -upgrade flag conflicts with -lockfile=readonly.", "");
+            return Err(vec![conflict.clone(), conflict]);
+        }
+
+        let registry = registry_config(&self.cli, &self.env).map_err(|d| vec![d])?;
+        let (source, source_diags) = if self.o.plugin_dirs.is_empty() {
+            cliconfig::provider_source(&self.cli, &self.env, &HttpRemoteSources(registry.clone()))
+        } else {
+            (cliconfig::plugin_dir_source(&self.o.plugin_dirs), Vec::new())
+        };
+        if source_diags.iter().any(Diagnostic::is_error) {
+            return Err(source_diags);
+        }
+        let installer = provider_installer(&self.cli, source, &registry);
+        let mut events = InitEvents {
+            color: self.o.color,
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            incomplete: BTreeSet::new(),
+            third_party_signed: false,
+        };
+        let mode = if self.o.upgrade {
+            InstallMode::Upgrade
+        } else {
+            InstallMode::NewProvidersOnly
+        };
+        let (new_locks, errors) =
+            installer.ensure_provider_versions(&previous, &reqs, mode, &mut events);
+        self.keep_warnings(events.warnings.clone());
+        if !errors.is_empty() {
+            return Err(events.failures);
+        }
+        if events.third_party_signed {
+            say("\nPartner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://www.terraform.io/docs/cli/plugins/signing.html");
+        }
+        if new_locks == previous {
+            return Ok(());
+        }
+        if self.o.lockfile_readonly {
+            let old: BTreeSet<&Provider> = previous.providers().map(|l| &l.provider).collect();
+            let new: BTreeSet<&Provider> = new_locks.providers().map(|l| &l.provider).collect();
+            if old != new {
+                return Err(vec![Diagnostic::error(
+                    "Provider dependency changes detected",
+                    format!("Changes to the required provider dependencies were detected, but the lock file is read-only. To use and record these requirements, run \"{} init\" without the \"-lockfile=readonly\" flag.", PRODUCT_COMMAND),
+                )]);
+            }
+            self.diags.push(Diagnostic::warning(
+                "Provider lock file not updated",
+                format!("Changes to the provider selections were detected, but not saved in the .terraform.lock.hcl file. To record these selections, run \"{} init\" without the \"-lockfile=readonly\" flag.", PRODUCT_COMMAND),
+            ));
+            return Ok(());
+        }
+        if !events.incomplete.is_empty() {
+            let list: Vec<String> = events.incomplete.iter().cloned().collect();
+            self.diags.push(Diagnostic::warning(
+                "Incomplete lock file information for providers",
+                format!(
+                    "Due to your customized provider installation methods, {t} was forced to calculate lock file checksums locally for the following providers:\n  - {}\n\nThe current .terraform.lock.hcl file only includes checksums for {}, so {t} running on another platform will fail to install these providers.\n\nTo calculate additional checksums for another platform, run:\n  {p} providers lock -platform=linux_amd64\n(where linux_amd64 is the platform to generate)",
+                    list.join("\n  - "),
+                    terrace_getproviders::source::Platform::current(),
+                    t = PRODUCT_TITLE,
+                    p = PRODUCT_COMMAND
+                ),
+            ));
+        }
+        if previous.is_empty() {
+            say(&self.c(&format!(
+                "{t} has created a lock file [bold].terraform.lock.hcl[reset] to record the provider\nselections it made above. Include this file in your version control repository\nso that {t} can guarantee to make the same selections by default when\nyou run \"{p} init\" in the future.",
+                t = PRODUCT_TITLE,
+                p = PRODUCT_COMMAND
+            )));
+        } else {
+            say(&format!(
+                "{} has made some changes to the provider dependency selections recorded\nin the .terraform.lock.hcl file. Review those changes and commit them to your\nversion control system if they represent changes you intended to make.",
+                PRODUCT_TITLE
+            ));
+        }
+        let save = new_locks.save(Path::new(LOCK_FILE_NAME));
+        if save.iter().any(Diagnostic::is_error) {
+            return Err(save);
+        }
+        Ok(())
+    }
+}
+
+/// The installer `init` uses: into the data directory, through the shared
+/// plugin cache when one is configured.
+pub(crate) fn provider_installer(cli: &CliConfig, source: MultiSource, registry: &RegistryConfig) -> Installer {
+    let mut installer = Installer::new(
+        ProviderCacheDir::new(data_dir().join("providers")),
+        Box::new(source),
+    );
+    if let Some(dir) = cli.plugin_cache_dir.as_deref().filter(|d| !d.is_empty()) {
+        installer.set_global_cache_dir(
+            ProviderCacheDir::new(dir),
+            cli.plugin_cache_may_break_dependency_lock_file,
+        );
+    }
+    installer.set_builtin_provider_types(vec!["terraform".to_string()]);
+    installer.set_fetcher(Box::new(HttpFetcher(Http::new(&registry.http))));
+    installer
+}
+
+/// `.terraform/plugin_path`: the `-plugin-dir` directories as a JSON list
+/// (Go's indented form), removed when there are none.
+fn store_plugin_path(dirs: &[PathBuf]) -> Result<(), String> {
+    let path = data_dir().join("plugin_path");
+    if dirs.is_empty() {
+        return match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
+            _ => Ok(()),
+        };
+    }
+    let items: Vec<String> = dirs
+        .iter()
+        .map(|d| format!("  {}", serde_json::Value::String(d.display().to_string())))
+        .collect();
+    let text = format!("[\n{}\n]", items.join(",\n"));
+    std::fs::create_dir_all(data_dir()).map_err(|e| e.to_string())?;
+    std::fs::write(&path, text).map_err(|e| e.to_string())
+}
+
+fn early_sources(module: &Module) -> SourceMap {
+    let mut sources = SourceMap::new();
+    for f in &module.files {
+        sources.add_source(f.clone());
+    }
+    sources
+}
+
+fn config_error_preamble() -> Diagnostic {
+    Diagnostic::error(
+        format!(
+            "{t} encountered problems during initialisation, including problems\nwith the configuration, described below.\n\nThe {t} configuration must be valid before initialization so that\n{t} can determine which modules and providers need to be installed.",
+            t = PRODUCT_TITLE
+        ),
+        "",
+    )
+}
+
+fn backend_changed() -> Diagnostic {
+    Diagnostic::error(
+        "Backend configuration changed",
+        format!(
+            "A change in the backend configuration has been detected, which may require migrating existing state.\n\nIf you wish to attempt automatic migration of the state, use \"{p} init -migrate-state\".\nIf you wish to store the current configuration with no changes to the state, use \"{p} init -reconfigure\".",
+            p = PRODUCT_COMMAND
+        ),
+    )
+}
+
+/// The local backend's two settings (`None`: not set, null).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct LocalBackend {
+    path: Option<String>,
+    workspace_dir: Option<String>,
+}
+
+impl LocalBackend {
+    fn set(&mut self, name: &str, value: Option<String>) {
+        match name {
+            "path" => self.path = value,
+            "workspace_dir" => self.workspace_dir = value,
+            _ => {}
+        }
+    }
+
+    /// Terraform's hash of a backend block: cty's hash of the tuple of the
+    /// type and the decoded configuration (CRC-32 of its set-hash text).
+    fn hash(&self) -> u32 {
+        let field = |v: &Option<String>| match v {
+            Some(s) => quote(s),
+            None => "~".to_string(),
+        };
+        let text = format!(
+            "<\"local\";<{};{};>;>",
+            field(&self.path),
+            field(&self.workspace_dir)
+        );
+        terrace_value::crc32::checksum_ieee(text.as_bytes())
+    }
+}
+
+fn string_value(v: &terrace_value::Value) -> Result<Option<String>, String> {
+    if v.is_null() {
+        return Ok(None);
+    }
+    match terrace_value::convert::convert(v, &terrace_value::Type::String) {
+        Ok(s) if s.is_known() => Ok(s.as_str().map(str::to_string)),
+        Ok(_) => Err("value must be known".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A `-backend-config` file: HCL attributes for the backend's settings.
+fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diagnostics> {
+    let (file, mut diags) = parse_config_file(Path::new(path), path);
+    let Some(file) = file else {
+        return Err(diags);
+    };
+    let body = terrace_config::body::Body::from_file(&file);
+    let schema = terrace_config::body::BodySchema::new()
+        .attr("path")
+        .attr("workspace_dir");
+    let (content, more) = body.content(&schema);
+    diags.extend(more);
+    let mut out = Vec::new();
+    for attr in &content.attributes {
+        let (value, more) = attr.expr.constant_value();
+        diags.extend(more);
+        match string_value(&value) {
+            Ok(v) => out.push((attr.name.clone(), v)),
+            Err(e) => diags.push(
+                Diagnostic::error("Incorrect attribute value type", format!("Inappropriate value for attribute {}: {e}.", quote(&attr.name)))
+                    .with_subject(attr.expr.range()),
+            ),
+        }
+    }
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(diags);
+    }
+    Ok(out)
+}
+
+/// The backend recorded by an earlier `init`, if any.
+fn read_backend_state(path: &Path) -> Result<Option<LocalBackend>, Diagnostics> {
+    let text = match std::fs::read(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(vec![Diagnostic::error(
+                "Failed to load state",
+                format!("Failed to load the backend state file {}: {e}.", path.display()),
+            )])
+        }
+    };
+    let json: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+        vec![Diagnostic::error(
+            "Failed to load state",
+            format!("Failed to load the backend state file {}: {e}.", path.display()),
+        )]
+    })?;
+    let backend = &json["backend"];
+    if backend.is_null() || backend["type"].as_str().unwrap_or("").is_empty() {
+        return Ok(None);
+    }
+    if backend["type"].as_str() != Some("local") {
+        return Ok(Some(LocalBackend {
+            path: Some(format!("\u{0}{}", backend["type"])),
+            workspace_dir: None,
+        }));
+    }
+    let get = |k: &str| backend["config"][k].as_str().map(str::to_string);
+    Ok(Some(LocalBackend {
+        path: get("path"),
+        workspace_dir: get("workspace_dir"),
+    }))
+}
+
+/// `.terraform/terraform.tfstate` as Terraform writes it for a backend.
+fn write_backend_state(path: &Path, config: &LocalBackend, hash: u32) -> Result<(), String> {
+    let field = |v: &Option<String>| match v {
+        Some(s) => serde_json::Value::String(s.clone()).to_string(),
+        None => "null".to_string(),
+    };
+    let text = format!(
+        "{{\n  \"version\": 3,\n  \"terraform_version\": \"{}\",\n  \"backend\": {{\n    \"type\": \"local\",\n    \"config\": {{\n      \"path\": {},\n      \"workspace_dir\": {}\n    }},\n    \"hash\": {hash}\n  }}\n}}",
+        env!("CARGO_PKG_VERSION"),
+        field(&config.path),
+        field(&config.workspace_dir)
+    );
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    std::fs::write(path, text).map_err(|e| e.to_string())
+}
+
+/// Module installation lines: "Downloading ..." and "- KEY in DIR".
+struct ModuleLines;
+
+impl ModuleInstallHooks for ModuleLines {
+    fn download(&mut self, key: &str, package: &str, version: Option<&str>) {
+        match version {
+            Some(v) => say(&format!("Downloading {package} {v} for {key}...")),
+            None => say(&format!("Downloading {package} for {key}...")),
+        }
+    }
+    fn install(&mut self, key: &str, _version: Option<&str>, dir: &str) {
+        say(&format!("- {key} in {dir}"));
+    }
+}
+
+/// Provider installation lines and the diagnostics of failures.
+struct InitEvents {
+    color: bool,
+    failures: Diagnostics,
+    warnings: Diagnostics,
+    /// Providers whose lock entries only have locally computed hashes.
+    incomplete: BTreeSet<String>,
+    third_party_signed: bool,
+}
+
+impl InstallerEvents for InitEvents {
+    fn pending_providers(&mut self, _reqs: &Requirements) {
+        say(&colorize("[reset][bold]Initializing provider plugins...", self.color));
+    }
+    fn builtin_provider_available(&mut self, provider: &Provider) {
+        say(&format!(
+            "- {} is built in to {}",
+            provider.for_display(),
+            PRODUCT_TITLE
+        ));
+    }
+    fn query_packages_begin(
+        &mut self,
+        provider: &Provider,
+        constraints: &VersionConstraints,
+        locked: bool,
+    ) {
+        let p = provider.for_display();
+        if locked {
+            say(&format!(
+                "- Reusing previous version of {p} from the dependency lock file"
+            ));
+        } else if constraints.is_empty() {
+            say(&format!("- Finding latest version of {p}..."));
+        } else {
+            say(&format!(
+                "- Finding {p} versions matching {}...",
+                quote(&constraints.to_string())
+            ));
+        }
+    }
+    fn query_packages_warning(&mut self, provider: &Provider, warnings: &[String]) {
+        let lines: Vec<String> = warnings.iter().map(|w| format!("- {w}")).collect();
+        self.warnings.push(Diagnostic::warning(
+            "Additional provider information from registry",
+            format!(
+                "The remote registry returned warnings for {provider}:\n{}",
+                lines.join("\n")
+            ),
+        ));
+    }
+    fn provider_already_installed(&mut self, provider: &Provider, version: &Version, in_cache: bool) {
+        let p = provider.for_display();
+        if in_cache {
+            say(&format!(
+                "- Detected previously-installed {p} v{version} in the shared cache directory"
+            ));
+        } else {
+            say(&format!("- Using previously-installed {p} v{version}"));
+        }
+    }
+    fn fetch_package_begin(
+        &mut self,
+        provider: &Provider,
+        version: &Version,
+        _location: &PackageLocation,
+        in_cache: bool,
+    ) {
+        let p = provider.for_display();
+        if in_cache {
+            say(&format!(
+                "- Installing {p} v{version} to the shared cache directory..."
+            ));
+        } else {
+            say(&format!("- Installing {p} v{version}..."));
+        }
+    }
+    fn fetch_package_success(
+        &mut self,
+        provider: &Provider,
+        version: &Version,
+        _dir: &Path,
+        auth: Option<&PackageAuthenticationResult>,
+    ) {
+        let (describe, key) = match auth {
+            Some(a) => {
+                if a.signed() && a.key_id.as_deref() != Some(HASHICORP_KEY_ID) {
+                    self.third_party_signed = true;
+                }
+                let key = match (&a.key_id, a.signed()) {
+                    (Some(k), true) => colorize(&format!(", key ID [reset][bold]{k}[reset]"), self.color),
+                    _ => String::new(),
+                };
+                (a.describe(), key)
+            }
+            None => ("unauthenticated", String::new()),
+        };
+        say(&format!(
+            "- Installed {} v{version} ({describe}{key})",
+            provider.for_display()
+        ));
+    }
+    fn link_from_cache_begin(&mut self, provider: &Provider, version: &Version, _cache: &Path) {
+        say(&format!(
+            "- Using {} v{version} from the shared cache directory",
+            provider.for_display()
+        ));
+    }
+    fn providers_lock_updated(
+        &mut self,
+        provider: &Provider,
+        _version: &Version,
+        local: &[Hash],
+        signed: &[Hash],
+        prior: &[Hash],
+    ) {
+        // Only locally computed checksums (and nothing different recorded
+        // before): other platforms will not be able to install it.
+        if !signed.is_empty() {
+            return;
+        }
+        if !prior.is_empty() && local != prior {
+            return;
+        }
+        self.incomplete.insert(provider.for_display());
+    }
+    fn failure(&mut self, provider: &Provider, error: &ProviderError) {
+        self.failures.push(error.to_diagnostic(provider));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn go_flag_parsing() {
+        let bools = ["upgrade", "no-color", "backend"];
+        let strings = ["plugin-dir", "backend-config"];
+        assert_eq!(
+            parse_go_flags(
+                &args(&["-upgrade", "--backend=false", "-plugin-dir", "/a", "-plugin-dir=/b", "-backend-config=path=x", "rest", "-no-color"]),
+                &bools,
+                &strings
+            ),
+            Ok((
+                vec![
+                    ("upgrade".into(), "true".into()),
+                    ("backend".into(), "false".into()),
+                    ("plugin-dir".into(), "/a".into()),
+                    ("plugin-dir".into(), "/b".into()),
+                    ("backend-config".into(), "path=x".into()),
+                ],
+                args(&["rest", "-no-color"])
+            ))
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-bogus"]), &bools, &strings),
+            Err("flag provided but not defined: -bogus".into())
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-upgrade=maybe"]), &bools, &strings),
+            Err("invalid boolean value \"maybe\" for -upgrade: parse error".into())
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-plugin-dir"]), &bools, &strings),
+            Err("flag needs an argument: -plugin-dir".into())
+        );
+    }
+
+    #[test]
+    fn colour_markup() {
+        assert_eq!(
+            colorize("[reset][bold]Initializing the backend...", true),
+            "\x1b[0m\x1b[1mInitializing the backend...\x1b[0m"
+        );
+        assert_eq!(
+            colorize("[reset][bold]Initializing the backend...", false),
+            "Initializing the backend..."
+        );
+    }
+
+    /// The hash terraform 1.11.4 recorded for `backend "local" {}`.
+    #[test]
+    fn backend_hash_is_terraforms() {
+        assert_eq!(LocalBackend::default().hash(), 666019178);
+    }
+
+    #[test]
+    fn diagnostics_as_one_error() {
+        let a = Diagnostic::error("Missing expression", "Expected the start of an expression.");
+        let b = Diagnostic::error("Unsuitable value type", "");
+        assert_eq!(diags_as_error(std::slice::from_ref(&a)), "Missing expression: Expected the start of an expression.");
+        assert_eq!(
+            diags_as_error(&[a, b]),
+            "2 problems:\n\n- Missing expression: Expected the start of an expression.\n- Unsuitable value type"
+        );
+    }
+}
