@@ -102,6 +102,9 @@ Options:
 
 // ----- shared with `providers lock` -----
 
+/// Flags in order (name, value) and the arguments after them.
+pub(crate) type ParsedFlags = (Vec<(String, String)>, Vec<String>);
+
 /// Go's `flag` package: `-name`, `--name`, `-name=value`, `-name value`
 /// for non-boolean flags; parsing stops at the first non-flag argument or
 /// after `--`. Returns the flags in order and the remaining arguments, or
@@ -110,7 +113,7 @@ pub(crate) fn parse_go_flags(
     argv: &[String],
     bools: &[&str],
     strings: &[&str],
-) -> Result<(Vec<(String, String)>, Vec<String>), String> {
+) -> Result<ParsedFlags, String> {
     let mut flags = Vec::new();
     let mut i = 0;
     while i < argv.len() {
@@ -186,17 +189,94 @@ pub(crate) fn colorize(text: &str, color: bool) -> String {
     out
 }
 
-/// Prints diagnostics as Terraform's views do: warnings on stdout, errors
-/// on stderr, each as rendered (a leading blank line without colour, the
-/// box with it).
-pub(crate) fn print_diags(diags: &[Diagnostic], sources: &SourceMap, color: bool) {
+/// Terraform's order for showing diagnostics: warnings first, then those
+/// without a source location, then by file (fewer path segments first)
+/// and position; otherwise as given.
+fn sort_diags(diags: &mut [Diagnostic]) {
+    use std::cmp::Ordering;
+    diags.sort_by(|a, b| {
+        let sev = |d: &Diagnostic| u8::from(d.severity == Severity::Error);
+        sev(a)
+            .cmp(&sev(b))
+            .then_with(|| match (&a.subject, &b.subject) {
+                (None, None) => Ordering::Equal,
+                (None, Some(_)) => Ordering::Less,
+                (Some(_), None) => Ordering::Greater,
+                (Some(x), Some(y)) if x.filename != y.filename => {
+                    let depth = |f: &str| f.matches('/').count();
+                    depth(&x.filename)
+                        .cmp(&depth(&y.filename))
+                        .then_with(|| x.filename.cmp(&y.filename))
+                }
+                (Some(x), Some(y)) => x
+                    .start
+                    .byte
+                    .cmp(&y.start.byte)
+                    .then(x.end.byte.cmp(&y.end.byte)),
+            })
+    });
+}
+
+/// Terraform's consolidation of warnings: those with a source location
+/// and the same summary are shown once, the first noting how many more
+/// there were.
+fn consolidate_warnings(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    // Summary, index of the first in `out`, how many were folded into it.
+    let mut groups: Vec<(String, usize, usize)> = Vec::new();
+    for d in diags {
+        if d.severity != Severity::Warning || d.subject.is_none() {
+            out.push(d);
+            continue;
+        }
+        match groups.iter_mut().find(|g| g.0 == d.summary) {
+            Some(g) => g.2 += 1,
+            None => {
+                groups.push((d.summary.clone(), out.len(), 0));
+                out.push(d);
+            }
+        }
+    }
+    for (_, at, extra) in groups.into_iter().filter(|g| g.2 > 0) {
+        let note = if extra == 1 {
+            "(and one more similar warning elsewhere)".to_string()
+        } else {
+            format!("(and {extra} more similar warnings elsewhere)")
+        };
+        let d = &mut out[at];
+        d.detail = if d.detail.is_empty() {
+            note
+        } else {
+            format!("{}\n\n{note}", d.detail)
+        };
+    }
+    out
+}
+
+/// Prints diagnostics as Terraform's views do: sorted, similar warnings
+/// consolidated, warnings on stdout and errors on stderr, each as rendered
+/// (a leading blank line without colour, the box with it).
+pub(crate) fn print_diags(diags: &[Diagnostic], mut sources: SourceMap, color: bool) {
     let style = if color {
         RenderStyle::Color
     } else {
         RenderStyle::Plain
     };
-    for d in diags {
-        let text = render_diagnostic(d, sources, style, DEFAULT_WIDTH);
+    let mut sorted = diags.to_vec();
+    sort_diags(&mut sorted);
+    // Files that failed to load are in no configuration tree; their text
+    // is read again so the snippet can be shown.
+    for d in &sorted {
+        let Some(subject) = &d.subject else { continue };
+        if subject.filename.is_empty() || sources.source(&subject.filename).is_some() {
+            continue;
+        }
+        if let Ok(text) = std::fs::read_to_string(&subject.filename) {
+            sources.add_text(&subject.filename, &text);
+        }
+    }
+    for d in &consolidate_warnings(sorted) {
+        let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
         match d.severity {
             Severity::Error => {
                 let mut err = std::io::stderr();
@@ -249,12 +329,15 @@ pub(crate) fn print_cli_config_problems(diags: &Diagnostics) {
 
 /// The registry settings of the CLI configuration, or the error as a
 /// diagnostic.
-pub(crate) fn registry_config(cli: &CliConfig, env: &CliEnv) -> Result<RegistryConfig, Diagnostic> {
+pub(crate) fn registry_config(
+    cli: &CliConfig,
+    env: &CliEnv,
+) -> Result<RegistryConfig, Diagnostics> {
     terrace_getmodules::remote::registry_config(cli, env).map_err(|e| {
-        Diagnostic::error(
+        vec![Diagnostic::error(
             "Invalid TLS configuration",
             format!("Could not read the certificates in SSL_CERT_FILE: {e}."),
-        )
+        )]
     })
 }
 
@@ -289,16 +372,16 @@ pub(crate) fn diags_as_error(diags: &[Diagnostic]) -> String {
 }
 
 /// The lock file, or the error Terraform reports for it.
-pub(crate) fn load_locks() -> Result<Locks, Diagnostic> {
+pub(crate) fn load_locks() -> Result<Locks, Diagnostics> {
     let (locks, diags) = Locks::load(Path::new(LOCK_FILE_NAME));
     if diags.iter().any(Diagnostic::is_error) {
-        return Err(Diagnostic::error(
+        return Err(vec![Diagnostic::error(
             format!(
                 "failed to read dependency lock file: {}",
                 diags_as_error(&diags)
             ),
             "",
-        ));
+        )]);
     }
     Ok(locks)
 }
@@ -388,13 +471,13 @@ pub fn run(argv: &[String]) -> i32 {
         Err((e, true)) => {
             print_diags(
                 &[Diagnostic::error("Failed to parse command-line flags", e)],
-                &SourceMap::new(),
+                SourceMap::new(),
                 color_default,
             );
             return 1;
         }
         Err((e, false)) => {
-            print_diags(&[Diagnostic::error(e, "")], &SourceMap::new(), color_default);
+            print_diags(&[Diagnostic::error(e, "")], SourceMap::new(), color_default);
             return 1;
         }
     };
@@ -421,7 +504,7 @@ impl Init {
         colorize(markup, self.o.color)
     }
 
-    fn fail(&self, more: Diagnostics, sources: &SourceMap) -> i32 {
+    fn fail(&self, more: Diagnostics, sources: SourceMap) -> i32 {
         let mut all = self.diags.clone();
         all.extend(more);
         print_diags(&all, sources, self.o.color);
@@ -440,7 +523,7 @@ impl Init {
         if let Err(e) = store_plugin_path(&self.o.plugin_dirs) {
             return self.fail(
                 vec![Diagnostic::error("Error saving -plugin-path values", e)],
-                &SourceMap::new(),
+                SourceMap::new(),
             );
         }
         let (early, early_diags) = load_module_dir(root);
@@ -453,8 +536,7 @@ impl Init {
                     Ok(Some(message)) => say(&message),
                     Ok(None) => {}
                     Err(diags) => {
-                        let sources = early_sources(module);
-                        return self.fail(diags, &sources);
+                        return self.fail(diags, early_sources(module));
                     }
                 }
             }
@@ -469,34 +551,33 @@ impl Init {
             }));
             let registry = match registry_config(&self.cli, &self.env) {
                 Ok(r) => r,
-                Err(d) => return self.fail(vec![d], &SourceMap::new()),
+                Err(d) => return self.fail(d, SourceMap::new()),
             };
             let mut installer = ModuleInstaller::new(&data_dir().join("modules"), registry);
             let mut hooks = ModuleLines;
             let diags = installer.install_modules(root, self.o.upgrade, &mut hooks);
             if diags.iter().any(Diagnostic::is_error) {
                 let (config, _) = load_config(root, &LoadOptions::default());
-                return self.fail(diags, &source_map(&config));
+                return self.fail(diags, source_map(&config));
             }
             self.keep_warnings(diags);
         }
 
         let (config, config_diags) = load_config(root, &LoadOptions::default());
-        let sources = source_map(&config);
         if early_failed || config_diags.iter().any(Diagnostic::is_error) {
             let mut all = vec![config_error_preamble()];
             all.extend(config_diags);
-            return self.fail(all, &sources);
+            return self.fail(all, source_map(&config));
         }
         self.keep_warnings(config_diags);
 
         match self.get_providers(&config) {
             Ok(()) => {}
-            Err(diags) => return self.fail(diags, &sources),
+            Err(diags) => return self.fail(diags, source_map(&config)),
         }
 
         say("");
-        print_diags(&self.diags, &sources, self.o.color);
+        print_diags(&self.diags, source_map(&config), self.o.color);
         say(&self.c(&format!(
             "[reset][bold][green]{} has been successfully initialized![reset][green]",
             PRODUCT_TITLE
@@ -513,9 +594,10 @@ impl Init {
     /// full load report some of the same ones).
     fn keep_warnings(&mut self, diags: Diagnostics) {
         for d in diags {
-            let dup = self.diags.iter().any(|k| {
-                k.summary == d.summary && k.detail == d.detail && k.subject == d.subject
-            });
+            let dup = self
+                .diags
+                .iter()
+                .any(|k| k.summary == d.summary && k.detail == d.detail && k.subject == d.subject);
             if !dup {
                 self.diags.push(d);
             }
@@ -571,8 +653,14 @@ impl Init {
             match string_value(&value) {
                 Ok(v) => block.set(&attr.name, v),
                 Err(e) => diags.push(
-                    Diagnostic::error("Incorrect attribute value type", format!("Inappropriate value for attribute {}: {e}.", quote(&attr.name)))
-                        .with_subject(attr.expr.range()),
+                    Diagnostic::error(
+                        "Incorrect attribute value type",
+                        format!(
+                            "Inappropriate value for attribute {}: {e}.",
+                            quote(&attr.name)
+                        ),
+                    )
+                    .with_subject(attr.expr.range()),
                 ),
             }
         }
@@ -623,7 +711,10 @@ impl Init {
 
     // ----- providers -----
 
-    fn get_providers(&mut self, config: &terrace_config::loader::Config) -> Result<(), Diagnostics> {
+    fn get_providers(
+        &mut self,
+        config: &terrace_config::loader::Config,
+    ) -> Result<(), Diagnostics> {
         let mut diags: Diagnostics = Vec::new();
         let dev = self.cli.dev_overrides();
         if !dev.is_empty() {
@@ -662,7 +753,7 @@ impl Init {
         let previous = match load_locks() {
             Ok(l) => l,
             Err(d) => {
-                diags.push(d);
+                diags.extend(d);
                 return Err(diags);
             }
         };
@@ -672,15 +763,19 @@ impl Init {
         self.keep_warnings(diags);
         if self.o.upgrade && self.o.lockfile_readonly {
             // Terraform 1.11 reports this conflict twice.
-            let conflict = Diagnostic::error("The -upgrade flag conflicts with -lockfile=readonly.", "");
+            let conflict =
+                Diagnostic::error("The -upgrade flag conflicts with -lockfile=readonly.", "");
             return Err(vec![conflict.clone(), conflict]);
         }
 
-        let registry = registry_config(&self.cli, &self.env).map_err(|d| vec![d])?;
+        let registry = registry_config(&self.cli, &self.env)?;
         let (source, source_diags) = if self.o.plugin_dirs.is_empty() {
             cliconfig::provider_source(&self.cli, &self.env, &HttpRemoteSources(registry.clone()))
         } else {
-            (cliconfig::plugin_dir_source(&self.o.plugin_dirs), Vec::new())
+            (
+                cliconfig::plugin_dir_source(&self.o.plugin_dirs),
+                Vec::new(),
+            )
         };
         if source_diags.iter().any(Diagnostic::is_error) {
             return Err(source_diags);
@@ -760,7 +855,11 @@ impl Init {
 
 /// The installer `init` uses: into the data directory, through the shared
 /// plugin cache when one is configured.
-pub(crate) fn provider_installer(cli: &CliConfig, source: MultiSource, registry: &RegistryConfig) -> Installer {
+pub(crate) fn provider_installer(
+    cli: &CliConfig,
+    source: MultiSource,
+    registry: &RegistryConfig,
+) -> Installer {
     let mut installer = Installer::new(
         ProviderCacheDir::new(data_dir().join("providers")),
         Box::new(source),
@@ -885,8 +984,14 @@ fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diag
         match string_value(&value) {
             Ok(v) => out.push((attr.name.clone(), v)),
             Err(e) => diags.push(
-                Diagnostic::error("Incorrect attribute value type", format!("Inappropriate value for attribute {}: {e}.", quote(&attr.name)))
-                    .with_subject(attr.expr.range()),
+                Diagnostic::error(
+                    "Incorrect attribute value type",
+                    format!(
+                        "Inappropriate value for attribute {}: {e}.",
+                        quote(&attr.name)
+                    ),
+                )
+                .with_subject(attr.expr.range()),
             ),
         }
     }
@@ -904,14 +1009,20 @@ fn read_backend_state(path: &Path) -> Result<Option<LocalBackend>, Diagnostics> 
         Err(e) => {
             return Err(vec![Diagnostic::error(
                 "Failed to load state",
-                format!("Failed to load the backend state file {}: {e}.", path.display()),
+                format!(
+                    "Failed to load the backend state file {}: {e}.",
+                    path.display()
+                ),
             )])
         }
     };
     let json: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
         vec![Diagnostic::error(
             "Failed to load state",
-            format!("Failed to load the backend state file {}: {e}.", path.display()),
+            format!(
+                "Failed to load the backend state file {}: {e}.",
+                path.display()
+            ),
         )]
     })?;
     let backend = &json["backend"];
@@ -976,7 +1087,10 @@ struct InitEvents {
 
 impl InstallerEvents for InitEvents {
     fn pending_providers(&mut self, _reqs: &Requirements) {
-        say(&colorize("[reset][bold]Initializing provider plugins...", self.color));
+        say(&colorize(
+            "[reset][bold]Initializing provider plugins...",
+            self.color,
+        ));
     }
     fn builtin_provider_available(&mut self, provider: &Provider) {
         say(&format!(
@@ -1015,7 +1129,12 @@ impl InstallerEvents for InitEvents {
             ),
         ));
     }
-    fn provider_already_installed(&mut self, provider: &Provider, version: &Version, in_cache: bool) {
+    fn provider_already_installed(
+        &mut self,
+        provider: &Provider,
+        version: &Version,
+        in_cache: bool,
+    ) {
         let p = provider.for_display();
         if in_cache {
             say(&format!(
@@ -1054,7 +1173,9 @@ impl InstallerEvents for InitEvents {
                     self.third_party_signed = true;
                 }
                 let key = match (&a.key_id, a.signed()) {
-                    (Some(k), true) => colorize(&format!(", key ID [reset][bold]{k}[reset]"), self.color),
+                    (Some(k), true) => {
+                        colorize(&format!(", key ID [reset][bold]{k}[reset]"), self.color)
+                    }
                     _ => String::new(),
                 };
                 (a.describe(), key)
@@ -1109,7 +1230,16 @@ mod tests {
         let strings = ["plugin-dir", "backend-config"];
         assert_eq!(
             parse_go_flags(
-                &args(&["-upgrade", "--backend=false", "-plugin-dir", "/a", "-plugin-dir=/b", "-backend-config=path=x", "rest", "-no-color"]),
+                &args(&[
+                    "-upgrade",
+                    "--backend=false",
+                    "-plugin-dir",
+                    "/a",
+                    "-plugin-dir=/b",
+                    "-backend-config=path=x",
+                    "rest",
+                    "-no-color"
+                ]),
                 &bools,
                 &strings
             ),
@@ -1160,7 +1290,10 @@ mod tests {
     fn diagnostics_as_one_error() {
         let a = Diagnostic::error("Missing expression", "Expected the start of an expression.");
         let b = Diagnostic::error("Unsuitable value type", "");
-        assert_eq!(diags_as_error(std::slice::from_ref(&a)), "Missing expression: Expected the start of an expression.");
+        assert_eq!(
+            diags_as_error(std::slice::from_ref(&a)),
+            "Missing expression: Expected the start of an expression."
+        );
         assert_eq!(
             diags_as_error(&[a, b]),
             "2 problems:\n\n- Missing expression: Expected the start of an expression.\n- Unsuitable value type"

@@ -278,33 +278,38 @@ fn add_query(url: &str, key: &str, value: &str) -> String {
     out
 }
 
-fn percent_decode(s: &str) -> String {
+/// `%XX` escapes decoded; `+` is a space in query strings only.
+fn percent_decode_with(s: &str, plus_is_space: bool) -> String {
+    let hex = |c: u8| char::from(c).to_digit(16);
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        match b[i] {
-            b'%' if i + 2 < b.len() => match u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                Ok(v) => {
-                    out.push(v);
-                    i += 3;
-                }
-                Err(_) => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
-            b'+' => {
+        let escaped = match (b[i], b.get(i + 1), b.get(i + 2)) {
+            (b'%', Some(h), Some(l)) => hex(*h).zip(hex(*l)).map(|(h, l)| (h * 16 + l) as u8),
+            _ => None,
+        };
+        match (escaped, b[i]) {
+            (Some(v), _) => {
+                out.push(v);
+                i += 3;
+            }
+            (None, b'+') if plus_is_space => {
                 out.push(b' ');
                 i += 1;
             }
-            c => {
+            (None, c) => {
                 out.push(c);
                 i += 1;
             }
         }
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// A query-string component decoded.
+fn percent_decode(s: &str) -> String {
+    percent_decode_with(s, true)
 }
 
 /// Go's `url.QueryEscape`.
@@ -471,8 +476,7 @@ fn glob_match(p: &[u8], s: &[u8]) -> bool {
 fn file_url_path(url: &str) -> String {
     let rest = url.strip_prefix("file://").unwrap_or(url);
     let path = rest.split(['?', '#']).next().unwrap_or(rest);
-    // `file://host/path` is not a thing for modules; drop an empty host.
-    percent_decode(path)
+    percent_decode_with(path, false)
 }
 
 /// go-getter's `FileGetter.Get`: a symbolic link to the directory.
@@ -728,6 +732,7 @@ mod tests {
             ("https://h/x.zip".to_string(), Some(String::new()))
         );
         assert_eq!(url_path("https://h:1/a/b.tgz?x=1"), "/a/b.tgz");
+        assert_eq!(percent_decode("a%2Fb+c%zz%é%4"), "a/b c%zz%é%4");
         assert_eq!(
             add_query("https://h/a?x=1", "terraform-get", "1"),
             "https://h/a?x=1&terraform-get=1"

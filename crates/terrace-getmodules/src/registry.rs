@@ -104,7 +104,7 @@ impl ModuleRegistry {
         let hdrs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let resp = self
             .http()
-            .get_response(&url, &hdrs, MAX_RESPONSE_BYTES)
+            .get_response_retrying(&url, &hdrs, MAX_RESPONSE_BYTES)
             .map_err(VersionsError::Other)?;
         match resp.status {
             200 => {}
@@ -145,7 +145,9 @@ impl ModuleRegistry {
         );
         let headers = self.headers(&host);
         let hdrs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        let resp = self.http().get_response(&url, &hdrs, MAX_RESPONSE_BYTES)?;
+        let resp = self
+            .http()
+            .get_response_retrying(&url, &hdrs, MAX_RESPONSE_BYTES)?;
         let body = String::from_utf8_lossy(&resp.body).into_owned();
         match resp.status {
             200 | 204 => {}

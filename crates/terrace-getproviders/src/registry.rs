@@ -132,6 +132,10 @@ fn go_transport_error(url: &str, err: &ureq::Error) -> String {
         .rsplit_once(':')
         .map(|(h, _)| h)
         .unwrap_or(&host_port);
+    if err.to_string().contains("invalid peer certificate") {
+        return "tls: failed to verify certificate: x509: certificate signed by unknown authority"
+            .into();
+    }
     match err {
         ureq::Error::Io(e) => match e.kind() {
             std::io::ErrorKind::ConnectionRefused => {
@@ -148,10 +152,6 @@ fn go_transport_error(url: &str, err: &ureq::Error) -> String {
         }
         ureq::Error::Timeout(_) => {
             "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into()
-        }
-        ureq::Error::Rustls(e) if e.to_string().contains("invalid peer certificate") => {
-            "tls: failed to verify certificate: x509: certificate signed by unknown authority"
-                .into()
         }
         ureq::Error::TooManyRedirects => "stopped after 10 redirects".into(),
         other => other.to_string(),
@@ -224,6 +224,41 @@ impl Http {
             url: final_url,
             body,
             headers,
+        })
+    }
+
+    /// [`Http::get`] as Terraform's registry clients make metadata requests:
+    /// a request that fails without a response is tried once more, and
+    /// then reported with Terraform's words for that.
+    fn get_retrying(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        limit: u64,
+    ) -> Result<Response, String> {
+        match self.get(url, headers, limit) {
+            Ok(r) => Ok(r),
+            Err(_) => self.get(url, headers, limit).map_err(|e| {
+                format!("the request failed after 2 attempts, please try again later: {e}")
+            }),
+        }
+    }
+
+    /// [`Http::get_response`] with the registry clients' one retry (see
+    /// `get_retrying`).
+    pub fn get_response_retrying(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        limit: u64,
+    ) -> Result<HttpResponse, String> {
+        let r = self.get_retrying(url, headers, limit)?;
+        Ok(HttpResponse {
+            status: r.status,
+            status_line: r.status_line,
+            headers: r.headers,
+            url: r.url,
+            body: r.body,
         })
     }
 
@@ -586,7 +621,7 @@ impl RegistrySource {
         let hdrs: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let resp = self
             .http
-            .get(url, &hdrs, MAX_METADATA_BYTES)
+            .get_retrying(url, &hdrs, MAX_METADATA_BYTES)
             .map_err(|e| Self::query_failed(provider, e))?;
         match resp.status {
             200 => serde_json::from_slice(&resp.body)
@@ -850,7 +885,7 @@ impl HttpMirrorSource {
         }
         let resp = self
             .http
-            .get(url, &headers, MAX_METADATA_BYTES)
+            .get_retrying(url, &headers, MAX_METADATA_BYTES)
             .map_err(|e| self.failed(provider, e))?;
         match resp.status {
             200 => {}

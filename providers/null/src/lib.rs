@@ -8,7 +8,6 @@
 //! - `null_data_source` (deprecated): copies `inputs` to `outputs`, with a
 //!   `random` number and `has_computed_default`.
 
-use std::collections::BTreeMap;
 use terrace_sdk::{
     Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceSpec, Type, Value,
 };
@@ -119,15 +118,10 @@ fn null_data_source() -> DataSourceSpec<()> {
     })
 }
 
-/// The implied defaults, for tests and documentation: what each data
-/// source attribute reads back as when the configuration leaves it out.
-pub fn data_source_defaults() -> BTreeMap<&'static str, &'static str> {
-    [("has_computed_default", "default"), ("id", "static")].into()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
     use terrace_sdk::terrace_providers::*;
     use terrace_sdk::SdkProvider;
 
@@ -271,7 +265,7 @@ mod tests {
         assert!(!read.diagnostics.has_errors(), "{}", read.diagnostics);
         let state = read.state.as_attributes().unwrap().clone();
         assert!(state["outputs"].raw_equals(&inputs));
-        for (name, want) in data_source_defaults() {
+        for (name, want) in [("has_computed_default", "default"), ("id", "static")] {
             assert_eq!(state[name].as_str(), Some(want), "{name}");
         }
         assert!(state["random"].as_str().unwrap().parse::<u64>().is_ok());

@@ -335,7 +335,11 @@ fn registry_modules_are_chosen_by_version_and_fetched() {
     let mut inst = installer(&root, reg.registry_config());
     let mut lines = Lines::default();
     let diags = inst.install_modules(root.path(), false, &mut lines);
-    assert!(errors(&diags, &root).is_empty(), "{:?}", errors(&diags, &root));
+    assert!(
+        errors(&diags, &root).is_empty(),
+        "{:?}",
+        errors(&diags, &root)
+    );
     // The bogus version is reported once per call that lists versions.
     let warnings: Vec<&Diagnostic> = diags.iter().filter(|d| !d.is_error()).collect();
     assert_eq!(warnings.len(), 3);

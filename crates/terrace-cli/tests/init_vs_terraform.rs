@@ -1,0 +1,578 @@
+//! `terrace init` and `terrace providers lock` side by side with terraform
+//! 1.11 on the same configurations, and `init`'s handling of bad input.
+//!
+//! The comparisons install hashicorp/aws 5.100.0 from the image's
+//! filesystem mirror (`/opt/tf-plugins`, named by the CLI configuration
+//! in `TF_CLI_CONFIG_FILE`) for a root module and a child module that
+//! constrain it differently, run terraform in a sibling directory, and
+//! compare the lock file byte for byte, `.terraform/providers` entry by
+//! entry (links and their targets included), `.terraform/modules/modules.json`
+//! byte for byte, and the output with terrace's name where terraform
+//! names itself (whitespace folded, since a shorter name wraps
+//! diagnostics differently). They are skipped, with the reason printed,
+//! where terraform or the mirror is missing.
+//!
+//! The bad-input tests need neither: they make their own mirror and check
+//! terraform's texts (recorded from terraform 1.11.4), the exit status,
+//! and that nothing was left half-installed.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const MIRROR: &str = "/opt/tf-plugins";
+const AWS_PACKAGE: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64";
+const WIDGET_ZIP: &[u8] =
+    include_bytes!("../../terrace-getproviders/testdata/widget_2.0.0_linux_amd64.zip");
+
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let path =
+            std::env::temp_dir().join(format!("terrace-cli-init-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        TempDir(path.canonicalize().unwrap())
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn write(&self, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
+        let path = self.0.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn terraform_available() -> bool {
+    Command::new("terraform")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Whether the comparisons can run; says why not when they cannot.
+fn can_compare() -> bool {
+    if !terraform_available() {
+        eprintln!("skipped: terraform is not on PATH");
+        return false;
+    }
+    if !Path::new(AWS_PACKAGE).is_dir() {
+        eprintln!("skipped: the filesystem mirror {MIRROR} has no hashicorp/aws 5.100.0");
+        return false;
+    }
+    true
+}
+
+/// Runs a command in `dir` with a controlled environment: the CLI
+/// configuration `cli_config`, a home directory with nothing in it.
+fn run(program: &str, args: &[&str], dir: &Path, cli_config: &Path, home: &Path) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .env("TF_CLI_CONFIG_FILE", cli_config)
+        .env("HOME", home)
+        .env("CHECKPOINT_DISABLE", "1")
+        .env_remove("NO_COLOR")
+        .env_remove("TF_LOG")
+        .env_remove("TF_DATA_DIR")
+        .env_remove("TF_WORKSPACE")
+        .env_remove("TF_PLUGIN_CACHE_DIR")
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_DATA_DIRS")
+        .output()
+        .unwrap()
+}
+
+fn terrace() -> &'static str {
+    env!("CARGO_BIN_EXE_terrace")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// terraform's output with terrace's name, whitespace folded.
+fn as_terrace(terraform_output: &[u8]) -> String {
+    fold(
+        &text(terraform_output)
+            .replace("Terraform", "terrace")
+            .replace("terraform init", "terrace init")
+            .replace("terraform plan", "terrace plan")
+            .replace("terraform providers", "terrace providers"),
+    )
+}
+
+fn fold(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every entry under `dir`, relative: directories with a slash, links
+/// with their targets, files with their permission bits.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let path = e.path();
+            let rel = path.strip_prefix(base).unwrap().display().to_string();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.file_type().is_symlink() {
+                out.push(format!(
+                    "{rel} -> {}",
+                    std::fs::read_link(&path).unwrap().display()
+                ));
+            } else if meta.is_dir() {
+                out.push(format!("{rel}/"));
+                walk(base, &path, out);
+            } else {
+                use std::os::unix::fs::PermissionsExt;
+                out.push(format!("{rel} {:o}", meta.permissions().mode() & 0o777));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The same configuration in `tf/` and `tr/` under one scratch directory,
+/// with a CLI configuration whose only installation method is the image's
+/// mirror.
+struct Pair {
+    scratch: TempDir,
+}
+
+impl Pair {
+    fn new(name: &str, files: &[(&str, &str)]) -> Pair {
+        let scratch = TempDir::new(name);
+        for side in ["tf", "tr"] {
+            for (file, body) in files {
+                scratch.write(&format!("{side}/{file}"), body);
+            }
+        }
+        scratch.write(
+            "cli.tfrc",
+            format!("provider_installation {{\n  filesystem_mirror {{\n    path = \"{MIRROR}\"\n  }}\n}}\n"),
+        );
+        std::fs::create_dir_all(scratch.path().join("home")).unwrap();
+        Pair { scratch }
+    }
+
+    fn side(&self, side: &str) -> PathBuf {
+        self.scratch.path().join(side)
+    }
+
+    /// Runs terraform in `tf/` and terrace in `tr/` with the same arguments
+    /// (terrace's being `terrace_args` when given).
+    fn both(&self, args: &[&str]) -> (Output, Output) {
+        let cli = self.scratch.path().join("cli.tfrc");
+        let home = self.scratch.path().join("home");
+        let theirs = run("terraform", args, &self.side("tf"), &cli, &home);
+        let ours = run(terrace(), args, &self.side("tr"), &cli, &home);
+        (theirs, ours)
+    }
+
+    fn assert_same_output(&self, args: &[&str]) -> (Output, Output) {
+        let (theirs, ours) = self.both(args);
+        assert_eq!(
+            ours.status.code(),
+            theirs.status.code(),
+            "exit status of {args:?}\nterrace stderr:\n{}\nterraform stderr:\n{}",
+            text(&ours.stderr),
+            text(&theirs.stderr)
+        );
+        assert_eq!(
+            fold(&text(&ours.stdout)),
+            as_terrace(&theirs.stdout),
+            "stdout of {args:?}"
+        );
+        assert_eq!(
+            fold(&text(&ours.stderr)),
+            as_terrace(&theirs.stderr),
+            "stderr of {args:?}"
+        );
+        (theirs, ours)
+    }
+
+    fn same_file(&self, rel: &str) {
+        let theirs = std::fs::read(self.side("tf").join(rel)).unwrap();
+        let ours = std::fs::read(self.side("tr").join(rel))
+            .unwrap_or_else(|e| panic!("terrace wrote no {rel}: {e}"));
+        assert!(
+            ours == theirs,
+            "{rel} differs:\nterrace:\n{}\nterraform:\n{}",
+            text(&ours),
+            text(&theirs)
+        );
+    }
+
+    fn same_tree(&self, rel: &str) {
+        assert_eq!(
+            tree(&self.side("tr").join(rel)),
+            tree(&self.side("tf").join(rel)),
+            "{rel} is laid out differently"
+        );
+    }
+}
+
+const ROOT_WITH_CHILD: &[(&str, &str)] = &[
+    (
+        "main.tf",
+        "terraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \"~> 5.0\"\n    }\n  }\n}\n\nmodule \"child\" {\n  source = \"./modules/child\"\n}\n",
+    ),
+    (
+        "modules/child/main.tf",
+        "terraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \">= 5.10, != 5.50.0\"\n    }\n  }\n}\n\nmodule \"grand\" {\n  source = \"./grand\"\n}\n",
+    ),
+    ("modules/child/grand/main.tf", "output \"o\" {\n  value = 1\n}\n"),
+];
+
+/// The issue's must-show: two modules constraining hashicorp/aws
+/// differently give the same lock file, the same `.terraform/providers`
+/// (a link into the mirror) and the same module manifest as terraform's.
+#[test]
+fn init_writes_what_terraform_writes() {
+    if !can_compare() {
+        return;
+    }
+    let pair = Pair::new("aws", ROOT_WITH_CHILD);
+    pair.assert_same_output(&["init", "-no-color"]);
+    pair.same_file(".terraform.lock.hcl");
+    pair.same_file(".terraform/modules/modules.json");
+    pair.same_tree(".terraform/providers");
+    let lock = text(&std::fs::read(pair.side("tr").join(".terraform.lock.hcl")).unwrap());
+    assert!(
+        lock.contains("constraints = \"~> 5.0, >= 5.10.0, != 5.50.0\""),
+        "{lock}"
+    );
+    assert_eq!(
+        std::fs::read_link(
+            pair.side("tr").join(
+                ".terraform/providers/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64"
+            )
+        )
+        .ok(),
+        Some(PathBuf::from(AWS_PACKAGE))
+    );
+
+    // Again: nothing to do, said the same way, nothing changed.
+    pair.assert_same_output(&["init", "-no-color"]);
+    pair.same_file(".terraform.lock.hcl");
+    // Upgrading: modules reported again, the provider kept.
+    pair.assert_same_output(&["init", "-no-color", "-upgrade"]);
+    pair.same_file(".terraform.lock.hcl");
+    pair.same_file(".terraform/modules/modules.json");
+    // With colour: the same escape sequences.
+    let (theirs, ours) = {
+        let _ = std::fs::remove_dir_all(pair.side("tf").join(".terraform"));
+        let _ = std::fs::remove_dir_all(pair.side("tr").join(".terraform"));
+        let _ = std::fs::remove_file(pair.side("tf").join(".terraform.lock.hcl"));
+        let _ = std::fs::remove_file(pair.side("tr").join(".terraform.lock.hcl"));
+        pair.both(&["init"])
+    };
+    // Lines inside diagnostic boxes wrap at other places (the name is
+    // shorter), so only the lines around them are compared.
+    let unboxed = |b: &[u8]| -> Vec<u8> {
+        text(b)
+            .lines()
+            .filter(|l| !l.contains('\u{2502}'))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .into_bytes()
+    };
+    assert_eq!(
+        fold(&text(&unboxed(&ours.stdout))),
+        as_terrace(&unboxed(&theirs.stdout))
+    );
+    assert!(text(&ours.stdout).contains("\x1b[0m\x1b[1mInitializing provider plugins...\x1b[0m\n"));
+}
+
+/// `-plugin-dir` replaces the installation methods (and is remembered in
+/// `.terraform/plugin_path`); `-backend=false -get=false` skip those steps;
+/// the local backend block is recorded with terraform's hash.
+#[test]
+fn init_flags_behave_as_terraforms() {
+    if !can_compare() {
+        return;
+    }
+    let pair = Pair::new("flags", ROOT_WITH_CHILD);
+    pair.assert_same_output(&["init", "-no-color", "-plugin-dir", MIRROR, "-backend=false"]);
+    pair.same_file(".terraform.lock.hcl");
+    pair.same_file(".terraform/plugin_path");
+    pair.same_tree(".terraform/providers");
+    pair.assert_same_output(&["init", "-no-color", "-get=false", "-lockfile=readonly"]);
+    assert!(!pair.side("tr").join(".terraform/plugin_path").exists());
+
+    let backend = Pair::new(
+        "backend",
+        &[("main.tf", "terraform {\n  backend \"local\" {}\n}\n")],
+    );
+    backend.assert_same_output(&["init", "-no-color"]);
+    let state = |side: &str| {
+        text(&std::fs::read(backend.side(side).join(".terraform/terraform.tfstate")).unwrap())
+            .lines()
+            .filter(|l| !l.contains("terraform_version"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(state("tr"), state("tf"));
+    backend.assert_same_output(&["init", "-no-color", "-backend-config=path=other.tfstate"]);
+    backend.assert_same_output(&[
+        "init",
+        "-no-color",
+        "-reconfigure",
+        "-backend-config=path=other.tfstate",
+    ]);
+    assert_eq!(state("tr"), state("tf"));
+}
+
+#[test]
+fn providers_lock_writes_what_terraform_writes() {
+    if !can_compare() {
+        return;
+    }
+    let pair = Pair::new("lock", ROOT_WITH_CHILD);
+    // Terraform wants the modules installed first (even local ones).
+    pair.assert_same_output(&["init", "-no-color"]);
+    for side in ["tf", "tr"] {
+        std::fs::remove_file(pair.side(side).join(".terraform.lock.hcl")).unwrap();
+    }
+    let fs = format!("-fs-mirror={MIRROR}");
+    pair.assert_same_output(&["providers", "lock", "-no-color", &fs]);
+    pair.same_file(".terraform.lock.hcl");
+    pair.assert_same_output(&[
+        "providers",
+        "lock",
+        "-no-color",
+        &fs,
+        "-platform=linux_amd64",
+    ]);
+    pair.same_file(".terraform.lock.hcl");
+    // A platform the mirror lacks: the lock file is left as it was.
+    pair.assert_same_output(&[
+        "providers",
+        "lock",
+        "-no-color",
+        &fs,
+        "-platform=linux_amd64",
+        "-platform=darwin_arm64",
+    ]);
+    pair.same_file(".terraform.lock.hcl");
+    pair.assert_same_output(&[
+        "providers",
+        "lock",
+        "-no-color",
+        &fs,
+        "-net-mirror=https://127.0.0.1:1/",
+    ]);
+}
+
+// ----- bad input -----
+
+/// A scratch working directory with a mirror of its own: hashicorp/null
+/// 1.0.0 unpacked, example.com/acme/widget 2.0.0 as a zip cut short.
+struct Scene {
+    dir: TempDir,
+}
+
+impl Scene {
+    fn new(name: &str, main_tf: &str) -> Scene {
+        let dir = TempDir::new(name);
+        dir.write("work/main.tf", main_tf);
+        let exe = dir.write(
+            "mirror/registry.terraform.io/hashicorp/null/1.0.0/linux_amd64/terraform-provider-null_v1.0.0_x5",
+            "#!/bin/sh\necho hi\n",
+        );
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        dir.write(
+            "mirror/example.com/acme/widget/terraform-provider-widget_2.0.0_linux_amd64.zip",
+            &WIDGET_ZIP[..100],
+        );
+        dir.write(
+            "cli.tfrc",
+            format!(
+                "provider_installation {{\n  filesystem_mirror {{\n    path = \"{}\"\n  }}\n}}\n",
+                dir.path().join("mirror").display()
+            ),
+        );
+        std::fs::create_dir_all(dir.path().join("home")).unwrap();
+        Scene { dir }
+    }
+
+    fn work(&self) -> PathBuf {
+        self.dir.path().join("work")
+    }
+
+    fn init(&self, args: &[&str]) -> Output {
+        let mut all = vec!["init", "-no-color"];
+        all.extend_from_slice(args);
+        run(
+            terrace(),
+            &all,
+            &self.work(),
+            &self.dir.path().join("cli.tfrc"),
+            &self.dir.path().join("home"),
+        )
+    }
+
+    /// Nothing installed: no lock file, and no provider package or empty
+    /// directory left in `.terraform/providers`.
+    fn assert_nothing_installed(&self) {
+        assert!(!self.work().join(".terraform.lock.hcl").exists());
+        assert_eq!(
+            tree(&self.work().join(".terraform/providers")),
+            Vec::<String>::new()
+        );
+    }
+}
+
+#[test]
+fn unsatisfiable_constraints_are_refused() {
+    let s = Scene::new(
+        "unsat",
+        "terraform {\n  required_providers {\n    null = {\n      source  = \"hashicorp/null\"\n      version = \"~> 2.0\"\n    }\n  }\n}\n",
+    );
+    let out = s.init(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "Initializing the backend...\nInitializing provider plugins...\n- Finding hashicorp/null versions matching \"~> 2.0\"...\n"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "\nError: Failed to query available provider packages\n\nCould not retrieve the list of available versions for provider\nhashicorp/null: no available releases match the given constraints ~> 2.0\n\nTo see which modules are currently depending on hashicorp/null and what\nversions are specified, run the following command:\n    terrace providers\n"
+    );
+    s.assert_nothing_installed();
+}
+
+#[test]
+fn a_corrupt_archive_installs_nothing() {
+    let s = Scene::new(
+        "corrupt",
+        "terraform {\n  required_providers {\n    widget = {\n      source = \"example.com/acme/widget\"\n    }\n  }\n}\n",
+    );
+    let mirror = s.dir.path().join("mirror");
+    let out = s.init(&["-plugin-dir", &mirror.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "Initializing the backend...\nInitializing provider plugins...\n- Finding latest version of example.com/acme/widget...\n- Installing example.com/acme/widget v2.0.0...\n"
+    );
+    assert_eq!(
+        text(&out.stderr),
+        "\nError: Failed to install provider\n\nError while installing example.com/acme/widget v2.0.0: zip: not a valid zip\nfile\n"
+    );
+    s.assert_nothing_installed();
+}
+
+#[test]
+fn an_unreachable_registry_is_reported() {
+    // A port nothing listens on: bind one, then let it go.
+    let dead = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .to_string();
+    let s = Scene::new(
+        "unreachable",
+        &format!("terraform {{\n  required_providers {{\n    widget = {{\n      source = \"{dead}/acme/widget\"\n    }}\n  }}\n}}\n"),
+    );
+    // No installation methods configured: the origin registry is asked.
+    s.dir.write("cli.tfrc", "");
+    let out = s.init(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        format!("Initializing the backend...\nInitializing provider plugins...\n- Finding latest version of {dead}/acme/widget...\n")
+    );
+    let expected = format!(
+        "Error: Failed to query available provider packages Could not retrieve the list of available versions for provider {dead}/acme/widget: could not connect to {dead}: failed to request discovery document: Get \"https://{dead}/.well-known/terraform.json\": dial tcp {dead}: connect: connection refused To see which modules are currently depending on {dead}/acme/widget and what versions are specified, run the following command: terrace providers"
+    );
+    assert_eq!(fold(&text(&out.stderr)), expected);
+    s.assert_nothing_installed();
+
+    // The same for a module registry.
+    let m = Scene::new(
+        "unreachable-module",
+        &format!("module \"m\" {{\n  source = \"{dead}/acme/widget/aws\"\n}}\n"),
+    );
+    let out = m.init(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stdout),
+        "Initializing the backend...\nInitializing modules...\n"
+    );
+    assert_eq!(
+        fold(&text(&out.stderr)),
+        format!("Error: Error accessing remote module registry on main.tf line 1: 1: module \"m\" {{ Failed to retrieve available versions for module \"m\" (main.tf:1) from {dead}: failed to request discovery document: Get \"https://{dead}/.well-known/terraform.json\": dial tcp {dead}: connect: connection refused.")
+    );
+    assert_eq!(
+        std::fs::read_to_string(m.work().join(".terraform/modules/modules.json"))
+            .ok()
+            .as_deref(),
+        Some(r#"{"Modules":[{"Key":"","Source":"","Dir":"."}]}"#)
+    );
+    assert_eq!(
+        std::fs::read_dir(m.work().join(".terraform/modules"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_malformed_lock_file_is_refused_and_kept() {
+    let s = Scene::new(
+        "badlock",
+        "terraform {\n  required_providers {\n    null = {\n      source = \"hashicorp/null\"\n    }\n  }\n}\n",
+    );
+    let broken = "provider \"registry.terraform.io/hashicorp/null\" {\n  version = \"1.0.0\"\n  hashes = [\n";
+    s.dir.write("work/.terraform.lock.hcl", broken);
+    let out = s.init(&[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(text(&out.stdout), "Initializing the backend...\n");
+    assert_eq!(
+        text(&out.stderr),
+        "\nError: failed to read dependency lock file: 2 problems:\n\n- Missing expression: Expected the start of an expression, but found the end of the file.\n- Unsuitable value type: Unsuitable value: value must be known\n\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(s.work().join(".terraform.lock.hcl"))
+            .ok()
+            .as_deref(),
+        Some(broken)
+    );
+    assert_eq!(
+        tree(&s.work().join(".terraform/providers")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn init_in_an_empty_directory_and_bad_flags() {
+    let s = Scene::new("empty", "");
+    std::fs::remove_file(s.work().join("main.tf")).unwrap();
+    let out = s.init(&[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout),
+        "terrace initialized in an empty directory!\n\nThe directory has no terrace configuration files. You may begin working\nwith terrace immediately by creating terrace configuration files.\n"
+    );
+    let out = s.init(&["-bogus"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        "\nError: Failed to parse command-line flags\n\nflag provided but not defined: -bogus\n"
+    );
+}
