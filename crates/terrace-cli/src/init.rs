@@ -876,15 +876,13 @@ pub(crate) fn provider_installer(
 }
 
 /// `.terraform/plugin_path`: the `-plugin-dir` directories as a JSON list
-/// (Go's indented form), removed when there are none.
+/// (Go's indented form). Without `-plugin-dir` an earlier list is left in
+/// place (and, as in Terraform, not used by `init`).
 fn store_plugin_path(dirs: &[PathBuf]) -> Result<(), String> {
-    let path = data_dir().join("plugin_path");
     if dirs.is_empty() {
-        return match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.to_string()),
-            _ => Ok(()),
-        };
+        return Ok(());
     }
+    let path = data_dir().join("plugin_path");
     let items: Vec<String> = dirs
         .iter()
         .map(|d| format!("  {}", serde_json::Value::String(d.display().to_string())))
