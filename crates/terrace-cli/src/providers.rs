@@ -51,7 +51,7 @@ impl ModuleRequirements {
     fn merge_into(&self, out: &mut BTreeMap<Provider, VersionConstraints>) {
         for (provider, constraints) in &self.requirements {
             out.entry(provider.clone())
-                .or_insert_with(VersionConstraints::new)
+                .or_default()
                 .merge(constraints);
         }
         for child in self.children.values() {
@@ -164,6 +164,9 @@ pub fn local_state_path(dir: &Path, data_dir: &Path) -> PathBuf {
 /// The providers the resources in the state file at `path` belong to;
 /// none when there is no state. Only state format 4 (Terraform 0.12 and
 /// later) is read.
+// One diagnostic, returned by value: callers push it onto their list, and
+// this runs once per command, so its size does not matter.
+#[allow(clippy::result_large_err)]
 pub fn state_providers(path: &Path) -> Result<BTreeSet<Provider>, Diagnostic> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,

@@ -58,8 +58,8 @@ impl fmt::Display for VersionWanted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             VersionWanted::Exactly(v) => write!(f, "{v}"),
-            VersionWanted::Matching(c) if c.is_empty() => f.write_str("any version"),
-            VersionWanted::Matching(c) => write!(f, "a version matching {c}"),
+            VersionWanted::Matching(c) if c.is_empty() => f.write_str("(any version)"),
+            VersionWanted::Matching(c) => write!(f, "matching {c}"),
         }
     }
 }
@@ -146,6 +146,9 @@ pub fn current_platform() -> String {
 /// the newest matching version over all search directories, and for one
 /// version the first directory that has it (so an installed package wins
 /// over a mirror's).
+// The error carries every directory searched so the message can list them;
+// it is built once per failed lookup, so its size costs nothing.
+#[allow(clippy::result_large_err)]
 pub fn locate(
     provider: &Provider,
     wanted: VersionWanted<'_>,

@@ -461,7 +461,8 @@ pub(crate) mod tests {
                     .map(|(_, v)| std::ffi::OsString::from(v))
             }
         };
-        let cases: Vec<(&[(&str, &str)], Option<&str>)> = vec![
+        type Vars = &'static [(&'static str, &'static str)];
+        let cases: Vec<(Vars, Option<&str>)> = vec![
             (&[(CACHE_DIR_ENV, "/c"), ("HOME", "/h")], Some("/c")),
             (&[(CACHE_DIR_ENV, ""), ("HOME", "/h")], None),
             (
