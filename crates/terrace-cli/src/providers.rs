@@ -50,9 +50,7 @@ impl ModuleRequirements {
 
     fn merge_into(&self, out: &mut BTreeMap<Provider, VersionConstraints>) {
         for (provider, constraints) in &self.requirements {
-            out.entry(provider.clone())
-                .or_default()
-                .merge(constraints);
+            out.entry(provider.clone()).or_default().merge(constraints);
         }
         for child in self.children.values() {
             child.merge_into(out);

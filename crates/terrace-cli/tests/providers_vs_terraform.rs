@@ -218,8 +218,9 @@ fn providers_schema_json_matches_terraform() {
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains("Error: Required plugins are not installed")
-            && stderr
-                .contains("there is no package for registry.terraform.io/hashicorp/aws matching 5.100.0"),
+            && stderr.contains(
+                "there is no package for registry.terraform.io/hashicorp/aws matching 5.100.0"
+            ),
         "{stderr}"
     );
     assert!(missing.stdout.is_empty());
@@ -385,7 +386,10 @@ fn providers_tree_matches_terraform() {
             let sorted = |text: &str| {
                 let mut lines: Vec<String> = text
                     .lines()
-                    .map(|line| line.replace("└── ", "├── ").replace("    ", "│\u{a0}\u{a0} "))
+                    .map(|line| {
+                        line.replace("└── ", "├── ")
+                            .replace("    ", "│\u{a0}\u{a0} ")
+                    })
                     .collect();
                 lines.sort();
                 lines
