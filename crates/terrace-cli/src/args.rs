@@ -10,7 +10,21 @@ pub enum Arg {
 }
 
 /// Flags that take a value in the next argument when not given `=value`.
-const FLAGS_WITH_VALUES: &[&str] = &["var", "var-file", "chdir", "state", "plan"];
+const FLAGS_WITH_VALUES: &[&str] = &[
+    "var",
+    "var-file",
+    "chdir",
+    "state",
+    "state-out",
+    "backup",
+    "plan",
+    "target",
+    "exclude",
+    "replace",
+    "out",
+    "parallelism",
+    "lock-timeout",
+];
 
 pub fn parse(args: &[String]) -> Vec<Arg> {
     let mut out = Vec::new();

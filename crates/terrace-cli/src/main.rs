@@ -5,10 +5,16 @@ mod console;
 mod format;
 mod init;
 mod jsondiag;
+mod journal;
 mod jsonprovider;
+mod operation;
+mod operation_args;
+mod planfile_io;
+mod provider_factory;
 mod providers;
 mod providers_lock;
 mod providers_schema;
+mod ui;
 mod validate;
 
 use args::Arg;
@@ -18,10 +24,16 @@ use terrace_config::input_variables::VariableArgument;
 const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
 
 Main commands:
-  console       Try terrace expressions at an interactive command prompt
   init          Prepare your working directory for other commands
-  providers     Show the providers required for this configuration
   validate      Check whether the configuration is valid
+  plan          Show changes required by the current configuration
+  apply         Create or update infrastructure
+  destroy       Destroy previously-created infrastructure
+
+All other commands:
+  console       Try terrace expressions at an interactive command prompt
+  providers     Show the providers required for this configuration
+  refresh       Update the state to match remote systems
   version       Show the current terrace version
 
 Global options:
@@ -72,6 +84,10 @@ fn run(argv: Vec<String>) -> i32 {
         }
         "providers" => providers::run(&dir, command_args),
         "validate" => validate::command(command_args),
+        "plan" => operation::run(operation_args::Command::Plan, command_args),
+        "apply" => operation::run(operation_args::Command::Apply, command_args),
+        "destroy" => operation::run(operation_args::Command::Destroy, command_args),
+        "refresh" => operation::run(operation_args::Command::Refresh, command_args),
         "version" | "-version" | "--version" | "-v" => {
             println!("terrace v{}", env!("CARGO_PKG_VERSION"));
             0

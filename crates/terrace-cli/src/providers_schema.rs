@@ -107,15 +107,17 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
     0
 }
 
-/// The schema of each provider, keyed by its address. Built-in providers
-/// (`terraform.io/builtin/*`) are left out: terrace has none yet.
-fn provider_schemas(
+/// The executable of each provider in `needed` (built-in providers are
+/// left out): a development override's, else the locked version's in
+/// `.terraform/providers` or a filesystem mirror. Fails with terraform's
+/// "Required plugins are not installed" listing every missing one.
+pub fn locate_executables(
     needed: &BTreeMap<Provider, VersionConstraints>,
     locks: &Locks,
     cli: &CliConfig,
     env: &CliEnv,
     data_dir: &Path,
-) -> Result<BTreeMap<String, Arc<ProviderSchema>>, Diagnostics> {
+) -> Result<Vec<(Provider, PathBuf)>, Diagnostics> {
     let platform = current_platform();
     let overrides = cli.dev_overrides();
     let mut executables: Vec<(Provider, PathBuf)> = Vec::new();
@@ -159,7 +161,19 @@ fn provider_schemas(
             ),
         )]);
     }
+    Ok(executables)
+}
 
+/// The schema of each provider, keyed by its address. Built-in providers
+/// (`terraform.io/builtin/*`) are left out: terrace has none yet.
+fn provider_schemas(
+    needed: &BTreeMap<Provider, VersionConstraints>,
+    locks: &Locks,
+    cli: &CliConfig,
+    env: &CliEnv,
+    data_dir: &Path,
+) -> Result<BTreeMap<String, Arc<ProviderSchema>>, Diagnostics> {
+    let executables = locate_executables(needed, locks, cli, env, data_dir)?;
     let cache = SchemaCache::from_env();
     let results: Vec<(
         Provider,
@@ -232,7 +246,7 @@ fn mirror_dirs(cli: &CliConfig, env: &CliEnv, provider: &Provider) -> Vec<PathBu
 }
 
 /// A provider's diagnostic in the configuration's diagnostic model.
-fn provider_diagnostic(diag: terrace_providers::Diagnostic) -> Diagnostic {
+pub fn provider_diagnostic(diag: terrace_providers::Diagnostic) -> Diagnostic {
     match diag.severity {
         terrace_providers::Severity::Error => Diagnostic::error(diag.summary, diag.detail),
         terrace_providers::Severity::Warning => Diagnostic::warning(diag.summary, diag.detail),

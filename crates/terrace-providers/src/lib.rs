@@ -8,6 +8,7 @@
 //! built into terrace implement it directly.
 
 pub mod diagnostics;
+pub mod objchange;
 pub mod provider;
 pub mod schema;
 

@@ -20,6 +20,7 @@ mod internal_validate;
 mod mtls;
 mod plan;
 mod provider;
+mod replace;
 mod resource;
 mod schema;
 mod serve;
@@ -51,6 +52,7 @@ pub use data::ResourceData;
 pub use error::{Error, Result};
 pub use internal_validate::InternalValidateError;
 pub use provider::SdkProvider;
+pub use replace::map_values_not_null_changed;
 pub use resource::{
     ConfigCheck, Configure, Crud, DataSourceSpec, Function, FunctionImpl, Importer, PlanData,
     PlanHook, ProviderSpec, ResourceSpec, StateUpgrader, Timeouts, TIMEOUTS_BLOCK,

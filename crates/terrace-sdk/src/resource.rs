@@ -400,6 +400,21 @@ impl PlanData {
         }
     }
 
+    /// Makes the object's replacement depend on how map attribute `name`
+    /// changed, by hashicorp's `RequiresReplaceIfValuesNotNull` rule (see
+    /// `map_values_not_null_changed`); for `keepers`-like maps declared
+    /// without `force_new`, whose other changes update in place.
+    pub fn require_replace_if_map_values_not_null(&mut self, name: &str) {
+        if !self.create
+            && crate::replace::map_values_not_null_changed(
+                &self.data.prior(name),
+                &self.data.config(name),
+            )
+        {
+            self.require_replace(name);
+        }
+    }
+
     pub fn requires_replace(&self) -> &[AttributePath] {
         &self.requires_replace
     }

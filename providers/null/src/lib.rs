@@ -4,7 +4,9 @@
 //! unchanged (and offline).
 //!
 //! - `null_resource`: `triggers` (a map of strings whose change replaces
-//!   the resource) and an `id` set to a random number at creation.
+//!   the resource, except changes only adding or removing null values,
+//!   which update it in place) and an `id` set to a random number at
+//!   creation.
 //! - `null_data_source` (deprecated): copies `inputs` to `outputs`, with a
 //!   `random` number and `has_computed_default`.
 
@@ -42,7 +44,7 @@ fn null_resource() -> ResourceSpec<()> {
         )
         .attr(
             "triggers",
-            Attr::map(Type::String).optional().force_new().description(
+            Attr::map(Type::String).optional().description(
                 "A map of arbitrary strings that, when changed, will force the null resource \
                      to be replaced, re-running any associated provisioners.",
             ),
@@ -56,7 +58,14 @@ fn null_resource() -> ResourceSpec<()> {
     ResourceSpec::new(schema)
         .create(|_, _, d| d.set_id(random_id()?))
         .read(|_, _, _| Ok(()))
+        // Changes to `triggers` that only add or drop null values update
+        // the state in place; the others replace (hashicorp's rule).
+        .update(|_, _, _| Ok(()))
         .delete(|_, _, _| Ok(()))
+        .plan_hook(|plan| {
+            plan.require_replace_if_map_values_not_null("triggers");
+            Ok(())
+        })
         .import_passthrough()
 }
 
@@ -243,6 +252,64 @@ mod tests {
             vec![AttributePath::root().attribute("triggers")]
         );
         assert!(!plan.planned_state.as_attributes().unwrap()["id"].is_known());
+    }
+
+    #[test]
+    fn triggers_changing_only_null_values_update_in_place() {
+        use terrace_sdk::testing::Tester;
+        let t = match Tester::new(provider(), vec![]) {
+            Ok(t) => t,
+            Err(d) => panic!("{d}"),
+        };
+        let triggers = |entries: &[(&str, Option<&str>)]| {
+            Value::map(
+                Type::String,
+                entries
+                    .iter()
+                    .map(|(k, v)| {
+                        let value = v.map_or(Value::null(Type::String), Value::string);
+                        (k.to_string(), value)
+                    })
+                    .collect(),
+            )
+        };
+        let null_map = Value::null(Type::map(Type::String));
+        let cases = [
+            // (before, after, replaces)
+            (null_map.clone(), triggers(&[]), false),
+            (null_map.clone(), triggers(&[("a", None)]), false),
+            (
+                triggers(&[("a", Some("1"))]),
+                triggers(&[("a", Some("1")), ("b", None)]),
+                false,
+            ),
+            (null_map.clone(), triggers(&[("a", Some("1"))]), true),
+            (
+                triggers(&[("a", Some("1"))]),
+                triggers(&[("a", Some("2"))]),
+                true,
+            ),
+            (triggers(&[("a", Some("1"))]), null_map, true),
+        ];
+        for (index, (before, after, replaces)) in cases.into_iter().enumerate() {
+            let null = Value::null(t.resource_type("null_resource"));
+            let config = |v: &Value| t.config("null_resource", vec![("triggers", v.clone())]);
+            let state = t.apply("null_resource", &null, &config(&before)).unwrap();
+            let plan = t.plan("null_resource", &state, &config(&after));
+            assert_eq!(!plan.requires_replace.is_empty(), replaces, "case {index}");
+            if !replaces {
+                let updated = t.apply("null_resource", &state, &config(&after)).unwrap();
+                assert!(
+                    updated.as_attributes().unwrap()["id"]
+                        .raw_equals(&state.as_attributes().unwrap()["id"]),
+                    "case {index}"
+                );
+                assert!(
+                    updated.as_attributes().unwrap()["triggers"].raw_equals(&after),
+                    "case {index}"
+                );
+            }
+        }
     }
 
     #[test]

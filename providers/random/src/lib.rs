@@ -4,13 +4,22 @@
 //!
 //! `random_id`, `random_integer`, `random_password`, `random_pet`,
 //! `random_shuffle`, `random_string`, `random_uuid` and `random_bytes`.
-//! Every argument forces a new value when it changes (there is nothing to
-//! update in place); reads change nothing; imports rebuild the state from
-//! the identifier as hashicorp/random does.
+//! Every argument but `keepers` forces a new value when it changes;
+//! `keepers` does too, except for changes that only add or remove null
+//! values, which update the state in place. Reads change nothing; imports
+//! rebuild the state from the identifier as hashicorp/random does; a
+//! `seed` draws Go's `math/rand` numbers, as hashicorp/random does.
 
+// The seeding table's computation, run by build.rs; the crate itself
+// uses the LCG and its tests the rest.
+#[cfg_attr(not(test), allow(dead_code))]
+mod cooked;
+mod gorand;
 mod pet;
 mod rand;
 mod strings;
+
+use gorand::GoRand;
 
 use base64::Engine;
 use serde_json::{Map, Value as Json};
@@ -31,8 +40,11 @@ pub fn provider() -> ProviderSpec<()> {
         .resource("random_bytes", random_bytes())
 }
 
+/// `keepers` replaces the object by hashicorp's rule for it (changes
+/// adding or removing only null values do not), applied by
+/// `create_only`'s plan hook; other changes to it update in place.
 fn keepers() -> Attr {
-    Attr::map(Type::String).optional().force_new().description(
+    Attr::map(Type::String).optional().description(
         "Arbitrary map of values that, when changed, will trigger recreation of resource. See \
          the main provider documentation for more information.",
     )
@@ -42,8 +54,10 @@ fn id_attr(description: &str) -> Attr {
     Attr::string().computed().description(description)
 }
 
-/// A resource that only creates: every argument forces a replacement and
-/// reads and deletes have nothing to do.
+/// A resource whose only real operation is creating: every argument but
+/// `keepers` forces a replacement, an update only records new keepers
+/// (the planned state is the new state), and reads and deletes have
+/// nothing to do.
 fn create_only(
     schema: BlockSpec,
     create: impl Fn(&mut ResourceData) -> Result<(), Error> + Send + Sync + 'static,
@@ -51,7 +65,12 @@ fn create_only(
     ResourceSpec::new(schema)
         .create(move |_, _, d| create(d))
         .read(|_, _, _| Ok(()))
+        .update(|_, _, _| Ok(()))
         .delete(|_, _, _| Ok(()))
+        .plan_hook(|plan| {
+            plan.require_replace_if_map_values_not_null("keepers");
+            Ok(())
+        })
 }
 
 fn random_bytes_of(length: usize) -> Result<Vec<u8>, Error> {
@@ -189,14 +208,18 @@ fn random_integer() -> ResourceSpec<()> {
         if max < min {
             return Err(min_max_error());
         }
-        let mut source = rand::Source::new(d.get_str("seed"));
-        let span = (i128::from(max) - i128::from(min) + 1) as u128;
-        let offset = if span > u128::from(u64::MAX) {
-            source.next_u64()?
-        } else {
-            source.below(span as u64)?
+        let mut source = GoRand::for_seed(d.get_str("seed"))?;
+        // hashicorp/random draws `Intn(max+1-min) + min`; where that span
+        // overflows Go's int it crashes, so such ranges get a uniform draw
+        // of their own.
+        let number = match source.intn(max.wrapping_add(1).wrapping_sub(min)) {
+            Some(offset) => min.wrapping_add(offset),
+            None => {
+                let span = (i128::from(max) - i128::from(min) + 1) as u128;
+                let offset = source.below_wide(span);
+                (i128::from(min) + offset as i128) as i64
+            }
         };
-        let number = (i128::from(min) + i128::from(offset)) as i64;
         d.set_i64("result", number)?;
         d.set_id(number.to_string())
     })
@@ -594,7 +617,7 @@ fn random_shuffle() -> ResourceSpec<()> {
     let schema = BlockSpec::new()
         .markdown_description("The resource `random_shuffle` generates a random permutation of a list of strings given as an argument.")
         .attr("keepers", keepers())
-        .attr("seed", Attr::string().optional().force_new().description("Arbitrary string with which to seed the random number generator, in order to produce less-volatile permutations of the list."))
+        .attr("seed", Attr::string().optional().force_new().description("Arbitrary string with which to seed the random number generator, in order to produce less-volatile permutations of the list.\n\n**Important:** Even with an identical seed, it is not guaranteed that the same permutation will be produced across different versions of Terraform. This argument causes the result to be *less volatile*, but not fixed for all time."))
         .attr("input", Attr::list(Type::String).required().force_new().description("The list of strings to shuffle."))
         .attr("result_count", Attr::int64().optional().force_new().description("The number of results to return. Defaults to the number of items in the `input` list. If fewer items are requested, some elements will be excluded from the result. If more items are requested, items will be repeated in the result but not more frequently than the number of items in the input list."))
         .attr("result", Attr::list(Type::String).computed().description("Random permutation of the list of strings given in `input`. The number of elements is determined by `result_count` if set, or the number of elements in `input`."))
@@ -618,9 +641,11 @@ fn random_shuffle() -> ResourceSpec<()> {
         };
         let mut result = Vec::with_capacity(count);
         if count > 0 && !input.is_empty() {
-            let mut source = rand::Source::new(d.get_str("seed"));
+            let mut source = GoRand::for_seed(d.get_str("seed"))?;
+            // Whole permutations, one after another, as hashicorp/random
+            // draws them: the same seed gives the same result.
             'batches: loop {
-                for index in source.permutation(input.len())? {
+                for index in source.perm(input.len()) {
                     result.push(input[index].clone());
                     if result.len() >= count {
                         break 'batches;

@@ -310,7 +310,7 @@ fn pick(source: &mut Source, words: &[&'static str]) -> Result<&'static str, Err
 
 /// A name of `length` words joined by `separator`.
 pub fn generate(length: usize, separator: &str) -> Result<String, Error> {
-    let mut source = Source::Os;
+    let mut source = Source;
     let mut words: Vec<&str> = Vec::with_capacity(length);
     for _ in 2..length {
         words.push(pick(&mut source, ADVERBS)?);

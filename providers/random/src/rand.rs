@@ -1,50 +1,18 @@
-//! Random sources: the operating system's for unseeded values (as
-//! hashicorp/random uses `crypto/rand`), and a small deterministic
-//! generator for resources given a `seed`, so that the same seed always
-//! gives the same result.
-//!
-//! The seeded sequence is terrace's own (SplitMix64 over an FNV-1a hash of
-//! the seed): stable from run to run and release to release, but not the
-//! numbers Go's `math/rand` would draw for the same seed.
+//! The operating system's random source, which hashicorp/random uses
+//! (through `crypto/rand`) for everything but the seedable resources:
+//! strings, passwords, ids, bytes, UUIDs, pet names. `random_integer` and
+//! `random_shuffle` use Go's `math/rand` instead (`gorand`).
 
 use terrace_sdk::Error;
 
-pub enum Source {
-    Os,
-    Seeded(u64),
-}
+/// Draws from the operating system.
+pub struct Source;
 
 impl Source {
-    /// A seeded source for a non-empty seed, the system's otherwise.
-    pub fn new(seed: Option<&str>) -> Source {
-        match seed {
-            Some(seed) if !seed.is_empty() => {
-                let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-                for byte in seed.bytes() {
-                    hash ^= u64::from(byte);
-                    hash = hash.wrapping_mul(0x0100_0000_01b3);
-                }
-                Source::Seeded(hash)
-            }
-            _ => Source::Os,
-        }
-    }
-
     pub fn next_u64(&mut self) -> Result<u64, Error> {
-        match self {
-            Source::Os => {
-                let mut bytes = [0u8; 8];
-                fill(&mut bytes)?;
-                Ok(u64::from_le_bytes(bytes))
-            }
-            Source::Seeded(state) => {
-                *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = *state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                Ok(z ^ (z >> 31))
-            }
-        }
+        let mut bytes = [0u8; 8];
+        fill(&mut bytes)?;
+        Ok(u64::from_le_bytes(bytes))
     }
 
     /// A uniform number in `0..n` (n > 0), without modulo bias.
@@ -88,22 +56,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seeds_repeat_and_differ() {
-        let draw = |seed| {
-            let mut source = Source::new(Some(seed));
-            (0..5)
-                .map(|_| source.below(1000).unwrap())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(draw("a"), draw("a"));
-        assert_ne!(draw("a"), draw("b"));
-        let mut source = Source::new(Some("x"));
+    fn draws_stay_in_range() {
+        let mut source = Source;
+        for n in [1u64, 2, 7, 1000, u64::MAX] {
+            for _ in 0..20 {
+                assert!(n == 1 || source.below(n).unwrap() < n);
+            }
+        }
+        assert_eq!(source.below(1).unwrap(), 0);
         let mut permutation = source.permutation(10).unwrap();
         permutation.sort();
         assert_eq!(permutation, (0..10).collect::<Vec<_>>());
-        assert!(matches!(Source::new(Some("")), Source::Os));
-        let mut os = Source::new(None);
-        assert!(os.below(7).unwrap() < 7);
-        assert_eq!(os.below(1).unwrap(), 0);
     }
 }

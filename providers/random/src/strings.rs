@@ -82,7 +82,7 @@ pub fn generate(params: &Params) -> Result<String, Error> {
             ),
         ));
     }
-    let mut source = Source::Os;
+    let mut source = Source;
     let mut result: Vec<char> = Vec::with_capacity(usize::try_from(params.length).unwrap_or(0));
     draw(&mut source, &numeric, params.min_numeric, &mut result)?;
     draw(&mut source, &lower, params.min_lower, &mut result)?;

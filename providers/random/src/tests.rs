@@ -324,3 +324,146 @@ fn old_password_states_are_upgraded() {
     assert!(attr(&state, "min_upper").raw_equals(&Value::int(0)));
     assert!(bcrypt::verify("abc", &text(&state, "bcrypt_hash")).unwrap());
 }
+
+fn strings(items: &[&str]) -> Value {
+    Value::list(Type::String, items.iter().map(Value::string).collect())
+}
+
+/// A map of strings from `k=v` pairs (`k=~` for a null value), or `null`.
+fn keepers(text: &str) -> Value {
+    if text == "null" {
+        return Value::null(Type::map(Type::String));
+    }
+    let entries = text
+        .split(',')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = match value {
+                "~" => Value::null(Type::String),
+                v => Value::string(v),
+            };
+            (key.to_string(), value)
+        })
+        .collect();
+    Value::map(Type::String, entries)
+}
+
+#[test]
+fn seeded_results_are_hashicorp_randoms() {
+    // Expected values from hashicorp/random's own acceptance tests
+    // (resource_integer_test.go, resource_shuffle_test.go).
+    let t = tester();
+    for (seed, want) in [("12345", 3), ("123456", 2)] {
+        let state = create(
+            &t,
+            "random_integer",
+            vec![
+                ("min", Value::int(1)),
+                ("max", Value::int(3)),
+                ("seed", Value::string(seed)),
+            ],
+        );
+        assert!(
+            attr(&state, "result").raw_equals(&Value::int(want)),
+            "{seed}"
+        );
+    }
+    let five = strings(&["a", "b", "c", "d", "e"]);
+    let cases: [(&Value, Option<i64>, &[&str]); 4] = [
+        (&five, None, &["a", "c", "b", "e", "d"]),
+        (&five, Some(3), &["a", "c", "b"]),
+        (
+            &five,
+            Some(12),
+            &["a", "c", "b", "e", "d", "a", "e", "d", "c", "b", "a", "b"],
+        ),
+        (&strings(&["a"]), Some(1), &["a"]),
+    ];
+    for (input, count, want) in cases {
+        let mut entries = vec![("input", input.clone()), ("seed", Value::string("-"))];
+        if let Some(count) = count {
+            entries.push(("result_count", Value::int(count)));
+        }
+        let state = create(&t, "random_shuffle", entries);
+        assert!(
+            attr(&state, "result").raw_equals(&strings(want)),
+            "{count:?}: {:?}",
+            attr(&state, "result")
+        );
+    }
+    let empty = create(
+        &t,
+        "random_shuffle",
+        vec![
+            ("input", strings(&[])),
+            ("seed", Value::string("-")),
+            ("result_count", Value::int(12)),
+        ],
+    );
+    assert_eq!(attr(&empty, "result").known_length(), Some(0));
+}
+
+#[test]
+fn keepers_replace_unless_only_null_values_change() {
+    // The cases of hashicorp/random's keepers acceptance tests.
+    let cases = [
+        ("", "", false),
+        ("", "a=~", false),
+        ("null", "null", false),
+        ("null", "a=~", false),
+        ("a=~", "a=~", false),
+        ("a=~,b=~", "a=~,b=~", false),
+        ("a=1", "a=1", false),
+        ("a=1,b=2", "a=1,b=2", false),
+        ("null", "a=~,b=~", false),
+        ("a=1", "a=1,b=~", false),
+        ("", "a=1", true),
+        ("null", "a=1", true),
+        ("a=~", "a=1", true),
+        ("a=1", "", true),
+        ("a=1", "null", true),
+        ("a=1", "a=~", true),
+        ("a=1", "a=2", true),
+        ("null", "a=~,b=1", true),
+    ];
+    let t = tester();
+    for (before, after, replaces) in cases {
+        let input = strings(&["x", "y", "z"]);
+        let config = |k: &str| {
+            t.config(
+                "random_shuffle",
+                vec![("input", input.clone()), ("keepers", keepers(k))],
+            )
+        };
+        let null = Value::null(t.resource_type("random_shuffle"));
+        let state = t.apply("random_shuffle", &null, &config(before)).unwrap();
+        let new_config = config(after);
+        let plan = t.plan("random_shuffle", &state, &new_config);
+        assert!(plan.diagnostics.is_empty(), "{}", plan.diagnostics);
+        let case = format!("{before} -> {after}");
+        if replaces {
+            assert_eq!(
+                plan.requires_replace,
+                vec![AttributePath::root().attribute("keepers")],
+                "{case}"
+            );
+            assert!(!attr(&plan.planned_state, "result").is_known(), "{case}");
+            continue;
+        }
+        assert!(plan.requires_replace.is_empty(), "{case}");
+        // An update in place: the result stays, the keepers are recorded.
+        let updated = t.apply("random_shuffle", &state, &new_config).unwrap();
+        assert!(
+            attr(&updated, "result").raw_equals(&attr(&state, "result")),
+            "{case}"
+        );
+        assert!(
+            attr(&updated, "keepers").raw_equals(&keepers(after)),
+            "{case}"
+        );
+        let again = t.plan("random_shuffle", &updated, &new_config);
+        assert!(again.requires_replace.is_empty(), "{case}");
+        assert!(again.planned_state.raw_equals(&updated), "{case}");
+    }
+}

@@ -1,0 +1,476 @@
+//! `plan`, `apply`, `destroy` and `refresh`: load the configuration and
+//! the variables, lock and read the state, find the providers, run the
+//! engine, render what it did and persist the state.
+//!
+//! The state is locked for the whole command (unless `-lock=false`), so a
+//! second apply on the same state waits for `-lock-timeout` and then fails
+//! with terraform's message. During apply every object the engine records
+//! is appended to a journal next to the state (`journal`), so a process
+//! killed mid-apply loses nothing: the next command replays the journal
+//! into the state before doing anything else.
+
+use crate::journal::Journal;
+use crate::operation_args::{self, Command, OperationArgs};
+use crate::provider_factory::CliProviderFactory;
+use crate::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
+use crate::ui::{ApplyUi, Interrupt};
+use std::collections::BTreeMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use terrace_addrs::{Provider, ResourceMode};
+use terrace_config::input_variables::collect_input_values;
+use terrace_config::loader::{Config, LoadOptions};
+use terrace_engine::{Context, PlanOptions};
+use terrace_getproviders::cliconfig::{self, CliEnv};
+use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_plans::model::{Action, Plan, PlanMode};
+use terrace_plans::render::{render_apply_summary, render_outputs, render_plan, RenderOptions};
+use terrace_providers::Schema;
+use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
+use terrace_states::model::State;
+use terrace_syntax::render::SourceMap;
+use terrace_syntax::{Diagnostic, Diagnostics};
+
+/// The version terrace tells providers and writes into states: the
+/// terraform release whose behaviour it follows.
+pub const TERRAFORM_VERSION: &str = "1.11.4";
+
+pub fn run(command: Command, argv: &[String]) -> i32 {
+    let args = match operation_args::parse(command, argv) {
+        Ok(args) => args,
+        Err(problems) => {
+            let color = std::env::var_os("NO_COLOR").is_none();
+            print_diagnostics(&problems, &SourceMap::new(), color);
+            return 1;
+        }
+    };
+    let dir = PathBuf::from(".");
+    let interrupt = Interrupt::install();
+    let mut op = match Operation::prepare(&dir, args, interrupt) {
+        Ok(op) => op,
+        Err(code) => return code,
+    };
+    let code = op.execute();
+    op.finish(code)
+}
+
+struct Operation {
+    args: OperationArgs,
+    dir: PathBuf,
+    config: Arc<Config>,
+    sources: SourceMap,
+    backend: LocalBackend,
+    locked: bool,
+    prior: State,
+    ctx: Context,
+    warnings: Diagnostics,
+    interrupt: Interrupt,
+    journal: Option<Arc<Journal>>,
+}
+
+impl Operation {
+    /// Everything before the engine runs. On failure the diagnostics are
+    /// printed and the exit status returned (nothing was changed).
+    fn prepare(dir: &Path, args: OperationArgs, interrupt: Interrupt) -> Result<Operation, i32> {
+        let color = args.color;
+        let fail = |diags: &Diagnostics, sources: &SourceMap| {
+            print_diagnostics(diags, sources, color);
+            1
+        };
+        let (config, mut diags) = terrace_config::loader::load_config(dir, &LoadOptions::default());
+        let mut sources = source_map(&config);
+        if has_errors(&diags) {
+            return Err(fail(&diags, &sources));
+        }
+        diags.extend(terrace_config::provider_validation::validate_provider_configs(&config));
+        if has_errors(&diags) {
+            return Err(fail(&diags, &sources));
+        }
+
+        let (inputs, input_diags) =
+            collect_input_values(dir, &args.variables, std::env::vars());
+        diags.extend(input_diags);
+        for file in inputs.files() {
+            sources.add_source(file.clone());
+        }
+        let (variables, variable_diags) = inputs.final_values(&config.module.variables);
+        diags.extend(variable_diags);
+        for (name, variable) in &config.module.variables {
+            if variable.default.is_none() && inputs.value_for(variable).is_none() {
+                let mut d = Diagnostic::error(
+                    "No value for required variable",
+                    format!(
+                        "The root module input variable \"{name}\" is not set, and has no \
+                         default value. Use a -var or -var-file command line argument to \
+                         provide a value for this variable."
+                    ),
+                );
+                d.subject = Some(variable.decl_range.clone());
+                diags.push(d);
+            }
+        }
+        if has_errors(&diags) {
+            return Err(fail(&diags, &sources));
+        }
+
+        // The state, locked for the rest of the command.
+        let mut backend = LocalBackend::new(
+            dir,
+            LocalBackendOptions {
+                state: args.state_path.clone(),
+                state_out: args.state_out.clone(),
+                backup: args
+                    .backup_path
+                    .as_ref()
+                    .map(|p| p.to_string_lossy().into_owned()),
+                ..LocalBackendOptions::default()
+            },
+        )
+        .with_data_dir(data_dir(dir))
+        .with_version(TERRAFORM_VERSION);
+        let workspace = match backend.current_workspace() {
+            Ok(w) => w,
+            Err(e) => {
+                let d = e.diagnostic().unwrap_or_else(|| {
+                    Diagnostic::error("Failed to select workspace", e.to_string())
+                });
+                return Err(fail(&vec![d], &sources));
+            }
+        };
+        backend.use_workspace(workspace.clone());
+        let mut locked = false;
+        if args.lock {
+            let operation = match args.command {
+                Command::Plan => "OperationTypePlan",
+                Command::Apply | Command::Destroy => "OperationTypeApply",
+                Command::Refresh => "OperationTypeRefresh",
+            };
+            if let Err(e) = backend.lock(operation, "", args.lock_timeout) {
+                eprintln!("{}", lock_failure_text(&e.acquire_diagnostic(), color));
+                return Err(1);
+            }
+            locked = true;
+        }
+        let unlock_and_fail = |backend: &mut LocalBackend, diags: &Diagnostics| {
+            print_diagnostics(diags, &sources, color);
+            if locked {
+                let _ = backend.unlock();
+            }
+            1
+        };
+        let prior = match backend.read_state() {
+            Ok((state, warnings)) => {
+                diags.extend(warnings);
+                state.unwrap_or_else(State::new_empty)
+            }
+            Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
+        };
+        // An apply killed earlier left its journal: fold it in first.
+        let journal_path = Journal::path_for(&backend.state_paths(&workspace).write, dir);
+        let prior = match Journal::recover(&journal_path, prior) {
+            Ok((state, recovered)) => {
+                if recovered > 0 {
+                    if let Err(e) = backend.write_state(&state) {
+                        return Err(unlock_and_fail(&mut backend, &e.to_diagnostics()));
+                    }
+                    Journal::remove(&journal_path);
+                    println!(
+                        "Recovered {recovered} object(s) recorded by an interrupted apply into \
+                         the state.\n"
+                    );
+                }
+                state
+            }
+            Err(d) => return Err(unlock_and_fail(&mut backend, &vec![d])),
+        };
+
+        // Providers: what the configuration and the state need.
+        let (reqs, req_diags) = requirements_by_module(&config);
+        diags.extend(req_diags);
+        let mut needed = reqs.merged();
+        for resource in prior.resources.values() {
+            needed
+                .entry(resource.provider.provider.clone())
+                .or_default();
+        }
+        let (locks, lock_diags) = Locks::load(&dir.join(LOCK_FILE_NAME));
+        diags.extend(lock_diags);
+        let env = CliEnv::from_process();
+        let (cli, cli_diags) = cliconfig::load(&env);
+        crate::providers::print_cli_config_problems(&cli_diags);
+        let overrides = cli.dev_overrides();
+        if !overrides.is_empty() {
+            diags.insert(0, dev_overrides_warning(&overrides));
+        }
+        let executables = match crate::providers_schema::locate_executables(
+            &needed,
+            &locks,
+            &cli,
+            &env,
+            &data_dir(dir),
+        ) {
+            Ok(found) => found,
+            Err(errors) => {
+                diags.extend(errors);
+                return Err(unlock_and_fail(&mut backend, &diags));
+            }
+        };
+        if has_errors(&diags) {
+            return Err(unlock_and_fail(&mut backend, &diags));
+        }
+        let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
+        let factory = Arc::new(CliProviderFactory::new(executables, &working_dir));
+        let config = Arc::new(config);
+        let ctx = Context {
+            config: config.clone(),
+            providers: factory,
+            variables,
+            workspace,
+            working_dir,
+            parallelism: args.parallelism,
+            terraform_version: TERRAFORM_VERSION.to_string(),
+        };
+        let warnings: Diagnostics = diags;
+        Ok(Operation {
+            args,
+            dir: dir.to_path_buf(),
+            config,
+            sources,
+            backend,
+            locked,
+            prior,
+            ctx,
+            warnings,
+            interrupt,
+            journal: Some(Arc::new(Journal::new(journal_path))),
+        })
+    }
+
+    fn color(&self) -> bool {
+        self.args.color
+    }
+
+    fn render_options(&self) -> RenderOptions {
+        RenderOptions::new(self.color())
+    }
+
+    fn execute(&mut self) -> i32 {
+        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
+        let plan = if let Some(path) = self.args.plan_file.clone() {
+            match crate::planfile_io::read(&path, &self.prior) {
+                Ok(plan) => plan,
+                Err(d) => {
+                    print_diagnostics(&d, &self.sources, self.color());
+                    return 1;
+                }
+            }
+        } else {
+            let opts = PlanOptions {
+                mode: if self.args.destroy {
+                    PlanMode::Destroy
+                } else if self.args.refresh_only {
+                    PlanMode::RefreshOnly
+                } else {
+                    PlanMode::Normal
+                },
+                refresh: self.args.refresh,
+                targets: self.args.targets.clone(),
+                excludes: self.args.excludes.clone(),
+                force_replace: self.args.replace.clone(),
+                timestamp: String::new(),
+            };
+            let (plan, diags) = terrace_engine::plan(&self.ctx, &self.prior, &opts, &ui);
+            let mut all = std::mem::take(&mut self.warnings);
+            all.extend(diags);
+            let failed = has_errors(&all);
+            if !failed || !plan.changes.is_empty() {
+                print!("{}", render_plan(&plan, &self.schemas(), &self.render_options()));
+            }
+            print_diagnostics(&all, &self.sources, self.color());
+            if failed {
+                return 1;
+            }
+            plan
+        };
+
+        if self.args.command == Command::Plan {
+            if let Some(out) = self.args.out.clone() {
+                if let Err(d) = crate::planfile_io::write(&out, &plan, &self.prior) {
+                    print_diagnostics(&d, &self.sources, self.color());
+                    return 1;
+                }
+                println!(
+                    "\n─────────────────────────────────────────────────────────────────────────────\n\nSaved the plan to: {}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply {:?}",
+                    out.display(),
+                    out.display().to_string()
+                );
+            } else if has_changes(&plan) {
+                println!(
+                    "\n─────────────────────────────────────────────────────────────────────────────\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terraform apply\" now."
+                );
+            }
+            return if self.args.detailed_exitcode && has_changes(&plan) {
+                2
+            } else {
+                0
+            };
+        }
+
+        if !has_changes(&plan) && plan.mode != PlanMode::RefreshOnly {
+            // Nothing to do, but outputs and refreshed objects still land.
+            return self.apply_plan(&plan, &ui);
+        }
+        if self.args.plan_file.is_none() && !self.args.auto_approve && !self.approved(&plan) {
+            let verb = if plan.mode == PlanMode::Destroy {
+                "Destroy"
+            } else {
+                "Apply"
+            };
+            eprintln!(
+                "\nError: {verb} cancelled\n"
+            );
+            return 1;
+        }
+        self.apply_plan(&plan, &ui)
+    }
+
+    fn apply_plan(&mut self, plan: &Plan, ui: &ApplyUi) -> i32 {
+        let (state, diags) = terrace_engine::apply(&self.ctx, plan, ui);
+        let mut code = 0;
+        match self.backend.write_state(&state) {
+            Ok(_) => {
+                if let Some(journal) = &self.journal {
+                    journal.finish();
+                }
+            }
+            Err(e) => {
+                let mut d = e.to_diagnostics();
+                match self.backend.write_errored_state(&state) {
+                    Ok(path) => d.push(Diagnostic::error(
+                        "Failed to save state",
+                        format!(
+                            "Error saving state: {e}\n\nTerraform encountered an error \
+                             attempting to save the state before cancelling the current \
+                             operation. Once the operation is complete another attempt will be \
+                             made to save the final state. The state was written to {} instead.",
+                            path.display()
+                        ),
+                    )),
+                    Err(e2) => d.push(Diagnostic::error("Failed to save state", e2.to_string())),
+                }
+                print_diagnostics(&d, &self.sources, self.color());
+                code = 1;
+            }
+        }
+        if has_errors(&diags) {
+            print_diagnostics(&diags, &self.sources, self.color());
+            return 1;
+        }
+        print_diagnostics(&diags, &self.sources, self.color());
+        let counts = ui.counts();
+        let destroy = plan.mode == PlanMode::Destroy;
+        print!(
+            "{}",
+            render_apply_summary(
+                destroy,
+                counts.added,
+                counts.changed,
+                counts.destroyed,
+                counts.imported,
+                &self.render_options()
+            )
+        );
+        if !destroy {
+            let outputs: BTreeMap<String, (terrace_value::Value, bool)> = state
+                .outputs
+                .iter()
+                .map(|(name, o)| (name.clone(), (o.value.clone(), o.sensitive)))
+                .collect();
+            print!("{}", render_outputs(&outputs, &self.render_options()));
+        }
+        code
+    }
+
+    /// Terraform's interactive approval: only `yes` goes on.
+    fn approved(&self, plan: &Plan) -> bool {
+        let (question, detail) = match plan.mode {
+            PlanMode::Destroy => (
+                "Do you really want to destroy all resources?",
+                "  Terraform will destroy all your managed infrastructure, as shown above.\n  There is no undo. Only 'yes' will be accepted to confirm.",
+            ),
+            _ => (
+                "Do you want to perform these actions?",
+                "  Terraform will perform the actions described above.\n  Only 'yes' will be accepted to approve.",
+            ),
+        };
+        if !self.args.input {
+            return false;
+        }
+        print!("\n{question}\n{detail}\n\n  Enter a value: ");
+        let _ = std::io::stdout().flush();
+        let mut line = String::new();
+        let ok = std::io::stdin().lock().read_line(&mut line).is_ok();
+        println!();
+        ok && line.trim_end_matches(['\n', '\r']) == "yes"
+    }
+
+    /// Resource schemas for rendering, from the providers the engine used.
+    fn schemas(&self) -> impl Fn(&Provider, ResourceMode, &str) -> Option<Arc<Schema>> + '_ {
+        move |provider: &Provider, mode: ResourceMode, type_name: &str| {
+            let schema = self.ctx.providers.schema(provider).ok()?;
+            let found = match mode {
+                ResourceMode::Data => schema.data_sources.get(type_name),
+                ResourceMode::Ephemeral => schema.ephemeral_resources.get(type_name),
+                _ => schema.resource_types.get(type_name),
+            }?;
+            Some(Arc::new(found.clone()))
+        }
+    }
+
+    fn finish(&mut self, code: i32) -> i32 {
+        if self.locked {
+            if let Err(e) = self.backend.unlock() {
+                eprintln!("{e}");
+                return 1;
+            }
+        }
+        let _ = (&self.dir, &self.config);
+        code
+    }
+}
+
+fn has_errors(diags: &Diagnostics) -> bool {
+    diags.iter().any(Diagnostic::is_error)
+}
+
+fn has_changes(plan: &Plan) -> bool {
+    plan.changes.iter().any(|c| c.action != Action::NoOp)
+        || plan.output_changes.iter().any(|c| c.action != Action::NoOp)
+}
+
+fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
+    let mut text = terrace_syntax::render::render_diagnostic(
+        diag,
+        &SourceMap::new(),
+        if color {
+            terrace_syntax::render::RenderStyle::Color
+        } else {
+            terrace_syntax::render::RenderStyle::Plain
+        },
+        terrace_syntax::render::DEFAULT_WIDTH,
+    );
+    text.push_str(
+        "\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended.",
+    );
+    text
+}
+
+fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
+    let mut detail = String::from("The following provider development overrides are set in the CLI configuration:\n");
+    for (provider, path) in overrides {
+        detail.push_str(&format!(" - {} in {}\n", provider.for_display(), path.display()));
+    }
+    detail.push_str("\nThe behavior may therefore not match any released version of the provider and applying changes may cause the state to become incompatible with published releases.");
+    Diagnostic::warning("Provider development overrides are in effect", detail)
+}

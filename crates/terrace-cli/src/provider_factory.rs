@@ -1,0 +1,159 @@
+//! How the engine gets providers from the command line's point of view:
+//! the built-in `terraform` provider in process, every other provider as a
+//! plugin process whose executable was found once per command (development
+//! overrides, the lock file's version in `.terraform/providers`, filesystem
+//! mirrors).
+//!
+//! Schemas come from the schema cache when a provider allows it. When a
+//! schema has to be asked of a plugin, the process that answered is kept
+//! and handed out by the next `start`, so a provider used once is started
+//! once.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use terrace_addrs::Provider as ProviderAddr;
+use terrace_engine::ProviderFactory;
+use terrace_plugin::{LaunchConfig, PluginProvider};
+use terrace_providers::{Provider, ProviderSchema};
+use terrace_schemacache::SchemaCache;
+use terrace_syntax::{Diagnostic, Diagnostics};
+
+pub struct CliProviderFactory {
+    executables: HashMap<ProviderAddr, PathBuf>,
+    working_dir: PathBuf,
+    cache: SchemaCache,
+    schemas: Mutex<HashMap<ProviderAddr, Arc<ProviderSchema>>>,
+    /// Plugin processes started to answer a schema request and not yet
+    /// handed out.
+    idle: Mutex<HashMap<ProviderAddr, Vec<PluginProvider>>>,
+}
+
+impl CliProviderFactory {
+    pub fn new(executables: Vec<(ProviderAddr, PathBuf)>, working_dir: &Path) -> CliProviderFactory {
+        CliProviderFactory {
+            executables: executables.into_iter().collect(),
+            working_dir: working_dir.to_path_buf(),
+            cache: SchemaCache::from_env(),
+            schemas: Mutex::new(HashMap::new()),
+            idle: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn executable(&self, provider: &ProviderAddr) -> Result<&PathBuf, Diagnostics> {
+        self.executables.get(provider).ok_or_else(|| {
+            vec![Diagnostic::error(
+                "Missing required provider",
+                format!(
+                    "This configuration requires provider {provider}, but that provider isn't \
+                     available. You may be able to install it automatically by running:\n  \
+                     terrace init"
+                ),
+            )]
+        })
+    }
+
+    fn launch_config(&self, provider: &ProviderAddr) -> Result<LaunchConfig, Diagnostics> {
+        let executable = self.executable(provider)?;
+        Ok(LaunchConfig::new(provider.to_string(), executable.clone()))
+    }
+
+    fn builtin(&self) -> terrace_builtin::TerraformProvider {
+        terrace_builtin::TerraformProvider::new(self.working_dir.clone())
+    }
+}
+
+impl ProviderFactory for CliProviderFactory {
+    fn schema(&self, provider: &ProviderAddr) -> Result<Arc<ProviderSchema>, Diagnostics> {
+        if let Some(schema) = self
+            .schemas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(provider)
+        {
+            return Ok(schema.clone());
+        }
+        let schema = if provider.is_builtin() {
+            let response = self.builtin().get_provider_schema();
+            if response.diagnostics.has_errors() {
+                return Err(provider_diagnostics(response.diagnostics));
+            }
+            response.schema
+        } else {
+            let executable = self.executable(provider)?;
+            let cached = self
+                .cache
+                .executable_digest(executable)
+                .ok()
+                .and_then(|digest| self.cache.get(&digest))
+                .filter(|schema| schema.server_capabilities.get_provider_schema_optional);
+            match cached {
+                Some(schema) => Arc::new(schema),
+                None => {
+                    // The provider has to be asked; keep the process that
+                    // answered for the first `start` rather than starting
+                    // another.
+                    let (running, _) = terrace_schemacache::launch(
+                        &self.cache,
+                        self.launch_config(provider)?,
+                    )
+                    .map_err(provider_diagnostics)?;
+                    let response = running.get_provider_schema();
+                    if response.diagnostics.has_errors() {
+                        running.close();
+                        return Err(provider_diagnostics(response.diagnostics));
+                    }
+                    self.idle
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .entry(provider.clone())
+                        .or_default()
+                        .push(running);
+                    response.schema
+                }
+            }
+        };
+        self.schemas
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(provider.clone(), schema.clone());
+        Ok(schema)
+    }
+
+    fn start(&self, provider: &ProviderAddr) -> Result<Arc<dyn Provider>, Diagnostics> {
+        if provider.is_builtin() {
+            return Ok(Arc::new(self.builtin()));
+        }
+        let parked = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_mut(provider)
+            .and_then(Vec::pop);
+        if let Some(running) = parked {
+            return Ok(Arc::new(running));
+        }
+        let config = self.launch_config(provider)?;
+        let (running, _) =
+            terrace_schemacache::launch(&self.cache, config).map_err(provider_diagnostics)?;
+        Ok(Arc::new(running))
+    }
+}
+
+impl Drop for CliProviderFactory {
+    fn drop(&mut self) {
+        for (_, parked) in self.idle.get_mut().unwrap_or_else(PoisonError::into_inner).drain() {
+            for provider in parked {
+                provider.close();
+            }
+        }
+    }
+}
+
+fn provider_diagnostics(diags: terrace_providers::Diagnostics) -> Diagnostics {
+    diags
+        .0
+        .into_iter()
+        .map(crate::providers_schema::provider_diagnostic)
+        .collect()
+}

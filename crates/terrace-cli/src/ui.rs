@@ -1,0 +1,299 @@
+//! What `plan` and `apply` print while the engine works, as terraform
+//! prints it: `Refreshing state...`, `Creating...`, `Still creating...
+//! [10s elapsed]`, `Creation complete after 2s [id=...]`. Also the
+//! Ctrl-C handling: the first interrupt asks the engine to stop starting
+//! work (and providers to stop), so the state is saved; a second one
+//! leaves at once, as terraform does.
+
+use crate::journal::Journal;
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
+use terrace_engine::Hooks;
+use terrace_plans::model::Action;
+use terrace_states::model::{DeposedKey, ObjectState};
+
+static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
+extern "C" fn on_interrupt(_: libc::c_int) {
+    // Only async-signal-safe work here: count, and on the second
+    // interrupt leave at once.
+    if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        unsafe { libc::_exit(130) };
+    }
+    let message = b"\nInterrupt received.\nPlease wait for Terraform to exit or data loss may occur.\nGracefully shutting down...\n";
+    unsafe {
+        libc::write(2, message.as_ptr().cast(), message.len());
+    }
+}
+
+/// Whether Ctrl-C (or SIGTERM) was received.
+#[derive(Clone)]
+pub struct Interrupt(());
+
+impl Interrupt {
+    pub fn install() -> Interrupt {
+        let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        unsafe {
+            libc::signal(libc::SIGINT, handler);
+            libc::signal(libc::SIGTERM, handler);
+        }
+        Interrupt(())
+    }
+
+    pub fn requested(&self) -> bool {
+        INTERRUPTS.load(Ordering::SeqCst) > 0
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counts {
+    pub added: usize,
+    pub changed: usize,
+    pub destroyed: usize,
+    pub imported: usize,
+}
+
+struct InFlight {
+    action: Action,
+    id: Option<String>,
+    started: Instant,
+    reported: u64,
+}
+
+struct Shared {
+    color: bool,
+    in_flight: Mutex<HashMap<String, InFlight>>,
+    counts: Mutex<Counts>,
+    done: AtomicBool,
+    out: Mutex<()>,
+}
+
+impl Shared {
+    /// One progress line; terraform resets colours twice after lines that
+    /// announce work and once after lines that report its end.
+    fn line(&self, addr: &str, message: &str) {
+        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
+        let resets = if message.ends_with("...") || message.ends_with(']') && message.contains("...") {
+            "\x1b[0m\x1b[0m"
+        } else {
+            "\x1b[0m"
+        };
+        let _ = if self.color {
+            writeln!(stdout, "\x1b[0m\x1b[1m{addr}: {message}{resets}")
+        } else {
+            writeln!(stdout, "{addr}: {message}")
+        };
+        let _ = stdout.flush();
+    }
+}
+
+/// The engine's hooks for the command line.
+pub struct ApplyUi {
+    shared: Arc<Shared>,
+    interrupt: Interrupt,
+    journal: Option<Arc<Journal>>,
+    stop_sent: AtomicBool,
+}
+
+impl ApplyUi {
+    pub fn new(color: bool, interrupt: Interrupt, journal: Option<Arc<Journal>>) -> ApplyUi {
+        let shared = Arc::new(Shared {
+            color,
+            in_flight: Mutex::new(HashMap::new()),
+            counts: Mutex::new(Counts::default()),
+            done: AtomicBool::new(false),
+            out: Mutex::new(()),
+        });
+        let ticker = shared.clone();
+        std::thread::spawn(move || still_working(ticker));
+        ApplyUi {
+            shared,
+            interrupt,
+            journal,
+            stop_sent: AtomicBool::new(false),
+        }
+    }
+
+    pub fn counts(&self) -> Counts {
+        *self.shared.counts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for ApplyUi {
+    fn drop(&mut self) {
+        self.shared.done.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Prints `Still creating... [10s elapsed]` every ten seconds for each
+/// action still running.
+fn still_working(shared: Arc<Shared>) {
+    while !shared.done.load(Ordering::SeqCst) {
+        std::thread::sleep(Duration::from_millis(250));
+        let mut due = Vec::new();
+        {
+            let mut in_flight = shared
+                .in_flight
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for (addr, op) in in_flight.iter_mut() {
+                let tens = op.started.elapsed().as_secs() / 10;
+                if tens > op.reported {
+                    op.reported = tens;
+                    due.push((addr.clone(), op.action, op.id.clone(), tens * 10));
+                }
+            }
+        }
+        due.sort();
+        for (addr, action, id, secs) in due {
+            let verb = match action {
+                Action::Create => "Still creating...",
+                Action::Update => "Still modifying...",
+                Action::Delete => "Still destroying...",
+                Action::Read => "Still reading...",
+                _ => continue,
+            };
+            let id = match id {
+                Some(id) if action != Action::Create => format!("id={id}, "),
+                _ => String::new(),
+            };
+            shared.line(&addr, &format!("{verb} [{id}{}s elapsed]", secs_text(secs)));
+        }
+    }
+}
+
+fn secs_text(secs: u64) -> String {
+    format!("{secs}")
+}
+
+/// Go's `time.Duration.String()` of a whole number of seconds.
+pub fn go_duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    let (h, m, s) = (secs / 3600, (secs / 60) % 60, secs % 60);
+    if h > 0 {
+        format!("{h}h{m}m{s}s")
+    } else if m > 0 {
+        format!("{m}m{s}s")
+    } else {
+        format!("{s}s")
+    }
+}
+
+impl Hooks for ApplyUi {
+    fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
+        let message = match id {
+            Some(id) => format!("Refreshing state... [id={id}]"),
+            None => "Refreshing state...".to_string(),
+        };
+        self.shared.line(&addr.to_string(), &message);
+    }
+
+    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
+        let name = addr.to_string();
+        let message = match (action, id) {
+            (Action::Create, _) => "Creating...".to_string(),
+            (Action::Update, Some(id)) => format!("Modifying... [id={id}]"),
+            (Action::Update, None) => "Modifying...".to_string(),
+            (Action::Delete, Some(id)) => format!("Destroying... [id={id}]"),
+            (Action::Delete, None) => "Destroying...".to_string(),
+            (Action::Read, _) => "Reading...".to_string(),
+            _ => return,
+        };
+        if action == Action::Read {
+            }
+        self.shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                name.clone(),
+                InFlight {
+                    action,
+                    id: id.map(str::to_string),
+                    started: Instant::now(),
+                    reported: 0,
+                },
+            );
+        self.shared.line(&name, &message);
+    }
+
+    fn apply_finished(
+        &self,
+        addr: &AbsResourceInstance,
+        action: Action,
+        id: Option<&str>,
+        elapsed: Duration,
+        ok: bool,
+    ) {
+        let name = addr.to_string();
+        self.shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&name);
+        if !ok {
+            return;
+        }
+        let after = go_duration(elapsed);
+        let id_part = id.map(|id| format!(" [id={id}]")).unwrap_or_default();
+        let message = match action {
+            Action::Create => format!("Creation complete after {after}{id_part}"),
+            Action::Update => format!("Modifications complete after {after}{id_part}"),
+            Action::Delete => format!("Destruction complete after {after}"),
+            Action::Read => format!("Read complete after {after}{id_part}"),
+            _ => return,
+        };
+        {
+            let mut counts = self
+                .shared
+                .counts
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            match action {
+                Action::Create => counts.added += 1,
+                Action::Update => counts.changed += 1,
+                Action::Delete => counts.destroyed += 1,
+                _ => {}
+            }
+        }
+        self.shared.line(&name, &message);
+    }
+
+    fn object_changed(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        provider: &AbsProviderConfig,
+        provider_key: &InstanceKey,
+        object: Option<&ObjectState>,
+    ) {
+        if let Some(journal) = &self.journal {
+            journal.record(addr, deposed, provider, provider_key, object);
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        let requested = self.interrupt.requested();
+        if requested && !self.stop_sent.swap(true, Ordering::SeqCst) {
+            let _ = std::io::stderr().flush();
+        }
+        requested
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_as_go_does() {
+        assert_eq!(go_duration(Duration::from_millis(400)), "0s");
+        assert_eq!(go_duration(Duration::from_secs(65)), "1m5s");
+        assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
+    }
+}

@@ -1,0 +1,839 @@
+//! The apply walk: the plan's changes carried out in dependency order
+//! (creates and updates after what they reference, deletes before the
+//! deletes of what they depend on), each result checked against the plan
+//! and written into the new state at once, with `Hooks::object_changed`
+//! so the CLI can journal it.
+
+use crate::common::{
+    check_rule, decode_object, encode_object, expand_resource, ignore_changes, now_rfc3339,
+    set_aggregates, traversal_path, value_id, visit_local, visit_module_call, visit_output,
+    visit_variable, ResourceExpansion,
+};
+use crate::decode::decode_body;
+use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node};
+use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
+use crate::model::{self, ResourceInfo};
+use crate::providers::{
+    convert_diags, instance_not_present, provider_keys, start_instance, typed, Instances,
+};
+use crate::scope::Env;
+use crate::values::{Repetition, Values};
+use crate::walk::{self, Job, Visit, Walker};
+use crate::{Context, Hooks};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use terrace_addrs::{
+    AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
+    ResourceMode,
+};
+use terrace_config::model::Resource;
+use terrace_plans::model::{Action, Plan, PlanMode, ResourceInstanceChange};
+use terrace_providers::objchange::{assert_object_compatible, check_apply_result, proposed_new};
+use terrace_providers::{
+    ApplyResourceChangeRequest, ClientCapabilities, PlanResourceChangeRequest, Provider,
+    ReadDataSourceRequest,
+};
+use terrace_states::model::{DeposedKey, ObjectState, ObjectStatus, OutputState, State};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::Value;
+
+type InstanceValues = Mutex<HashMap<ModuleInstance, HashMap<InstanceKey, Value>>>;
+
+struct ApplyWalker<'e, 'a> {
+    env: &'e Env<'a>,
+    graph: &'e Graph,
+    plan: &'e Plan,
+    hooks: &'e dyn Hooks,
+    instances: Instances,
+    diags: Mutex<Diagnostics>,
+    state: Mutex<State>,
+    by_resource: HashMap<ConfigResource, Vec<&'e ResourceInstanceChange>>,
+    /// Current objects deposed by create-before-destroy replacements,
+    /// for the destroy node to delete.
+    deposed_by_apply: Mutex<HashMap<AbsResourceInstance, DeposedKey>>,
+    needed: HashSet<AbsProviderConfig>,
+    provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
+    providers_done: Mutex<HashSet<AbsProviderConfig>>,
+}
+
+pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
+    let mut state = plan.prior_state.clone();
+    if plan.errored {
+        return (
+            state,
+            vec![Diagnostic::error(
+                "Cannot apply incomplete plan",
+                "OpenTofu encountered an error when generating this plan, so it cannot be applied.",
+            )],
+        );
+    }
+    let (model, mut diags) = model::build(ctx, Some(&plan.prior_state));
+    if has_errors(&diags) {
+        return (state, diags);
+    }
+    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply);
+    diags.extend(gdiags);
+    if has_errors(&diags) {
+        return (state, diags);
+    }
+    for (addr, info) in &model.resources {
+        if info.config.is_some() {
+            continue;
+        }
+        let mut deps: Vec<ConfigResource> = Vec::new();
+        for (abs, rs) in &plan.prior_state.resources {
+            if &abs.config() != addr {
+                continue;
+            }
+            for is in rs.instances.values() {
+                for obj in is.current.iter().chain(is.deposed.values()) {
+                    deps.extend(obj.dependencies.iter().cloned());
+                }
+            }
+        }
+        deps.sort_by_key(|d| d.to_string());
+        deps.dedup();
+        add_state_destroy_edges(&mut graph, addr, &deps);
+    }
+    if let Some(d) = cycles(&graph) {
+        diags.extend(d);
+        return (state, diags);
+    }
+    let env = Env {
+        ctx,
+        model,
+        values: Values::new(),
+        now: if plan.timestamp.is_empty() {
+            now_rfc3339()
+        } else {
+            plan.timestamp.clone()
+        },
+        applying: true,
+        validating: false,
+    };
+    let mut by_resource: HashMap<ConfigResource, Vec<&ResourceInstanceChange>> = HashMap::new();
+    let mut needed = HashSet::new();
+    for c in &plan.changes {
+        by_resource
+            .entry(c.addr.config_resource())
+            .or_default()
+            .push(c);
+        if c.action != Action::NoOp {
+            needed.insert(c.provider.config.clone());
+        }
+    }
+    let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
+    for info in env.model.resources.values() {
+        *users.entry(info.provider.clone()).or_default() += 2;
+    }
+    let walker = ApplyWalker {
+        env: &env,
+        graph: &graph,
+        plan,
+        hooks,
+        instances: Instances::default(),
+        diags: Mutex::new(Diagnostics::new()),
+        state: Mutex::new(state),
+        by_resource,
+        deposed_by_apply: Mutex::new(HashMap::new()),
+        needed,
+        provider_users: Mutex::new(users),
+        providers_done: Mutex::new(HashSet::new()),
+    };
+    walk::run(&graph, ctx.workers(), &walker);
+    walker.instances.close_all();
+    diags.extend(
+        walker
+            .diags
+            .lock()
+            .map(|mut g| std::mem::take(&mut *g))
+            .unwrap_or_default(),
+    );
+    state = walker
+        .state
+        .lock()
+        .map(|mut g| std::mem::replace(&mut *g, State::new_with_lineage(String::new())))
+        .unwrap_or_else(|_| plan.prior_state.clone());
+    save_outputs(&env, plan.mode, &mut state);
+    (state, diags)
+}
+
+fn save_outputs(env: &Env<'_>, mode: PlanMode, state: &mut State) {
+    if mode == PlanMode::Destroy {
+        state.outputs.clear();
+        return;
+    }
+    let root = ModuleInstance::root();
+    let outputs = &env.ctx.config.module.outputs;
+    state.outputs.retain(|name, _| outputs.contains_key(name));
+    for (name, decl) in outputs {
+        let Some(v) = env.values.output(&root, name) else {
+            continue;
+        };
+        let (plain, marks) = v.unmark_deep();
+        if !plain.is_wholly_known() {
+            continue;
+        }
+        if plain.is_null() {
+            state.set_output(name.clone(), None);
+            continue;
+        }
+        state.set_output(
+            name.clone(),
+            Some(OutputState {
+                value: plain,
+                sensitive: decl.sensitive || marks.is_sensitive(),
+            }),
+        );
+    }
+}
+
+fn store(acc: &InstanceValues, addr: &AbsResourceInstance, v: Value) {
+    if let Ok(mut g) = acc.lock() {
+        g.entry(addr.module.clone())
+            .or_default()
+            .insert(addr.resource.key.clone(), v);
+    }
+}
+
+/// A result with unknowns left in it made storable: unknowns become nulls.
+fn unknowns_as_null(v: &Value) -> Value {
+    if !v.is_known() {
+        return Value::null(v.ty().clone()).mark(v.marks());
+    }
+    if v.is_null() || v.is_wholly_known() {
+        return v.clone();
+    }
+    let ty = v.ty();
+    let out = if ty.is_object() {
+        Value::object(
+            v.as_attributes()
+                .map(|a| {
+                    a.iter()
+                        .map(|(k, e)| (k.clone(), unknowns_as_null(e)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    } else if ty.is_map() {
+        let ety = ty
+            .element_type()
+            .cloned()
+            .unwrap_or(terrace_value::Type::Dynamic);
+        Value::map(
+            ety,
+            v.as_attributes()
+                .map(|a| {
+                    a.iter()
+                        .map(|(k, e)| (k.clone(), unknowns_as_null(e)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        )
+    } else if ty.is_list() || ty.is_set() {
+        let ety = ty
+            .element_type()
+            .cloned()
+            .unwrap_or(terrace_value::Type::Dynamic);
+        let es: Vec<Value> = v
+            .as_elements()
+            .map(|e| e.iter().map(unknowns_as_null).collect())
+            .unwrap_or_default();
+        if ty.is_list() {
+            Value::list(ety, es)
+        } else {
+            Value::set(ety, es)
+        }
+    } else if ty.is_tuple() {
+        Value::tuple(
+            v.as_elements()
+                .map(|e| e.iter().map(unknowns_as_null).collect())
+                .unwrap_or_default(),
+        )
+    } else {
+        v.clone()
+    };
+    out.mark(v.marks())
+}
+
+impl<'e, 'a> ApplyWalker<'e, 'a> {
+    fn report(&self, d: Diagnostics) {
+        if d.is_empty() {
+            return;
+        }
+        if let Ok(mut g) = self.diags.lock() {
+            g.extend(d);
+        }
+    }
+
+    fn set_object(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        provider: &AbsProviderConfig,
+        key: &InstanceKey,
+        object: Option<ObjectState>,
+    ) {
+        let Ok(mut st) = self.state.lock() else {
+            return;
+        };
+        match deposed {
+            Some(dk) => st.set_deposed(
+                addr,
+                dk.clone(),
+                provider.clone(),
+                key.clone(),
+                object.clone(),
+            ),
+            None => st.set_current(addr, provider.clone(), key.clone(), object.clone()),
+        }
+        // Journaled under the lock so the journal sees the same order as
+        // the state.
+        self.hooks
+            .object_changed(addr, deposed, provider, key, object.as_ref());
+    }
+
+    fn visit_provider(&'e self, addr: &'e AbsProviderConfig) -> Visit<'e> {
+        let Some(p) = self.env.model.providers.get(addr) else {
+            return Visit::Done(true);
+        };
+        if !self.needed.contains(addr) {
+            return Visit::Done(true);
+        }
+        if p.schema.is_none() {
+            return Visit::Done(false);
+        }
+        let jobs: Vec<Job<'e>> = provider_keys(p)
+            .into_iter()
+            .map(|(key, rep)| -> Job<'e> {
+                Box::new(move || {
+                    let (ok, d) = start_instance(self.env, &self.instances, p, &key, &rep, true);
+                    self.report(d);
+                    ok
+                })
+            })
+            .collect();
+        Visit::Fanout {
+            jobs,
+            finish: Box::new(|| true),
+        }
+    }
+
+    fn visit_apply(&'e self, addr: &'e ConfigResource) -> Visit<'e> {
+        let Some(info) = self.env.model.resources.get(addr) else {
+            return Visit::Done(true);
+        };
+        let Some(r) = info.config else {
+            return Visit::Done(true);
+        };
+        let (expansion, d) = expand_resource(self.env, info);
+        let ok = !has_errors(&d);
+        self.report(d);
+        let mut reps: HashMap<AbsResourceInstance, Repetition> = HashMap::new();
+        for (mi, _, keys) in &expansion {
+            for (k, rep) in keys {
+                reps.insert(
+                    addr.resource.absolute(mi.clone()).instance(k.clone()),
+                    rep.clone(),
+                );
+            }
+        }
+        let acc: Arc<InstanceValues> = Arc::new(Mutex::new(HashMap::new()));
+        let mut jobs: Vec<Job<'e>> = Vec::new();
+        for c in self.by_resource.get(addr).map(Vec::as_slice).unwrap_or(&[]) {
+            let c: &'e ResourceInstanceChange = c;
+            if c.deposed.is_some() || c.action == Action::Delete {
+                continue;
+            }
+            if c.action == Action::NoOp {
+                store(&acc, &c.addr, c.after.clone());
+                continue;
+            }
+            let rep = reps.get(&c.addr).cloned().unwrap_or_default();
+            let acc = acc.clone();
+            jobs.push(Box::new(move || self.apply_change(info, r, c, rep, &acc)));
+        }
+        let finish: Job<'e> = Box::new(move || {
+            self.finish_values(info, &expansion, &acc);
+            ok
+        });
+        Visit::Fanout { jobs, finish }
+    }
+
+    /// Aggregates for references: applied and planned values, and for
+    /// instances the plan did not touch, their objects in the state.
+    fn finish_values(
+        &self,
+        info: &ResourceInfo<'_>,
+        expansion: &ResourceExpansion,
+        acc: &InstanceValues,
+    ) {
+        let mut values = acc
+            .lock()
+            .map(|mut g| std::mem::take(&mut *g))
+            .unwrap_or_default();
+        if let Ok(st) = self.state.lock() {
+            for (mi, _, keys) in expansion {
+                let have = values.entry(mi.clone()).or_default();
+                for (k, _) in keys {
+                    if have.contains_key(k) {
+                        continue;
+                    }
+                    let addr = info.addr.resource.absolute(mi.clone()).instance(k.clone());
+                    if let Some(obj) = st.object(&addr) {
+                        have.insert(k.clone(), decode_object(info, obj));
+                    }
+                }
+            }
+        }
+        set_aggregates(self.env, info, expansion, &values);
+    }
+
+    fn visit_destroy(&'e self, addr: &'e ConfigResource) -> Visit<'e> {
+        let Some(info) = self.env.model.resources.get(addr) else {
+            return Visit::Done(true);
+        };
+        let mut jobs: Vec<Job<'e>> = Vec::new();
+        for c in self.by_resource.get(addr).map(Vec::as_slice).unwrap_or(&[]) {
+            let c: &'e ResourceInstanceChange = c;
+            let wanted = c.deposed.is_some()
+                || matches!(
+                    c.action,
+                    Action::Delete | Action::DeleteThenCreate | Action::CreateThenDelete
+                );
+            if wanted {
+                jobs.push(Box::new(move || self.apply_delete(info, c)));
+            }
+        }
+        Visit::Fanout {
+            jobs,
+            finish: Box::new(|| true),
+        }
+    }
+
+    fn provider(&self, c: &ResourceInstanceChange) -> Result<Arc<dyn Provider>, Diagnostics> {
+        self.instances.get(&c.provider).ok_or_else(|| {
+            vec![instance_not_present(
+                &c.addr,
+                &c.provider.config,
+                &c.provider.key,
+            )]
+        })
+    }
+
+    fn apply_change(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        c: &ResourceInstanceChange,
+        rep: Repetition,
+        acc: &InstanceValues,
+    ) -> bool {
+        let provider = match self.provider(c) {
+            Ok(p) => p,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        let result = match (c.action, c.addr.resource.resource.mode) {
+            (Action::Read, ResourceMode::Data) => {
+                self.apply_read(info, r, c, &rep, provider.as_ref())
+            }
+            (
+                Action::Create
+                | Action::Update
+                | Action::DeleteThenCreate
+                | Action::CreateThenDelete,
+                _,
+            ) => self.apply_managed(info, r, c, &rep, provider.as_ref()),
+            _ => Ok(None),
+        };
+        match result {
+            Ok(Some(v)) => {
+                store(acc, &c.addr, v);
+                true
+            }
+            Ok(None) => true,
+            Err(d) => {
+                self.report(d);
+                false
+            }
+        }
+    }
+
+    fn apply_read(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        c: &ResourceInstanceChange,
+        rep: &Repetition,
+        provider: &dyn Provider,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let (Some(schema), Some(cfg_module)) = (&info.schema, info.module) else {
+            return Ok(None);
+        };
+        let scope = self
+            .env
+            .scope(cfg_module, c.addr.module.clone(), rep.clone());
+        let (config, mut diags) = decode_body(&r.config, &schema.block, &scope);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (cfg_plain, cfg_marks) = unmark(&config);
+        let start = Instant::now();
+        self.hooks.apply_started(&c.addr, Action::Read, None);
+        let resp = provider.read_data_source(ReadDataSourceRequest {
+            type_name: c.addr.resource.resource.type_name.to_string(),
+            config: cfg_plain,
+            provider_meta: None,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some((&r.config, &schema.block)),
+        ));
+        let value = typed(resp.state, &info.ty);
+        let failed = has_errors(&diags) || value.is_null();
+        let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
+        self.hooks.apply_finished(
+            &c.addr,
+            Action::Read,
+            value_id(&marked).as_deref(),
+            start.elapsed(),
+            !failed,
+        );
+        if failed {
+            return Err(diags);
+        }
+        self.report(diags);
+        let obj = encode_object(&marked, &info.ty, schema.version)?;
+        self.set_object(
+            &c.addr,
+            None,
+            &c.provider.config,
+            &c.provider.key,
+            Some(obj),
+        );
+        Ok(Some(marked))
+    }
+
+    fn apply_managed(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        c: &ResourceInstanceChange,
+        rep: &Repetition,
+        provider: &dyn Provider,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let (Some(schema), Some(cfg_module)) = (&info.schema, info.module) else {
+            return Ok(None);
+        };
+        let addr = &c.addr;
+        let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
+        let (config, mut diags) = decode_body(&r.config, &schema.block, &scope);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (cfg_plain, cfg_marks) = unmark(&config);
+        let null = Value::null(info.ty.clone());
+        let prior_plain = if c.action == Action::Update {
+            unmark(&c.before).0
+        } else {
+            null.clone()
+        };
+        let managed = r.managed.clone().unwrap_or_default();
+        let cfg_plain = if c.action == Action::Update && !managed.ignore_changes.is_empty() {
+            let paths: Vec<_> = managed.ignore_changes.iter().map(traversal_path).collect();
+            ignore_changes(&cfg_plain, &prior_plain, &paths)
+        } else {
+            cfg_plain
+        };
+        if c.action == Action::CreateThenDelete {
+            let deposed = self.state.lock().ok().and_then(|mut st| {
+                let obj = st.object(addr).cloned();
+                st.depose_current(addr).ok().flatten().map(|k| (k, obj))
+            });
+            if let Some((key, obj)) = deposed {
+                self.hooks.object_changed(
+                    addr,
+                    Some(&key),
+                    &c.provider.config,
+                    &c.provider.key,
+                    obj.as_ref(),
+                );
+                self.hooks
+                    .object_changed(addr, None, &c.provider.config, &c.provider.key, None);
+                if let Ok(mut m) = self.deposed_by_apply.lock() {
+                    m.insert(addr.clone(), key);
+                }
+            }
+        }
+        let provider_name = info.provider.provider.to_string();
+        let proposed = proposed_new(&schema.block, &prior_plain, &cfg_plain);
+        let resp = provider.plan_resource_change(PlanResourceChangeRequest {
+            type_name: addr.resource.resource.type_name.to_string(),
+            prior_state: prior_plain.clone(),
+            proposed_new_state: proposed,
+            config: cfg_plain.clone(),
+            prior_private: c.private.clone(),
+            provider_meta: None,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some((&r.config, &schema.block)),
+        ));
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let planned = typed(resp.planned_state, &info.ty);
+        if !resp.legacy_type_system {
+            let before_plan = unmark(&c.after).0;
+            for e in assert_object_compatible(&schema.block, &before_plan, &planned) {
+                diags.push(Diagnostic::error(
+                    "Provider produced inconsistent final plan",
+                    format!("When expanding the plan for {addr} to include new values learned so far during apply, provider {provider_name:?} produced an invalid new value for {e}.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker."),
+                ));
+            }
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+        }
+        let start = Instant::now();
+        let before_id = value_id(&c.before);
+        self.hooks
+            .apply_started(addr, c.action, before_id.as_deref());
+        let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
+            type_name: addr.resource.resource.type_name.to_string(),
+            prior_state: prior_plain.clone(),
+            planned_state: planned.clone(),
+            config: cfg_plain,
+            planned_private: resp.planned_private,
+            provider_meta: None,
+        });
+        diags.extend(convert_diags(
+            ar.diagnostics,
+            Some((&r.config, &schema.block)),
+        ));
+        let mut new = typed(ar.new_state, &info.ty);
+        let mut failed = has_errors(&diags);
+        if !failed && !new.is_null() {
+            let check = check_apply_result(
+                &schema.block,
+                &planned,
+                &new,
+                ar.legacy_type_system,
+                &provider_name,
+                &addr.to_string(),
+            );
+            diags.extend(convert_diags(check.diagnostics, None));
+            if !new.is_wholly_known() {
+                diags.push(Diagnostic::error(
+                    "Provider returned invalid result object after apply",
+                    format!("After the apply operation, the provider still indicated an unknown value for {addr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. OpenTofu will still save the other known object values in the state."),
+                ));
+                new = unknowns_as_null(&new);
+            }
+            failed = has_errors(&diags);
+        }
+        let creating = c.action != Action::Update;
+        let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &new), &cfg_marks);
+        let id = value_id(&marked);
+        self.hooks
+            .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
+        if new.is_null() {
+            if failed && !creating {
+                // The object was not changed.
+                return Err(diags);
+            }
+            self.set_object(addr, None, &c.provider.config, &c.provider.key, None);
+            return if failed { Err(diags) } else { Ok(Some(marked)) };
+        }
+        let mut obj = encode_object(&marked, &info.ty, schema.version)?;
+        obj.private = (!ar.private.is_empty()).then_some(ar.private);
+        obj.status = if failed && creating {
+            ObjectStatus::Tainted
+        } else {
+            ObjectStatus::Ready
+        };
+        obj.set_dependencies(
+            self.graph
+                .resource_deps
+                .get(&info.addr)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        obj.create_before_destroy = managed.create_before_destroy;
+        self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
+        if failed {
+            return Err(diags);
+        }
+        if !r.postconditions.is_empty() {
+            scope.self_value = Some(marked.clone());
+            for rule in &r.postconditions {
+                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
+            }
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+        }
+        self.report(diags);
+        Ok(Some(marked))
+    }
+
+    fn apply_delete(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let addr = &c.addr;
+        let deposed = match (&c.deposed, c.action) {
+            (Some(k), _) => Some(k.clone()),
+            (None, Action::CreateThenDelete) => {
+                match self
+                    .deposed_by_apply
+                    .lock()
+                    .ok()
+                    .and_then(|m| m.get(addr).cloned())
+                {
+                    Some(k) => Some(k),
+                    // The create failed before deposing anything.
+                    None => return true,
+                }
+            }
+            _ => None,
+        };
+        let provider = match self.provider(c) {
+            Ok(p) => p,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        let prior = {
+            let st = match self.state.lock() {
+                Ok(s) => s,
+                Err(_) => return false,
+            };
+            let obj = match &deposed {
+                Some(k) => st.deposed_object(addr, k),
+                None => st.object(addr),
+            };
+            match obj {
+                Some(o) => decode_object(info, o),
+                None => return true,
+            }
+        };
+        let prior_plain = unmark(&prior).0;
+        let start = Instant::now();
+        let id = value_id(&prior_plain);
+        self.hooks
+            .apply_started(addr, Action::Delete, id.as_deref());
+        let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
+            type_name: addr.resource.resource.type_name.to_string(),
+            prior_state: prior_plain,
+            planned_state: Value::null(info.ty.clone()),
+            config: Value::null(info.ty.clone()),
+            planned_private: if c.action == Action::Delete {
+                c.private.clone()
+            } else {
+                Vec::new()
+            },
+            provider_meta: None,
+        });
+        let diags = convert_diags(ar.diagnostics, None);
+        let failed = has_errors(&diags);
+        self.hooks.apply_finished(
+            addr,
+            Action::Delete,
+            id.as_deref(),
+            start.elapsed(),
+            !failed,
+        );
+        self.report(diags);
+        if failed {
+            return false;
+        }
+        self.set_object(
+            addr,
+            deposed.as_ref(),
+            &c.provider.config,
+            &c.provider.key,
+            None,
+        );
+        true
+    }
+
+    fn release(&'e self, provider: &'e AbsProviderConfig) -> Vec<Job<'e>> {
+        let idle = self
+            .provider_users
+            .lock()
+            .map(|u| u.get(provider).copied().unwrap_or(0) == 0)
+            .unwrap_or(false);
+        let done = self
+            .providers_done
+            .lock()
+            .map(|d| d.contains(provider))
+            .unwrap_or(false);
+        if idle && done {
+            vec![Box::new(move || {
+                self.instances.close_config(provider);
+                true
+            })]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+impl<'e, 'a> Walker<'e> for ApplyWalker<'e, 'a> {
+    fn visit(&'e self, node: usize) -> Visit<'e> {
+        let (ok, d) = match &self.graph.nodes[node] {
+            Node::Variable(m, n) => visit_variable(self.env, m, n),
+            Node::Local(m, n) => visit_local(self.env, m, n),
+            Node::Output(m, n) => {
+                if self.plan.mode == PlanMode::Destroy {
+                    (true, Diagnostics::new())
+                } else {
+                    visit_output(self.env, m, n)
+                }
+            }
+            Node::ModuleCall(m, n) => visit_module_call(self.env, m, n),
+            Node::Provider(p) => return self.visit_provider(p),
+            Node::Resource(r) => return self.visit_apply(r),
+            Node::Destroy(r) => return self.visit_destroy(r),
+        };
+        self.report(d);
+        Visit::Done(ok)
+    }
+
+    fn completed(&'e self, node: usize, _ok: bool) -> Vec<Job<'e>> {
+        match &self.graph.nodes[node] {
+            Node::Resource(r) | Node::Destroy(r) => {
+                let Some(info) = self.env.model.resources.get(r) else {
+                    return Vec::new();
+                };
+                if let Ok(mut u) = self.provider_users.lock() {
+                    if let Some(n) = u.get_mut(&info.provider) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                self.release(&info.provider)
+            }
+            Node::Provider(p) => {
+                if let Ok(mut d) = self.providers_done.lock() {
+                    d.insert(p.clone());
+                }
+                self.release(p)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn stopping(&'e self) -> bool {
+        self.hooks.stopping()
+    }
+
+    fn stop(&'e self) {
+        self.instances.stop_all();
+    }
+}

@@ -1,0 +1,589 @@
+//! Node work shared by the plan and apply walks: variables, locals,
+//! outputs and module call expansion (the same in both), resource
+//! expansion and aggregate values, and the conversions between state
+//! objects and values.
+
+use crate::expand::expand;
+use crate::marks::{apply_mark_paths, mark_schema_sensitive, MarkPath};
+use crate::model::{path_names, ResourceInfo};
+use crate::providers::{convert_diags, typed};
+use crate::scope::Env;
+use crate::values::{EachKind, Repetition};
+use std::collections::{BTreeMap, HashMap};
+
+use std::time::{SystemTime, UNIX_EPOCH};
+use terrace_addrs::{InstanceKey, Module, ModuleInstance};
+
+use terrace_config::loader::Config;
+use terrace_config::model::Variable;
+use terrace_providers::{
+    AttributePath, PathStep as PStep, Provider, RawState, UpgradeResourceStateRequest,
+};
+use terrace_states::model::{AttrsJson, ObjectState, ObjectStatus, SensitivePath};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
+use terrace_value::convert::{convert, PathStep};
+use terrace_value::defaults::apply_defaults;
+use terrace_value::{Marks, Value};
+
+/// The current time in RFC 3339 (UTC, seconds), as `timestamp()` gives it.
+pub(crate) fn now_rfc3339() -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+fn module_config<'c>(env: &'c Env<'_>, m: &Module) -> Option<&'c Config> {
+    let root: &'c Config = &env.ctx.config;
+    root.descendant(&path_names(m))
+}
+
+/// A variable's value made final: defaults for null or missing values,
+/// type defaults, conversion to the type constraint, sensitivity.
+fn finalize_variable(
+    decl: &Variable,
+    given: Option<Value>,
+    addr: &str,
+    range: Option<SourceRange>,
+    diags: &mut Diagnostics,
+) -> Value {
+    let mut value = match given {
+        None => decl
+            .default
+            .clone()
+            .unwrap_or_else(|| Value::unknown(decl.ty.clone())),
+        Some(v) if v.is_null() && !decl.nullable => match &decl.default {
+            Some(d) => d.clone(),
+            None => {
+                let mut d = Diagnostic::error(
+                    "Invalid value for input variable",
+                    format!("The given value is not suitable for {addr}: required attribute value is null."),
+                );
+                d.subject = range;
+                diags.push(d);
+                return Value::unknown(decl.ty.clone());
+            }
+        },
+        Some(v) => {
+            let (v, marks) = v.unmark();
+            let v = match &decl.type_defaults {
+                Some(defs) if !v.is_null() => apply_defaults(&v, defs),
+                _ => v,
+            };
+            match convert(&v, &decl.constraint_type) {
+                Ok(c) => c.mark(marks),
+                Err(e) => {
+                    let mut d = Diagnostic::error(
+                        "Invalid value for input variable",
+                        format!(
+                            "The given value is not suitable for {addr} declared at {}: {e}.",
+                            short_range(&decl.decl_range)
+                        ),
+                    );
+                    d.subject = range;
+                    diags.push(d);
+                    return Value::unknown(decl.ty.clone());
+                }
+            }
+        }
+    };
+    if decl.sensitive {
+        value = value.mark(Marks::SENSITIVE);
+    }
+    value
+}
+
+fn short_range(r: &SourceRange) -> String {
+    format!(
+        "{}:{},{}-{}",
+        r.filename, r.start.line, r.start.column, r.end.column
+    )
+}
+
+pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let Some(cfg) = module_config(env, m) else {
+        return (true, diags);
+    };
+    let Some(decl) = cfg.module.variables.get(name) else {
+        return (true, diags);
+    };
+    let instances = env.values.module_instances(m);
+    if m.is_root() {
+        let v = env.ctx.variables.get(name).cloned();
+        let value = match v {
+            Some(v) => v,
+            None => finalize_variable(decl, None, &format!("var.{name}"), None, &mut diags),
+        };
+        env.values.set_var(&ModuleInstance::root(), name, value);
+        return (!has_errors(&diags), diags);
+    }
+    let Some((parent_m, call)) = m.call() else {
+        return (true, diags);
+    };
+    let Some(parent_cfg) = module_config(env, &parent_m) else {
+        return (true, diags);
+    };
+    let Some(mc) = parent_cfg.module.module_calls.get(call.name.as_ref()) else {
+        return (true, diags);
+    };
+    let (attrs, _) = mc.config.just_attributes();
+    let arg = attrs.iter().find(|a| a.name == name);
+    for inst in instances.iter() {
+        let scope = env.scope(parent_cfg, inst.parent(), env.values.module_rep(inst));
+        let given = match arg {
+            Some(a) => {
+                let (v, d) = a.expr.evaluate(&scope);
+                let failed = has_errors(&d);
+                diags.extend(d);
+                if failed {
+                    Some(Value::unknown(decl.ty.clone()))
+                } else {
+                    Some(v)
+                }
+            }
+            None => None,
+        };
+        if given.is_none() && decl.default.is_none() {
+            diags.push(
+                Diagnostic::error(
+                    "Missing required argument",
+                    format!("The argument {name:?} is required, but no definition was found."),
+                )
+                .with_subject(mc.config.missing_item_range()),
+            );
+        }
+        let addr = format!("{inst}.var.{name}");
+        let value = finalize_variable(decl, given, &addr, arg.map(|a| a.expr.range()), &mut diags);
+        env.values.set_var(inst, name, value);
+    }
+    (!has_errors(&diags), diags)
+}
+
+pub(crate) fn visit_local(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let Some(cfg) = module_config(env, m) else {
+        return (true, diags);
+    };
+    let Some(local) = cfg.module.locals.get(name) else {
+        return (true, diags);
+    };
+    for inst in env.values.module_instances(m).iter() {
+        let scope = env.scope(cfg, inst.clone(), Repetition::default());
+        let (v, d) = local.expr.evaluate(&scope);
+        diags.extend(d);
+        env.values.set_local(inst, name, v);
+    }
+    (!has_errors(&diags), diags)
+}
+
+pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let Some(cfg) = module_config(env, m) else {
+        return (true, diags);
+    };
+    let Some(out) = cfg.module.outputs.get(name) else {
+        return (true, diags);
+    };
+    for inst in env.values.module_instances(m).iter() {
+        let scope = env.scope(cfg, inst.clone(), Repetition::default());
+        for rule in &out.preconditions {
+            check_rule(
+                &scope,
+                rule,
+                "Module output value precondition failed",
+                &mut diags,
+            );
+        }
+        let value = match &out.expr {
+            Some(e) => {
+                let (v, d) = e.evaluate(&scope);
+                diags.extend(d);
+                v
+            }
+            None => Value::null(terrace_value::Type::Dynamic),
+        };
+        if m.is_root() && !out.sensitive && value.deep_marks().is_sensitive() {
+            diags.push(
+                Diagnostic::error(
+                    "Output refers to sensitive values",
+                    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, OpenTofu requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
+                )
+                .with_subject(out.decl_range.clone()),
+            );
+        }
+        let value = if out.sensitive {
+            value.mark(Marks::SENSITIVE)
+        } else {
+            value
+        };
+        env.values.set_output(inst, name, value);
+    }
+    (!has_errors(&diags), diags)
+}
+
+/// Evaluates a precondition/postcondition/check rule; a false condition
+/// is an error with the rule's message.
+pub(crate) fn check_rule(
+    scope: &dyn terrace_lang::scope::Scope,
+    rule: &terrace_config::model::CheckRule,
+    summary: &str,
+    diags: &mut Diagnostics,
+) {
+    let Some(cond) = &rule.condition else { return };
+    let (v, d) = cond.evaluate(scope);
+    let failed = has_errors(&d);
+    diags.extend(d);
+    if failed {
+        return;
+    }
+    let (v, _) = v.unmark_deep();
+    if !v.is_known() {
+        return;
+    }
+    let holds = match convert(&v, &terrace_value::Type::Bool) {
+        Ok(b) if !b.is_null() => b.as_bool().unwrap_or(true),
+        _ => {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid condition result",
+                    "Invalid condition result value: a bool is required.",
+                )
+                .with_subject(cond.range()),
+            );
+            return;
+        }
+    };
+    if holds {
+        return;
+    }
+    let message = match &rule.error_message {
+        Some(e) => {
+            let (m, d) = e.evaluate(scope);
+            diags.extend(d);
+            let (m, _) = m.unmark_deep();
+            m.as_str().map(str::to_string).unwrap_or_default()
+        }
+        None => String::new(),
+    };
+    diags.push(Diagnostic::error(summary, message).with_subject(cond.range()));
+}
+
+pub(crate) fn visit_module_call(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let Some(cfg) = module_config(env, m) else {
+        return (true, diags);
+    };
+    let Some(mc) = cfg.module.module_calls.get(name) else {
+        return (true, diags);
+    };
+    if let Some(child) = cfg.children.get(name) {
+        let (attrs, _) = mc.config.just_attributes();
+        for a in &attrs {
+            if !child.module.variables.contains_key(&a.name) {
+                diags.push(
+                    Diagnostic::error(
+                        "Unsupported argument",
+                        format!("An argument named {:?} is not expected here.", a.name),
+                    )
+                    .with_subject(a.name_range.clone()),
+                );
+            }
+        }
+    }
+    let mut children = Vec::new();
+    for inst in env.values.module_instances(m).iter() {
+        let scope = env.scope(cfg, inst.clone(), Repetition::default());
+        let excl = inst.child_call(name).to_string();
+        match expand(&scope, mc.count.as_ref(), mc.for_each.as_ref(), Some(&excl)) {
+            Ok((kind, keys)) => {
+                env.values.set_call_kind(inst, name, kind);
+                for (key, rep) in keys {
+                    let child = inst.child(name, key);
+                    env.values.set_module_rep(child.clone(), rep);
+                    children.push(child);
+                }
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    children.sort();
+    env.values.set_module_instances(m.child(name), children);
+    (!has_errors(&diags), diags)
+}
+
+/// How one resource expanded in each instance of its module.
+pub(crate) type ResourceExpansion = Vec<(ModuleInstance, EachKind, Vec<(InstanceKey, Repetition)>)>;
+
+pub(crate) fn expand_resource(
+    env: &Env<'_>,
+    info: &ResourceInfo<'_>,
+) -> (ResourceExpansion, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let mut out = Vec::new();
+    let (Some(r), Some(cfg)) = (info.config, info.module) else {
+        return (out, diags);
+    };
+    for inst in env.values.module_instances(&info.addr.module).iter() {
+        let scope = env.scope(cfg, inst.clone(), Repetition::default());
+        let abs = info.addr.resource.absolute(inst.clone()).to_string();
+        match expand(&scope, r.count.as_ref(), r.for_each.as_ref(), Some(&abs)) {
+            Ok((kind, keys)) => out.push((inst.clone(), kind, keys)),
+            Err(d) => diags.extend(d),
+        }
+    }
+    (out, diags)
+}
+
+/// The value references to a resource see: a tuple for `count`, an object
+/// for `for_each`, the instance itself otherwise.
+pub(crate) fn aggregate(
+    kind: EachKind,
+    keys: &[InstanceKey],
+    values: &HashMap<InstanceKey, Value>,
+) -> Value {
+    let get = |k: &InstanceKey| values.get(k).cloned().unwrap_or_else(Value::dynamic);
+    match kind {
+        EachKind::Single => get(&InstanceKey::None),
+        EachKind::Count => Value::tuple(keys.iter().map(get).collect()),
+        EachKind::ForEach => {
+            let mut attrs = BTreeMap::new();
+            for k in keys {
+                if let InstanceKey::String(s) = k {
+                    attrs.insert(s.to_string(), get(k));
+                }
+            }
+            Value::object(attrs)
+        }
+    }
+}
+
+pub(crate) fn set_aggregates(
+    env: &Env<'_>,
+    info: &ResourceInfo<'_>,
+    expansion: &ResourceExpansion,
+    results: &HashMap<ModuleInstance, HashMap<InstanceKey, Value>>,
+) {
+    let empty = HashMap::new();
+    let key = info.local_key();
+    for (inst, kind, keys) in expansion {
+        let ks: Vec<InstanceKey> = keys.iter().map(|(k, _)| k.clone()).collect();
+        let v = aggregate(*kind, &ks, results.get(inst).unwrap_or(&empty));
+        env.values.set_resource(inst, &key, v);
+    }
+}
+
+pub(crate) fn sensitive_paths(obj: &ObjectState) -> Vec<MarkPath> {
+    obj.sensitive_paths
+        .iter()
+        .map(|p| (p.0.clone(), Marks::SENSITIVE))
+        .collect()
+}
+
+/// The stored object decoded with the resource's type, marks restored.
+pub(crate) fn decode_object(info: &ResourceInfo<'_>, obj: &ObjectState) -> Value {
+    match obj.decode(&info.ty) {
+        Ok(v) => match &info.schema {
+            Some(s) => mark_schema_sensitive(&s.block, &v),
+            None => v,
+        },
+        Err(_) => Value::unknown(info.ty.clone()),
+    }
+}
+
+/// UpgradeResourceState for a stored object: the provider's current form
+/// of it, marked.
+pub(crate) fn upgrade_object(
+    provider: &dyn Provider,
+    info: &ResourceInfo<'_>,
+    obj: &ObjectState,
+) -> Result<Value, Diagnostics> {
+    let raw_state = match &obj.attributes {
+        AttrsJson::Json(text) => RawState {
+            json: text.as_bytes().to_vec(),
+            flatmap: BTreeMap::new(),
+        },
+        AttrsJson::Flat(map) => RawState {
+            json: Vec::new(),
+            flatmap: (**map).clone(),
+        },
+    };
+    let resp = provider.upgrade_resource_state(UpgradeResourceStateRequest {
+        type_name: info.addr.resource.type_name.to_string(),
+        version: obj.schema_version as i64,
+        raw_state,
+    });
+    let diags = convert_diags(resp.diagnostics, None);
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    let v = typed(resp.upgraded_state, &info.ty);
+    let v = apply_mark_paths(&v, &sensitive_paths(obj));
+    Ok(match &info.schema {
+        Some(s) => mark_schema_sensitive(&s.block, &v),
+        None => v,
+    })
+}
+
+/// A value as a state object: the JSON of the unmarked value written
+/// against the schema's type `ty` (so dynamic attributes carry their type,
+/// as Terraform writes them), marks as `sensitive_attributes`.
+pub(crate) fn encode_object(
+    value: &Value,
+    ty: &terrace_value::Type,
+    schema_version: i64,
+) -> Result<ObjectState, Diagnostics> {
+    let (plain, paths) = crate::marks::unmark(value);
+    let text = terrace_value::json::to_json(&plain, ty).map_err(|e| {
+        vec![Diagnostic::error(
+            "Failed to encode resource object",
+            format!("The resource object could not be encoded for the state: {e}."),
+        )]
+    })?;
+    Ok(ObjectState {
+        schema_version: schema_version.max(0) as u64,
+        attributes: AttrsJson::Json(text.into()),
+        sensitive_paths: paths
+            .into_iter()
+            .filter(|(_, m)| m.is_sensitive())
+            .map(|(p, _)| SensitivePath(p))
+            .collect(),
+        private: None,
+        status: ObjectStatus::Ready,
+        dependencies: Vec::new(),
+        create_before_destroy: false,
+    })
+}
+
+/// The object's `id` attribute, for progress messages.
+pub(crate) fn value_id(v: &Value) -> Option<String> {
+    let attrs = v.as_attributes()?;
+    let id = attrs.get("id")?;
+    if !id.is_known() || id.is_null() {
+        return None;
+    }
+    id.as_str().map(str::to_string)
+}
+
+/// The value at a provider attribute path, `None` when the path leads
+/// nowhere.
+pub(crate) fn value_at(v: &Value, path: &AttributePath) -> Option<Value> {
+    let mut cur = v.clone();
+    for step in path.steps() {
+        if cur.is_null() || !cur.is_known() {
+            return Some(cur);
+        }
+        cur = match step {
+            PStep::Attribute(n) => cur.get_attr(n).ok()?,
+            PStep::Key(k) => cur.index(&Value::string(k)).ok()?,
+            PStep::Index(i) => cur.index(&Value::int(*i)).ok()?,
+        };
+    }
+    Some(cur)
+}
+
+/// A path written in `ignore_changes` as a cty path.
+pub(crate) fn traversal_path(t: &terrace_config::model::StaticTraversal) -> Vec<PathStep> {
+    let mut out = vec![PathStep::Attr(t.traversal.root.clone())];
+    for s in &t.traversal.steps {
+        match s {
+            terrace_syntax::ast::TraversalStep::Attr { name, .. } => {
+                out.push(PathStep::Attr(name.clone()))
+            }
+            terrace_syntax::ast::TraversalStep::Index { key, .. } => {
+                let scope = terrace_lang::scope::MapScope::constant();
+                let (v, _) = terrace_lang::eval::evaluate(key, &t.file, &scope);
+                out.push(PathStep::Index(v));
+            }
+        }
+    }
+    out
+}
+
+/// `config` with the values at `paths` taken from `prior`
+/// (`ignore_changes`).
+pub(crate) fn ignore_changes(config: &Value, prior: &Value, paths: &[Vec<PathStep>]) -> Value {
+    let mut out = config.clone();
+    for p in paths {
+        let pv = path_get(prior, p);
+        out = path_set(&out, p, pv);
+    }
+    out
+}
+
+fn path_get(v: &Value, p: &[PathStep]) -> Option<Value> {
+    let mut cur = v.clone();
+    for s in p {
+        if cur.is_null() || !cur.is_known() {
+            return None;
+        }
+        cur = match s {
+            PathStep::Attr(n) => cur.get_attr(n).ok()?,
+            PathStep::Index(k) => cur.index(k).ok()?,
+        };
+    }
+    Some(cur)
+}
+
+fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
+    let Some((first, rest)) = p.split_first() else {
+        return match new {
+            Some(n) if n.ty() == v.ty() => n,
+            Some(n) => convert(&n, v.ty()).unwrap_or_else(|_| v.clone()),
+            None => v.clone(),
+        };
+    };
+    if v.is_null() || !v.is_known() {
+        return v.clone();
+    }
+    let ty = v.ty().clone();
+    match first {
+        PathStep::Attr(n) if ty.is_object() => {
+            let Some(attrs) = v.as_attributes() else {
+                return v.clone();
+            };
+            let Some(inner) = attrs.get(n) else {
+                return v.clone();
+            };
+            let mut attrs = attrs.clone();
+            attrs.insert(n.clone(), path_set(inner, rest, new));
+            Value::object(attrs).mark(v.marks())
+        }
+        PathStep::Index(k) if ty.is_map() => {
+            let (Some(k), Some(elems), Some(ety)) =
+                (k.as_str(), v.as_attributes(), ty.element_type())
+            else {
+                return v.clone();
+            };
+            let mut elems = elems.clone();
+            match elems.get(k) {
+                Some(inner) => {
+                    let nv = path_set(inner, rest, new);
+                    elems.insert(k.to_string(), nv);
+                }
+                None => return v.clone(),
+            }
+            Value::map(ety.clone(), elems).mark(v.marks())
+        }
+        _ => v.clone(),
+    }
+}

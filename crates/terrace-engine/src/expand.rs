@@ -1,0 +1,190 @@
+//! Expansion of `count` and `for_each` into instance keys with their
+//! repetition data, with OpenTofu's diagnostics for values that cannot
+//! expand (unknown, null, sensitive, wrong type).
+
+use crate::values::{EachKind, Repetition};
+use terrace_addrs::InstanceKey;
+use terrace_config::expr::Expression;
+use terrace_lang::scope::Scope;
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::convert::convert;
+use terrace_value::{Number, Type, Value};
+
+pub(crate) type Expansion = (EachKind, Vec<(InstanceKey, Repetition)>);
+
+fn shell_arg(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "._-/=".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+fn error(summary: &str, detail: String, e: &Expression) -> Diagnostic {
+    Diagnostic::error(summary, detail).with_subject(e.range())
+}
+
+/// Expands `count`/`for_each` (at most one is set) evaluated in `scope`.
+/// `excludable` is the address suggested for `-exclude` when a value is
+/// unknown.
+pub(crate) fn expand(
+    scope: &dyn Scope,
+    count: Option<&Expression>,
+    for_each: Option<&Expression>,
+    excludable: Option<&str>,
+) -> Result<Expansion, Diagnostics> {
+    if let Some(e) = count {
+        return expand_count(scope, e, excludable);
+    }
+    if let Some(e) = for_each {
+        return expand_for_each(scope, e, excludable);
+    }
+    Ok((
+        EachKind::Single,
+        vec![(InstanceKey::None, Repetition::default())],
+    ))
+}
+
+fn expand_count(
+    scope: &dyn Scope,
+    e: &Expression,
+    excludable: Option<&str>,
+) -> Result<Expansion, Diagnostics> {
+    let (v, mut diags) = e.evaluate(scope);
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    let (v, marks) = v.unmark_deep();
+    if marks.is_ephemeral() {
+        diags.push(error("Invalid count argument", "Ephemeral values, or values derived from ephemeral values, cannot be used as count arguments. If used, the ephemeral value could be exposed as a resource instance key.".into(), e));
+        return Err(diags);
+    }
+    let v = match convert(&v, &Type::Number) {
+        Ok(v) => v,
+        Err(err) => {
+            diags.push(error(
+                "Invalid count argument",
+                format!("The given \"count\" argument value is unsuitable: {err}."),
+                e,
+            ));
+            return Err(diags);
+        }
+    };
+    if v.is_null() {
+        diags.push(error(
+            "Invalid count argument",
+            "The given \"count\" argument value is null. An integer is required.".into(),
+            e,
+        ));
+        return Err(diags);
+    }
+    if !v.is_known() {
+        let suggestion = match excludable {
+            Some(a) => format!("To work around this, use the planning option -exclude={} to first apply without this object, and then apply normally to converge.", shell_arg(a)),
+            None => "To work around this, use the -target option to first apply only the resources that the count depends on, and then apply normally to converge.".into(),
+        };
+        diags.push(error("Invalid count argument", format!("The \"count\" value depends on resource attributes that cannot be determined until apply, so OpenTofu cannot predict how many instances will be created.\n\n{suggestion}"), e));
+        return Err(diags);
+    }
+    let n = v
+        .as_number()
+        .cloned()
+        .unwrap_or_else(|| Number::from_i64(0));
+    let Some(count) = n.to_i64().filter(|_| n.is_integer()) else {
+        diags.push(error("Invalid count argument", "The given \"count\" argument value is unsuitable: value must be a whole number, between -9223372036854775808 and 9223372036854775807.".into(), e));
+        return Err(diags);
+    };
+    if count > i64::from(i32::MAX) {
+        diags.push(error("Invalid count argument", format!("The given \"count\" argument value is unsuitable: must be less than or equal to {}.", i32::MAX), e));
+        return Err(diags);
+    }
+    if count < 0 {
+        diags.push(error("Invalid count argument", "The given \"count\" argument value is unsuitable: must be greater than or equal to zero.".into(), e));
+        return Err(diags);
+    }
+    let insts = (0..count)
+        .map(|i| {
+            (
+                InstanceKey::Int(i),
+                Repetition {
+                    count_index: Some(Value::int(i)),
+                    ..Repetition::default()
+                },
+            )
+        })
+        .collect();
+    Ok((EachKind::Count, insts))
+}
+
+fn expand_for_each(
+    scope: &dyn Scope,
+    e: &Expression,
+    excludable: Option<&str>,
+) -> Result<Expansion, Diagnostics> {
+    let (v, mut diags) = e.evaluate(scope);
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    let ty = v.ty().clone();
+    let unknown_detail = if ty.is_map() || ty.is_object() {
+        "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+    } else if ty.is_set() {
+        "The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n"
+    } else {
+        "The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+    };
+    if !(ty.is_map() || ty.is_object() || ty.is_set() || ty.is_dynamic()) {
+        diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()), e));
+        return Err(diags);
+    }
+    if !v.is_wholly_known() && (!v.is_known() || !ty.is_map() && !ty.is_object()) {
+        let suggestion = match excludable {
+            Some(a) => format!("Alternatively, you could use the planning option -exclude={} to first apply without this object, and then apply normally to converge.", shell_arg(a)),
+            None => "Alternatively, you could use the -target option to first apply only the resources that for_each depends on, and then apply normally to converge.".into(),
+        };
+        diags.push(error(
+            "Invalid for_each argument",
+            format!("{unknown_detail}{suggestion}"),
+            e,
+        ));
+        return Err(diags);
+    }
+    if v.is_null() {
+        diags.push(error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null.".into(), e));
+        return Err(diags);
+    }
+    if v.is_marked() && v.marks().is_sensitive() {
+        diags.push(error("Invalid for_each argument", "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.".into(), e));
+        return Err(diags);
+    }
+    if v.is_marked() && v.marks().is_ephemeral() {
+        diags.push(error("Invalid for_each argument", "Ephemeral values, or values derived from ephemeral values, cannot be used as for_each arguments. If used, the ephemeral value could be exposed as a resource instance key.".into(), e));
+        return Err(diags);
+    }
+    let mut insts = Vec::new();
+    if ty.is_set() {
+        let ety = ty.element_type().cloned().unwrap_or(Type::Dynamic);
+        if ety != Type::String && !ety.is_dynamic() {
+            diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type {}.", ety.friendly_name()), e));
+            return Err(diags);
+        }
+        for el in v.as_elements().unwrap_or_default() {
+            if el.is_null() {
+                diags.push(error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" sets must not contain null values.".into(), e));
+                return Err(diags);
+            }
+            let Some(s) = el.as_str() else { continue };
+            let key = InstanceKey::string(s);
+            insts.push((key.clone(), Repetition::for_key(&key, Some(el.clone()))));
+        }
+    } else if let Some(attrs) = v.as_attributes() {
+        for (k, val) in attrs.iter() {
+            let key = InstanceKey::string(k);
+            insts.push((key.clone(), Repetition::for_key(&key, Some(val.clone()))));
+        }
+    }
+    Ok((EachKind::ForEach, insts))
+}

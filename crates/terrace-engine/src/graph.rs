@@ -1,0 +1,583 @@
+//! The configuration-level dependency graph: one node per variable,
+//! local, output, module call, resource block and provider configuration
+//! (and, for apply, one destroy node per resource), with an edge wherever
+//! one needs the other first. Edges come from the references in every
+//! expression of a block, from `depends_on`, from provider bindings and
+//! from module nesting (everything in a module waits for its call to
+//! expand).
+
+use crate::decode::body_references;
+use crate::model::{module_path, Model};
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use terrace_addrs::{AbsProviderConfig, ConfigResource, Module, Resource as ResourceAddr};
+use terrace_config::expr::Expression;
+use terrace_config::loader::Config;
+use terrace_config::model::StaticTraversal;
+use terrace_lang::references::{parse_ref, references, Reference, Subject};
+use terrace_syntax::{Diagnostic, Diagnostics};
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Node {
+    Variable(Module, String),
+    Local(Module, String),
+    Output(Module, String),
+    /// A call declared in the given module.
+    ModuleCall(Module, String),
+    /// Plan: everything about the resource. Apply: its creates, updates
+    /// and reads.
+    Resource(ConfigResource),
+    /// Apply only: the resource's deletes.
+    Destroy(ConfigResource),
+    Provider(AbsProviderConfig),
+}
+
+fn prefixed(f: &mut fmt::Formatter<'_>, m: &Module) -> fmt::Result {
+    if m.is_root() {
+        Ok(())
+    } else {
+        write!(f, "{m}.")
+    }
+}
+
+/// Terraform's vertex names, as cycle errors show them.
+impl fmt::Display for Node {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Node::Variable(m, n) => {
+                prefixed(f, m)?;
+                write!(f, "var.{n} (expand)")
+            }
+            Node::Local(m, n) => {
+                prefixed(f, m)?;
+                write!(f, "local.{n} (expand)")
+            }
+            Node::Output(m, n) => {
+                prefixed(f, m)?;
+                write!(f, "output.{n} (expand)")
+            }
+            Node::ModuleCall(m, n) => {
+                prefixed(f, m)?;
+                write!(f, "module.{n} (expand)")
+            }
+            Node::Resource(r) => write!(f, "{r}"),
+            Node::Destroy(r) => write!(f, "{r} (destroy)"),
+            Node::Provider(p) => write!(f, "{p}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GraphKind {
+    Plan,
+    Apply,
+}
+
+pub(crate) struct Graph {
+    pub nodes: Vec<Node>,
+    pub index: HashMap<Node, usize>,
+    /// `deps[i]`: the nodes `i` waits for.
+    pub deps: Vec<BTreeSet<usize>>,
+    /// For each resource node, the resources it depends on, directly or
+    /// through other nodes (what the state records as `dependencies`).
+    pub resource_deps: HashMap<ConfigResource, Vec<ConfigResource>>,
+}
+
+impl Graph {
+    fn add(&mut self, node: Node) -> usize {
+        if let Some(i) = self.index.get(&node) {
+            return *i;
+        }
+        let i = self.nodes.len();
+        self.index.insert(node.clone(), i);
+        self.nodes.push(node);
+        self.deps.push(BTreeSet::new());
+        i
+    }
+
+    fn edge(&mut self, from: usize, to: &Node) {
+        if let Some(t) = self.index.get(to).copied() {
+            if t != from {
+                self.deps[from].insert(t);
+            }
+        }
+    }
+
+    pub fn dependents(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for (i, ds) in self.deps.iter().enumerate() {
+            for d in ds {
+                out[*d].push(i);
+            }
+        }
+        out
+    }
+}
+
+pub(crate) fn expr_refs(e: &Expression) -> Vec<Reference> {
+    let (expr, _) = e.evaluable();
+    references(expr, e.file()).0
+}
+
+fn traversal_ref(t: &StaticTraversal) -> Option<Reference> {
+    parse_ref(&t.traversal, &t.file).0
+}
+
+/// The nodes a reference written in module `c` needs.
+fn ref_nodes(model: &Model, c: &Config, m: &Module, r: &Reference, out: &mut Vec<Node>) {
+    match &r.subject {
+        Subject::InputVariable(n) => out.push(Node::Variable(m.clone(), n.clone())),
+        Subject::LocalValue(n) => out.push(Node::Local(m.clone(), n.clone())),
+        Subject::ModuleCall(call) | Subject::ModuleCallInstance { call, .. } => {
+            out.push(Node::ModuleCall(m.clone(), call.clone()));
+            if let Some(child) = c.children.get(call) {
+                let cm = m.child(call.as_str());
+                for o in child.module.outputs.keys() {
+                    out.push(Node::Output(cm.clone(), o.clone()));
+                }
+            }
+        }
+        Subject::ModuleCallInstanceOutput { call, name, .. } => {
+            out.push(Node::ModuleCall(m.clone(), call.clone()));
+            if let Some(child) = c.children.get(call) {
+                let cm = m.child(call.as_str());
+                if child.module.outputs.contains_key(name) {
+                    out.push(Node::Output(cm, name.clone()));
+                } else {
+                    for o in child.module.outputs.keys() {
+                        out.push(Node::Output(cm.clone(), o.clone()));
+                    }
+                }
+            }
+        }
+        Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. } => {
+            let addr = ResourceAddr::new(
+                crate::model::addr_mode(res.mode),
+                res.type_name.as_str(),
+                res.name.as_str(),
+            )
+            .in_module(m.clone());
+            if model
+                .resources
+                .get(&addr)
+                .is_some_and(|i| i.config.is_some())
+            {
+                out.push(Node::Resource(addr));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Builds the graph of `model`; a cycle is an error naming its nodes.
+pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
+    let mut g = Graph {
+        nodes: Vec::new(),
+        index: HashMap::new(),
+        deps: Vec::new(),
+        resource_deps: HashMap::new(),
+    };
+    let root: &Config = &model.ctx.config;
+    let mut configs: Vec<&Config> = Vec::new();
+    root.deep_each(&mut |c| configs.push(c));
+
+    // Nodes first, so edges can find them.
+    for c in &configs {
+        let m = module_path(c);
+        for n in c.module.variables.keys() {
+            g.add(Node::Variable(m.clone(), n.clone()));
+        }
+        for n in c.module.locals.keys() {
+            g.add(Node::Local(m.clone(), n.clone()));
+        }
+        for n in c.module.outputs.keys() {
+            g.add(Node::Output(m.clone(), n.clone()));
+        }
+        for n in c.module.module_calls.keys() {
+            if c.children.contains_key(n) {
+                g.add(Node::ModuleCall(m.clone(), n.clone()));
+            }
+        }
+    }
+    for addr in model.providers.keys() {
+        g.add(Node::Provider(addr.clone()));
+    }
+    for addr in model.resources.keys() {
+        g.add(Node::Resource(addr.clone()));
+        if kind == GraphKind::Apply {
+            g.add(Node::Destroy(addr.clone()));
+        }
+    }
+
+    let mut wanted: Vec<(usize, Node)> = Vec::new();
+    let refs_into = |wanted: &mut Vec<(usize, Node)>,
+                     from: usize,
+                     c: &Config,
+                     m: &Module,
+                     refs: Vec<Reference>| {
+        let mut out = Vec::new();
+        for r in &refs {
+            ref_nodes(model, c, m, r, &mut out);
+        }
+        for n in out {
+            wanted.push((from, n));
+        }
+    };
+
+    for c in &configs {
+        let m = module_path(c);
+        let call_node = m
+            .call()
+            .map(|(parent, call)| Node::ModuleCall(parent, call.name.to_string()));
+        let in_module = |g: &Graph, n: &Node| g.index.get(n).copied();
+        let parent_cfg = if c.path.is_empty() {
+            None
+        } else {
+            root.descendant(&c.path[..c.path.len() - 1])
+        };
+        let call_args: HashMap<String, Expression> = match (parent_cfg, c.path.last()) {
+            (Some(p), Some(name)) => p
+                .module
+                .module_calls
+                .get(name)
+                .map(|mc| {
+                    mc.config
+                        .just_attributes()
+                        .0
+                        .into_iter()
+                        .map(|a| (a.name, a.expr))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => HashMap::new(),
+        };
+        for n in c.module.variables.keys() {
+            let Some(i) = in_module(&g, &Node::Variable(m.clone(), n.clone())) else {
+                continue;
+            };
+            if let (Some(p), Some(e)) = (parent_cfg, call_args.get(n)) {
+                refs_into(&mut wanted, i, p, &m.parent(), expr_refs(e));
+            }
+        }
+        for (n, l) in &c.module.locals {
+            let Some(i) = in_module(&g, &Node::Local(m.clone(), n.clone())) else {
+                continue;
+            };
+            refs_into(&mut wanted, i, c, &m, expr_refs(&l.expr));
+        }
+        for (n, o) in &c.module.outputs {
+            let Some(i) = in_module(&g, &Node::Output(m.clone(), n.clone())) else {
+                continue;
+            };
+            let mut refs: Vec<Reference> = o.expr.iter().flat_map(expr_refs).collect();
+            refs.extend(o.depends_on.iter().filter_map(traversal_ref));
+            for p in &o.preconditions {
+                refs.extend(p.condition.iter().flat_map(expr_refs));
+                refs.extend(p.error_message.iter().flat_map(expr_refs));
+            }
+            refs_into(&mut wanted, i, c, &m, refs);
+        }
+        for (n, mc) in &c.module.module_calls {
+            let Some(i) = in_module(&g, &Node::ModuleCall(m.clone(), n.clone())) else {
+                continue;
+            };
+            let mut refs: Vec<Reference> = mc.count.iter().flat_map(expr_refs).collect();
+            refs.extend(mc.for_each.iter().flat_map(expr_refs));
+            refs.extend(mc.depends_on.iter().filter_map(traversal_ref));
+            refs_into(&mut wanted, i, c, &m, refs);
+        }
+        // Everything in a child module waits for its call to expand.
+        if let Some(call) = &call_node {
+            let ids: Vec<usize> = g
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| node_module(n) == Some(&m))
+                .map(|(i, _)| i)
+                .collect();
+            for i in ids {
+                wanted.push((i, call.clone()));
+            }
+        }
+    }
+
+    for (addr, p) in &model.providers {
+        let Some(i) = g.index.get(&Node::Provider(addr.clone())).copied() else {
+            continue;
+        };
+        if let (Some(block), Some(c), Some(schema)) = (p.config, p.module, &p.schema) {
+            let refs = body_references(&block.config, &schema.provider.block);
+            refs_into(&mut wanted, i, c, &addr.module, refs);
+        }
+        if let Some((parent, call)) = addr.module.call() {
+            wanted.push((i, Node::ModuleCall(parent, call.name.to_string())));
+        }
+    }
+
+    for (addr, info) in &model.resources {
+        let Some(i) = g.index.get(&Node::Resource(addr.clone())).copied() else {
+            continue;
+        };
+        wanted.push((i, Node::Provider(info.provider.clone())));
+        if let (Some(r), Some(c)) = (info.config, info.module) {
+            let mut refs: Vec<Reference> = r.count.iter().flat_map(expr_refs).collect();
+            refs.extend(r.for_each.iter().flat_map(expr_refs));
+            refs.extend(r.depends_on.iter().filter_map(traversal_ref));
+            refs.extend(r.triggers_replacement.iter().flat_map(expr_refs));
+            for cr in r.preconditions.iter().chain(&r.postconditions) {
+                refs.extend(cr.condition.iter().flat_map(expr_refs));
+                refs.extend(cr.error_message.iter().flat_map(expr_refs));
+            }
+            if let Some(schema) = &info.schema {
+                refs.extend(body_references(&r.config, &schema.block));
+            }
+            // `self` in postconditions is not a dependency.
+            refs.retain(|r| r.subject != Subject::SelfObject);
+            refs_into(&mut wanted, i, c, &addr.module, refs);
+            if let Some((km, e)) = &info.key_expr {
+                if let Some(kc) = root.descendant(&crate::model::path_names(km)) {
+                    refs_into(&mut wanted, i, kc, km, expr_refs(e));
+                }
+            }
+        }
+    }
+
+    for (from, to) in wanted {
+        g.edge(from, &to);
+    }
+
+    let mut diags = Diagnostics::new();
+    if let Some(d) = cycles(&g) {
+        diags.extend(d);
+        return (g, diags);
+    }
+    g.resource_deps = resource_dependencies(&g);
+
+    if kind == GraphKind::Apply {
+        add_destroy_edges(model, &mut g);
+        if let Some(d) = cycles(&g) {
+            diags.extend(d);
+        }
+    }
+    (g, diags)
+}
+
+fn node_module(n: &Node) -> Option<&Module> {
+    match n {
+        Node::Variable(m, _) | Node::Local(m, _) | Node::Output(m, _) | Node::ModuleCall(m, _) => {
+            Some(m)
+        }
+        Node::Resource(r) | Node::Destroy(r) => Some(&r.module),
+        Node::Provider(_) => None,
+    }
+}
+
+/// Every resource each resource node can reach through its dependencies
+/// (OpenTofu's `AttachDependenciesTransformer` over ancestors).
+fn resource_dependencies(g: &Graph) -> HashMap<ConfigResource, Vec<ConfigResource>> {
+    let order = topo_order(g);
+    let mut reach: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); g.nodes.len()];
+    for &i in &order {
+        let mut set = BTreeSet::new();
+        for &d in &g.deps[i] {
+            if matches!(g.nodes[d], Node::Resource(_)) {
+                set.insert(d);
+            }
+            set.extend(reach[d].iter().copied());
+        }
+        reach[i] = set;
+    }
+    let mut out = HashMap::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        if let Node::Resource(r) = n {
+            let mut deps: Vec<ConfigResource> = reach[i]
+                .iter()
+                .filter_map(|d| match &g.nodes[*d] {
+                    Node::Resource(x) if x != r => Some(x.clone()),
+                    _ => None,
+                })
+                .collect();
+            deps.sort_by_key(|d| d.to_string());
+            deps.dedup();
+            out.insert(r.clone(), deps);
+        }
+    }
+    out
+}
+
+/// Apply ordering between creates and deletes: a resource's deletes wait
+/// for the deletes of everything depending on it, and its creates wait for
+/// its own deletes (or, with `create_before_destroy`, its deposed objects
+/// are deleted after its creates and its dependents' updates).
+fn add_destroy_edges(model: &Model, g: &mut Graph) {
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    let cbd = |r: &ConfigResource| {
+        model
+            .resources
+            .get(r)
+            .and_then(|i| i.config)
+            .and_then(|c| c.managed.as_ref())
+            .is_some_and(|m| m.create_before_destroy)
+    };
+    for (r, deps) in &g.resource_deps {
+        let (Some(&apply_r), Some(&destroy_r)) = (
+            g.index.get(&Node::Resource(r.clone())),
+            g.index.get(&Node::Destroy(r.clone())),
+        ) else {
+            continue;
+        };
+        if cbd(r) {
+            edges.push((destroy_r, apply_r));
+        } else {
+            edges.push((apply_r, destroy_r));
+        }
+        for d in deps {
+            if let Some(&destroy_d) = g.index.get(&Node::Destroy(d.clone())) {
+                edges.push((destroy_d, destroy_r));
+                if cbd(d) {
+                    edges.push((destroy_d, apply_r));
+                }
+            }
+        }
+    }
+    for (addr, info) in &model.resources {
+        let Some(&destroy_r) = g.index.get(&Node::Destroy(addr.clone())) else {
+            continue;
+        };
+        if let Some(&p) = g.index.get(&Node::Provider(info.provider.clone())) {
+            edges.push((destroy_r, p));
+        }
+        if let Some((parent, call)) = addr.module.call() {
+            if let Some(&c) = g
+                .index
+                .get(&Node::ModuleCall(parent, call.name.to_string()))
+            {
+                edges.push((destroy_r, c));
+            }
+        }
+    }
+    for (a, b) in edges {
+        if a != b {
+            g.deps[a].insert(b);
+        }
+    }
+}
+
+/// Orphaned resources' recorded dependencies order their deletes too.
+pub(crate) fn add_state_destroy_edges(
+    g: &mut Graph,
+    orphan: &ConfigResource,
+    deps: &[ConfigResource],
+) {
+    let Some(&destroy_o) = g.index.get(&Node::Destroy(orphan.clone())) else {
+        return;
+    };
+    for d in deps {
+        if let Some(&destroy_d) = g.index.get(&Node::Destroy(d.clone())) {
+            if destroy_d != destroy_o {
+                g.deps[destroy_d].insert(destroy_o);
+            }
+        }
+    }
+}
+
+fn topo_order(g: &Graph) -> Vec<usize> {
+    let n = g.nodes.len();
+    let mut indeg: Vec<usize> = g.deps.iter().map(|d| d.len()).collect();
+    let dependents = g.dependents();
+    let mut ready: Vec<usize> = (0..n).filter(|i| indeg[*i] == 0).collect();
+    let mut out = Vec::with_capacity(n);
+    while let Some(i) = ready.pop() {
+        out.push(i);
+        for &d in &dependents[i] {
+            indeg[d] -= 1;
+            if indeg[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    out
+}
+
+/// Terraform's "Cycle: a, b" errors, one per strongly connected component
+/// with more than one node.
+pub(crate) fn cycles(g: &Graph) -> Option<Diagnostics> {
+    if topo_order(g).len() == g.nodes.len() {
+        return None;
+    }
+    let sccs = tarjan(g);
+    let mut diags = Diagnostics::new();
+    for scc in sccs {
+        if scc.len() > 1 {
+            let names: Vec<String> = scc.iter().map(|i| g.nodes[*i].to_string()).collect();
+            diags.push(Diagnostic::error(
+                format!("Cycle: {}", names.join(", ")),
+                "",
+            ));
+        }
+    }
+    Some(diags)
+}
+
+fn tarjan(g: &Graph) -> Vec<Vec<usize>> {
+    struct St {
+        index: Vec<Option<usize>>,
+        low: Vec<usize>,
+        on: Vec<bool>,
+        stack: Vec<usize>,
+        next: usize,
+        out: Vec<Vec<usize>>,
+    }
+    let n = g.nodes.len();
+    let mut st = St {
+        index: vec![None; n],
+        low: vec![0; n],
+        on: vec![false; n],
+        stack: Vec::new(),
+        next: 0,
+        out: Vec::new(),
+    };
+    let succ: Vec<Vec<usize>> = g.deps.iter().map(|d| d.iter().copied().collect()).collect();
+    for start in 0..n {
+        if st.index[start].is_some() {
+            continue;
+        }
+        // Iterative DFS: (node, next successor position).
+        let mut work: Vec<(usize, usize)> = vec![(start, 0)];
+        while let Some(&mut (v, ref mut pos)) = work.last_mut() {
+            if *pos == 0 && st.index[v].is_none() {
+                st.index[v] = Some(st.next);
+                st.low[v] = st.next;
+                st.next += 1;
+                st.stack.push(v);
+                st.on[v] = true;
+            }
+            if *pos < succ[v].len() {
+                let w = succ[v][*pos];
+                *pos += 1;
+                match st.index[w] {
+                    None => work.push((w, 0)),
+                    Some(wi) if st.on[w] => st.low[v] = st.low[v].min(wi),
+                    _ => {}
+                }
+                continue;
+            }
+            work.pop();
+            if let Some(&(parent, _)) = work.last() {
+                st.low[parent] = st.low[parent].min(st.low[v]);
+            }
+            if Some(st.low[v]) == st.index[v] {
+                let mut comp = Vec::new();
+                while let Some(w) = st.stack.pop() {
+                    st.on[w] = false;
+                    comp.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                st.out.push(comp);
+            }
+        }
+    }
+    st.out
+}

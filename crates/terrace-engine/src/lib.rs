@@ -1,0 +1,184 @@
+//! terrace-engine: the graph walks behind `validate`, `plan` and `apply`.
+//!
+//! A configuration becomes a graph with one node per variable, local,
+//! output, module call, resource block and provider configuration
+//! (`graph`); edges come from the references in every expression, from
+//! `depends_on` and from provider bindings. Nodes run on a small worker
+//! pool as soon as what they depend on is done (`walk`); a node expands
+//! into its instances (module instances, `count`/`for_each` instances)
+//! when it runs, and every instance is one job. Values land in maps keyed
+//! by address (`values`), so a reference costs one lookup and no node ever
+//! copies the state. The CLI supplies providers through
+//! [`ProviderFactory`] and watches progress, and journals state, through
+//! [`Hooks`].
+
+mod apply;
+mod common;
+mod decode;
+mod expand;
+mod graph;
+mod marks;
+mod model;
+mod plan;
+mod providers;
+mod scope;
+mod validate;
+mod values;
+mod walk;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey, Target};
+use terrace_config::loader::Config;
+use terrace_plans::model::{Action, Plan, PlanMode};
+use terrace_providers::ProviderSchema;
+use terrace_states::model::{DeposedKey, ObjectState, State};
+use terrace_syntax::Diagnostics;
+use terrace_value::Value;
+
+/// Where the engine gets providers from: the CLI launches plugins, tests
+/// hand out in-process fakes.
+pub trait ProviderFactory: Send + Sync {
+    /// Cached; cheap to call repeatedly.
+    fn schema(
+        &self,
+        provider: &terrace_addrs::Provider,
+    ) -> Result<Arc<ProviderSchema>, Diagnostics>;
+    /// A new unconfigured instance (a plugin process, or the built-in provider).
+    fn start(
+        &self,
+        provider: &terrace_addrs::Provider,
+    ) -> Result<Arc<dyn terrace_providers::Provider>, Diagnostics>;
+}
+
+/// Everything a walk needs besides the state and plan.
+pub struct Context {
+    pub config: Arc<Config>,
+    pub providers: Arc<dyn ProviderFactory>,
+    /// Final values of the root module's variables, as
+    /// `terrace_config::input_variables::InputValues::final_values` gives
+    /// them (sensitive ones already marked).
+    pub variables: HashMap<String, Value>,
+    pub workspace: String,
+    /// The absolute working directory (`path.cwd`).
+    pub working_dir: PathBuf,
+    /// How many jobs (and so provider requests) run at once; 0 means 10.
+    pub parallelism: usize,
+    /// The version providers are told they run under.
+    pub terraform_version: String,
+}
+
+impl Context {
+    pub(crate) fn workers(&self) -> usize {
+        if self.parallelism == 0 {
+            10
+        } else {
+            self.parallelism
+        }
+    }
+}
+
+/// What kind of plan to make and which parts of the configuration it
+/// covers.
+#[derive(Clone, Debug)]
+pub struct PlanOptions {
+    pub mode: PlanMode,
+    /// `-refresh=false` clears it.
+    pub refresh: bool,
+    pub targets: Vec<Target>,
+    pub excludes: Vec<Target>,
+    /// `-replace=ADDR`.
+    pub force_replace: Vec<AbsResourceInstance>,
+    /// The RFC 3339 time `plantimestamp()` returns; empty means now.
+    pub timestamp: String,
+}
+
+impl Default for PlanOptions {
+    fn default() -> PlanOptions {
+        PlanOptions {
+            mode: PlanMode::Normal,
+            refresh: true,
+            targets: Vec::new(),
+            excludes: Vec::new(),
+            force_replace: Vec::new(),
+            timestamp: String::new(),
+        }
+    }
+}
+
+/// What the UI and the state journal hear about a walk. Every method has
+/// a no-op default. Methods are called from worker threads.
+pub trait Hooks: Send + Sync {
+    /// A managed resource instance is about to be read back from its
+    /// provider; `id` is the prior object's `id` attribute when it has one.
+    fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
+        let _ = (addr, id);
+    }
+    fn refreshed(&self, addr: &AbsResourceInstance, ok: bool) {
+        let _ = (addr, ok);
+    }
+    /// An action on one object begins (`Read` for data sources, also
+    /// during plan); `id` is the existing object's `id`, if any.
+    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
+        let _ = (addr, action, id);
+    }
+    /// The action ended; `id` is the resulting object's `id` attribute.
+    fn apply_finished(
+        &self,
+        addr: &AbsResourceInstance,
+        action: Action,
+        id: Option<&str>,
+        elapsed: Duration,
+        ok: bool,
+    ) {
+        let _ = (addr, action, id, elapsed, ok);
+    }
+    /// Called right after each ApplyResourceChange result is recorded, with
+    /// the state's new object for that instance (None when deleted) — the
+    /// CLI journals it so a killed apply loses nothing.
+    fn object_changed(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        provider: &AbsProviderConfig,
+        provider_key: &InstanceKey,
+        object: Option<&ObjectState>,
+    ) {
+        let _ = (addr, deposed, provider, provider_key, object);
+    }
+    /// Ctrl-C was requested: no new work is started and running providers
+    /// are asked to stop.
+    fn stopping(&self) -> bool {
+        false
+    }
+}
+
+/// Hooks that do nothing.
+pub struct NoHooks;
+
+impl Hooks for NoHooks {}
+
+/// `terraform validate`'s walk: every expression checked with unknown
+/// instance data, every body decoded against its schema and passed to
+/// one unconfigured instance of its provider.
+pub fn validate(ctx: &Context) -> Diagnostics {
+    validate::validate(ctx)
+}
+
+/// Plans changes from `prior` towards the configuration.
+pub fn plan(
+    ctx: &Context,
+    prior: &State,
+    opts: &PlanOptions,
+    hooks: &dyn Hooks,
+) -> (Plan, Diagnostics) {
+    plan::plan(ctx, prior, opts, hooks)
+}
+
+/// Carries out `plan`, returning the new state (also when errors stopped
+/// part of the work: it then holds what was done).
+pub fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
+    apply::apply(ctx, plan, hooks)
+}

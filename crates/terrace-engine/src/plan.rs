@@ -1,0 +1,1146 @@
+//! The plan walk: every resource instance is upgraded, refreshed and
+//! planned against its configuration (or planned for deletion when the
+//! configuration no longer declares it), data sources are read when their
+//! configuration is known, and root outputs are compared with the prior
+//! state.
+
+use crate::common::{
+    check_rule, decode_object, encode_object, expand_resource, ignore_changes, now_rfc3339,
+    set_aggregates, traversal_path, upgrade_object, value_at, value_id, visit_local,
+    visit_module_call, visit_output, visit_variable, ResourceExpansion,
+};
+use crate::decode::decode_body;
+use crate::graph::{self, Graph, GraphKind, Node};
+use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
+use crate::model::{self, ResourceInfo};
+use crate::providers::{
+    convert_diags, instance_key_for, instance_not_present, provider_keys, start_instance, typed,
+    Instances,
+};
+use crate::scope::Env;
+use crate::values::{EachKind, Repetition, Values};
+use crate::walk::{self, Job, Visit, Walker};
+use crate::{Context, Hooks, PlanOptions};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use terrace_addrs::{
+    AbsProviderConfig, AbsProviderInstance, AbsResource, AbsResourceInstance, ConfigResource,
+    InstanceKey, ModuleInstance, ResourceMode, Targetable,
+};
+use terrace_config::model::Resource;
+use terrace_lang::references::{parse_ref, Subject};
+use terrace_plans::model::{
+    Action, ActionReason, OutputChange, Plan, PlanMode, ResourceInstanceChange,
+};
+use terrace_providers::objchange::{check_planned_state, planned_unknown_object, proposed_new};
+use terrace_providers::{
+    ClientCapabilities, PlanResourceChangeRequest, Provider, ReadDataSourceRequest,
+    ReadResourceRequest,
+};
+use terrace_states::model::{
+    DeposedKey, InstanceState, ObjectState, ObjectStatus, ResourceState, State,
+};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::{Marks, Value};
+
+/// One update to the refreshed state.
+struct Refreshed {
+    addr: AbsResourceInstance,
+    deposed: Option<DeposedKey>,
+    provider: AbsProviderConfig,
+    key: InstanceKey,
+    object: Option<ObjectState>,
+}
+
+type InstanceValues = Mutex<HashMap<ModuleInstance, HashMap<InstanceKey, Value>>>;
+
+struct PlanWalker<'e, 'a> {
+    env: &'e Env<'a>,
+    graph: &'e Graph,
+    prior: &'e State,
+    opts: &'e PlanOptions,
+    hooks: &'e dyn Hooks,
+    instances: Instances,
+    diags: Mutex<Diagnostics>,
+    changes: Mutex<Vec<ResourceInstanceChange>>,
+    drift: Mutex<Vec<ResourceInstanceChange>>,
+    refreshed: Mutex<Vec<Refreshed>>,
+    /// Resources with a planned change other than no-op.
+    pending: Mutex<HashSet<ConfigResource>>,
+    by_config: HashMap<ConfigResource, Vec<(&'e AbsResource, &'e ResourceState)>>,
+    provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
+    providers_done: Mutex<HashSet<AbsProviderConfig>>,
+    /// Resources `-target` pulls in as dependencies of a target.
+    target_deps: HashSet<ConfigResource>,
+}
+
+pub(crate) fn plan(
+    ctx: &Context,
+    prior: &State,
+    opts: &PlanOptions,
+    hooks: &dyn Hooks,
+) -> (Plan, Diagnostics) {
+    let now = if opts.timestamp.is_empty() {
+        now_rfc3339()
+    } else {
+        opts.timestamp.clone()
+    };
+    let mut out = Plan::empty(opts.mode, prior.clone());
+    out.timestamp = now.clone();
+    out.targets = opts.targets.clone();
+    out.excludes = opts.excludes.clone();
+    out.force_replace = opts.force_replace.clone();
+    out.variable_values = ctx
+        .variables
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    out.complete = opts.targets.is_empty() && opts.excludes.is_empty();
+
+    let (model, mut diags) = model::build(ctx, Some(prior));
+    if has_errors(&diags) {
+        out.errored = true;
+        return (out, diags);
+    }
+    let (graph, gdiags) = graph::build(&model, GraphKind::Plan);
+    diags.extend(gdiags);
+    if has_errors(&diags) {
+        out.errored = true;
+        return (out, diags);
+    }
+    let env = Env {
+        ctx,
+        model,
+        values: Values::new(),
+        now,
+        applying: false,
+        validating: false,
+    };
+    let mut by_config: HashMap<ConfigResource, Vec<(&AbsResource, &ResourceState)>> =
+        HashMap::new();
+    for (abs, rs) in &prior.resources {
+        by_config.entry(abs.config()).or_default().push((abs, rs));
+    }
+    let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
+    for info in env.model.resources.values() {
+        *users.entry(info.provider.clone()).or_default() += 1;
+    }
+    let target_deps = target_dependencies(&env, &graph, opts);
+    let walker = PlanWalker {
+        env: &env,
+        graph: &graph,
+        prior,
+        opts,
+        hooks,
+        instances: Instances::default(),
+        diags: Mutex::new(Diagnostics::new()),
+        changes: Mutex::new(Vec::new()),
+        drift: Mutex::new(Vec::new()),
+        refreshed: Mutex::new(Vec::new()),
+        pending: Mutex::new(HashSet::new()),
+        by_config,
+        provider_users: Mutex::new(users),
+        providers_done: Mutex::new(HashSet::new()),
+        target_deps,
+    };
+    walk::run(&graph, ctx.workers(), &walker);
+    walker.instances.close_all();
+
+    diags.extend(take(&walker.diags));
+    out.changes = take(&walker.changes);
+    out.drift = take(&walker.drift);
+    let mut state = prior.clone();
+    for r in take(&walker.refreshed) {
+        match r.deposed {
+            Some(dk) => state.set_deposed(&r.addr, dk, r.provider, r.key, r.object),
+            None => state.set_current(&r.addr, r.provider, r.key, r.object),
+        }
+    }
+    out.output_changes = output_changes(&env, prior, opts.mode);
+    out.prior_state = state;
+    out.errored = has_errors(&diags);
+    out.sort();
+    out.applyable = out.can_apply();
+    (out, diags)
+}
+
+fn take<T: Default>(m: &Mutex<T>) -> T {
+    m.lock()
+        .map(|mut g| std::mem::take(&mut *g))
+        .unwrap_or_default()
+}
+
+fn target_dependencies(
+    env: &Env<'_>,
+    graph: &Graph,
+    opts: &PlanOptions,
+) -> HashSet<ConfigResource> {
+    let mut out = HashSet::new();
+    for t in &opts.targets {
+        for r in env.model.resources.keys() {
+            let hit = match &t.subject {
+                Targetable::Module(m) => Targetable::Module(m.clone())
+                    .target_contains(&Targetable::ConfigResource(r.clone())),
+                Targetable::ModuleInstance(m) => Targetable::Module(m.module())
+                    .target_contains(&Targetable::ConfigResource(r.clone())),
+                Targetable::ConfigResource(c) => c == r,
+                Targetable::AbsResource(a) => &a.config() == r,
+                Targetable::AbsResourceInstance(a) => &a.config_resource() == r,
+            };
+            if hit {
+                if let Some(deps) = graph.resource_deps.get(r) {
+                    out.extend(deps.iter().cloned());
+                }
+            }
+        }
+    }
+    out
+}
+
+fn output_changes(env: &Env<'_>, prior: &State, mode: PlanMode) -> Vec<OutputChange> {
+    let mut out = Vec::new();
+    let root = ModuleInstance::root();
+    let outputs = &env.ctx.config.module.outputs;
+    for (name, prev) in &prior.outputs {
+        if mode == PlanMode::Destroy || !outputs.contains_key(name) {
+            let before = if prev.sensitive {
+                prev.value.clone().mark(Marks::SENSITIVE)
+            } else {
+                prev.value.clone()
+            };
+            out.push(OutputChange {
+                name: name.clone(),
+                action: Action::Delete,
+                before,
+                after: Value::null(terrace_value::Type::Dynamic),
+                sensitive: prev.sensitive,
+            });
+        }
+    }
+    if mode == PlanMode::Destroy {
+        return out;
+    }
+    for (name, decl) in outputs {
+        let after = env
+            .values
+            .output(&root, name)
+            .unwrap_or_else(|| Value::null(terrace_value::Type::Dynamic));
+        let (action, before) = match prior.outputs.get(name) {
+            None => (Action::Create, Value::null(terrace_value::Type::Dynamic)),
+            Some(prev) => {
+                let before = if prev.sensitive {
+                    prev.value.clone().mark(Marks::SENSITIVE)
+                } else {
+                    prev.value.clone()
+                };
+                let same = after.is_wholly_known()
+                    && after.unmark_deep().0.raw_equals(&prev.value)
+                    && prev.sensitive == decl.sensitive;
+                (if same { Action::NoOp } else { Action::Update }, before)
+            }
+        };
+        out.push(OutputChange {
+            name: name.clone(),
+            action,
+            before,
+            after,
+            sensitive: decl.sensitive,
+        });
+    }
+    out
+}
+
+fn change(
+    addr: &AbsResourceInstance,
+    deposed: Option<DeposedKey>,
+    provider: AbsProviderInstance,
+    action: Action,
+    before: Value,
+    after: Value,
+    schema_version: i64,
+) -> ResourceInstanceChange {
+    ResourceInstanceChange {
+        addr: addr.clone(),
+        prev_run_addr: addr.clone(),
+        deposed,
+        provider,
+        action,
+        action_reason: ActionReason::None,
+        before,
+        after,
+        required_replace: Vec::new(),
+        private: Vec::new(),
+        importing: None,
+        generated_config: None,
+        schema_version: schema_version.max(0) as u64,
+    }
+}
+
+impl<'e, 'a> PlanWalker<'e, 'a> {
+    fn report(&self, d: Diagnostics) {
+        if d.is_empty() {
+            return;
+        }
+        if let Ok(mut g) = self.diags.lock() {
+            g.extend(d);
+        }
+    }
+
+    fn record(&self, c: ResourceInstanceChange) {
+        if c.action != Action::NoOp {
+            if let Ok(mut p) = self.pending.lock() {
+                p.insert(c.addr.config_resource());
+            }
+        }
+        if let Ok(mut g) = self.changes.lock() {
+            g.push(c);
+        }
+    }
+
+    fn refreshed(&self, r: Refreshed) {
+        if let Ok(mut g) = self.refreshed.lock() {
+            g.push(r);
+        }
+    }
+
+    fn targeted(&self, addr: &AbsResourceInstance) -> bool {
+        let t = Targetable::AbsResourceInstance(addr.clone());
+        let abs = Targetable::AbsResource(addr.containing_resource());
+        if self
+            .opts
+            .excludes
+            .iter()
+            .any(|x| x.subject.target_contains(&t) || x.subject.target_contains(&abs))
+        {
+            return false;
+        }
+        self.opts.targets.is_empty()
+            || self
+                .opts
+                .targets
+                .iter()
+                .any(|x| x.subject.target_contains(&t) || x.subject.target_contains(&abs))
+            || self.target_deps.contains(&addr.config_resource())
+    }
+
+    fn visit_provider(&'e self, addr: &'e AbsProviderConfig) -> Visit<'e> {
+        let Some(p) = self.env.model.providers.get(addr) else {
+            return Visit::Done(true);
+        };
+        if p.schema.is_none() {
+            return Visit::Done(false);
+        }
+        let jobs: Vec<Job<'e>> = provider_keys(p)
+            .into_iter()
+            .map(|(key, rep)| -> Job<'e> {
+                Box::new(move || {
+                    let (ok, d) = start_instance(self.env, &self.instances, p, &key, &rep, true);
+                    self.report(d);
+                    ok
+                })
+            })
+            .collect();
+        Visit::Fanout {
+            jobs,
+            finish: Box::new(|| true),
+        }
+    }
+
+    fn visit_resource(&'e self, addr: &'e ConfigResource) -> Visit<'e> {
+        let Some(info) = self.env.model.resources.get(addr) else {
+            return Visit::Done(true);
+        };
+        let acc: Arc<InstanceValues> = Arc::new(Mutex::new(HashMap::new()));
+        let mut jobs: Vec<Job<'e>> = Vec::new();
+        let state_res: &'e [(&'e AbsResource, &'e ResourceState)] =
+            self.by_config.get(addr).map(Vec::as_slice).unwrap_or(&[]);
+        let mut ok = true;
+        let mut expansion: ResourceExpansion = Vec::new();
+        let destroying = self.opts.mode == PlanMode::Destroy;
+
+        match info.config {
+            Some(r) if !destroying => {
+                let (exp, d) = expand_resource(self.env, info);
+                if has_errors(&d) {
+                    ok = false;
+                }
+                self.report(d);
+                expansion = exp;
+                let live: HashSet<ModuleInstance> = self
+                    .env
+                    .values
+                    .module_instances(&addr.module)
+                    .iter()
+                    .cloned()
+                    .collect();
+                for (mi, kind, keys) in &expansion {
+                    let abs = addr.resource.absolute(mi.clone());
+                    let rs: Option<&'e ResourceState> = self.prior.resources.get(&abs);
+                    let declared: HashSet<&InstanceKey> = keys.iter().map(|(k, _)| k).collect();
+                    for (key, rep) in keys {
+                        let iaddr = abs.instance(key.clone());
+                        let rep = rep.clone();
+                        let acc = acc.clone();
+                        jobs.push(Box::new(move || {
+                            self.plan_instance(info, r, iaddr, rep, rs, &acc)
+                        }));
+                    }
+                    if let Some(rs) = rs {
+                        for (k, is) in &rs.instances {
+                            if declared.contains(k) {
+                                continue;
+                            }
+                            let reason = match (kind, k) {
+                                (EachKind::Count, InstanceKey::Int(_)) => {
+                                    ActionReason::DeleteBecauseCountIndex
+                                }
+                                (EachKind::ForEach, InstanceKey::String(_)) => {
+                                    ActionReason::DeleteBecauseEachKey
+                                }
+                                _ => ActionReason::DeleteBecauseWrongRepetition,
+                            };
+                            let iaddr = abs.instance(k.clone());
+                            jobs.push(Box::new(move || {
+                                self.plan_orphan(info, iaddr, rs, is, reason, None)
+                            }));
+                        }
+                    }
+                }
+                for (abs, rs) in state_res {
+                    if live.contains(&abs.module) {
+                        continue;
+                    }
+                    for (k, is) in &rs.instances {
+                        let iaddr = abs.instance(k.clone());
+                        let reason = ActionReason::DeleteBecauseNoModule;
+                        jobs.push(Box::new(move || {
+                            self.plan_orphan(info, iaddr, rs, is, reason, None)
+                        }));
+                    }
+                }
+            }
+            _ => {
+                if destroying && info.config.is_some() {
+                    // References (provider configurations, outputs) still
+                    // see the prior objects while destroying.
+                    let (exp, _) = expand_resource(self.env, info);
+                    expansion = exp;
+                }
+                for (abs, rs) in state_res {
+                    for (k, is) in &rs.instances {
+                        let iaddr = abs.instance(k.clone());
+                        let reason = if destroying {
+                            ActionReason::None
+                        } else {
+                            ActionReason::DeleteBecauseNoResourceConfig
+                        };
+                        let acc = acc.clone();
+                        jobs.push(Box::new(move || {
+                            self.plan_orphan(info, iaddr, rs, is, reason, Some(&acc))
+                        }));
+                    }
+                }
+            }
+        }
+        let finish: Job<'e> = Box::new(move || {
+            let values = acc
+                .lock()
+                .map(|mut g| std::mem::take(&mut *g))
+                .unwrap_or_default();
+            set_aggregates(self.env, info, &expansion, &values);
+            ok
+        });
+        Visit::Fanout { jobs, finish }
+    }
+
+    fn provider_for(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: &AbsResourceInstance,
+        rep: &Repetition,
+    ) -> Result<(AbsProviderInstance, Arc<dyn Provider>), Diagnostics> {
+        let key = instance_key_for(self.env, info, addr, rep)?;
+        let pinst = info.provider.instance(key.clone());
+        match self.instances.get(&pinst) {
+            Some(p) => Ok((pinst, p)),
+            None => Err(vec![instance_not_present(addr, &info.provider, &key)]),
+        }
+    }
+
+    fn plan_instance(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        addr: AbsResourceInstance,
+        rep: Repetition,
+        rs: Option<&ResourceState>,
+        acc: &InstanceValues,
+    ) -> bool {
+        let is = rs.and_then(|rs| rs.instances.get(&addr.resource.key));
+        if !self.targeted(&addr) {
+            if let Some(obj) = is.and_then(|i| i.current.as_ref()) {
+                store(acc, &addr, decode_object(info, obj));
+            }
+            return true;
+        }
+        let (pinst, provider) = match self.provider_for(info, &addr, &rep) {
+            Ok(x) => x,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        let mut ok = true;
+        if let (Some(is), Some(rs)) = (is, rs) {
+            for (dk, obj) in &is.deposed {
+                ok &= self.plan_deposed(info, &addr, rs, is, dk, obj);
+            }
+        }
+        let result = match addr.resource.resource.mode {
+            ResourceMode::Data => self.plan_data(info, r, &addr, &rep, pinst, provider.as_ref()),
+            _ => self.plan_managed(info, r, &addr, &rep, is, pinst, provider.as_ref()),
+        };
+        match result {
+            Ok(Some(v)) => {
+                store(acc, &addr, v);
+                ok
+            }
+            Ok(None) => ok,
+            Err(d) => {
+                self.report(d);
+                false
+            }
+        }
+    }
+
+    /// Upgrades and (unless `-refresh=false`) refreshes the current object;
+    /// `None` when it no longer exists.
+    fn refresh(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: &AbsResourceInstance,
+        obj: &ObjectState,
+        pinst: &AbsProviderInstance,
+        provider: &dyn Provider,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let upgraded = upgrade_object(provider, info, obj)?;
+        if !self.opts.refresh || addr.resource.resource.mode == ResourceMode::Data {
+            return Ok(Some(upgraded));
+        }
+        let Some(schema) = &info.schema else {
+            return Ok(Some(upgraded));
+        };
+        self.hooks.refreshing(addr, value_id(&upgraded).as_deref());
+        let (plain, marks) = unmark(&upgraded);
+        let resp = provider.read_resource(ReadResourceRequest {
+            type_name: addr.resource.resource.type_name.to_string(),
+            prior_state: plain.clone(),
+            private: obj.private.clone().unwrap_or_default(),
+            provider_meta: None,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        let diags = convert_diags(resp.diagnostics, None);
+        let failed = has_errors(&diags);
+        self.hooks.refreshed(addr, !failed);
+        if failed {
+            return Err(diags);
+        }
+        self.report(diags);
+        let new = typed(resp.new_state, &info.ty);
+        if new.is_null() {
+            self.push_drift(change(
+                addr,
+                None,
+                pinst.clone(),
+                Action::Delete,
+                upgraded,
+                Value::null(info.ty.clone()),
+                schema.version,
+            ));
+            self.refreshed(Refreshed {
+                addr: addr.clone(),
+                deposed: None,
+                provider: pinst.config.clone(),
+                key: pinst.key.clone(),
+                object: None,
+            });
+            return Ok(None);
+        }
+        let marked = mark_schema_sensitive(&schema.block, &apply_mark_paths(&new, &marks));
+        let changed = !new.raw_equals(&plain);
+        if changed {
+            self.push_drift(change(
+                addr,
+                None,
+                pinst.clone(),
+                Action::Update,
+                upgraded,
+                marked.clone(),
+                schema.version,
+            ));
+        }
+        if changed
+            || obj.schema_version != schema.version.max(0) as u64
+            || resp.private != obj.private.clone().unwrap_or_default()
+        {
+            let mut o = encode_object(&marked, &info.ty, schema.version)?;
+            o.private = (!resp.private.is_empty()).then_some(resp.private);
+            o.status = obj.status;
+            o.dependencies = obj.dependencies.clone();
+            o.create_before_destroy = obj.create_before_destroy;
+            self.refreshed(Refreshed {
+                addr: addr.clone(),
+                deposed: None,
+                provider: pinst.config.clone(),
+                key: pinst.key.clone(),
+                object: Some(o),
+            });
+        }
+        Ok(Some(marked))
+    }
+
+    fn push_drift(&self, c: ResourceInstanceChange) {
+        if let Ok(mut g) = self.drift.lock() {
+            g.push(c);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn plan_managed(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        addr: &AbsResourceInstance,
+        rep: &Repetition,
+        is: Option<&InstanceState>,
+        pinst: AbsProviderInstance,
+        provider: &dyn Provider,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let Some(schema) = &info.schema else {
+            return Ok(None);
+        };
+        let Some(cfg_module) = info.module else {
+            return Ok(None);
+        };
+        let cur = is.and_then(|i| i.current.as_ref());
+        let prior = match cur {
+            Some(obj) => self.refresh(info, addr, obj, &pinst, provider)?,
+            None => None,
+        };
+        if self.opts.mode == PlanMode::RefreshOnly {
+            return Ok(prior);
+        }
+        let mut diags = Diagnostics::new();
+        let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
+        for rule in &r.preconditions {
+            check_rule(&scope, rule, "Resource precondition failed", &mut diags);
+        }
+        let (config, d) = decode_body(&r.config, &schema.block, &scope);
+        diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (cfg_plain, cfg_marks) = unmark(&config);
+        let null = Value::null(info.ty.clone());
+        let prior_plain = prior
+            .as_ref()
+            .map(|p| unmark(p).0)
+            .unwrap_or_else(|| null.clone());
+        let managed = r.managed.clone().unwrap_or_default();
+        let cfg_plain = if prior.is_some() {
+            if managed.ignore_all_changes {
+                ignore_all(&schema.block, &cfg_plain, &prior_plain)
+            } else if managed.ignore_changes.is_empty() {
+                cfg_plain
+            } else {
+                let paths: Vec<_> = managed.ignore_changes.iter().map(traversal_path).collect();
+                ignore_changes(&cfg_plain, &prior_plain, &paths)
+            }
+        } else {
+            cfg_plain
+        };
+        let private = cur.and_then(|o| o.private.clone()).unwrap_or_default();
+        let provider_name = info.provider.provider.to_string();
+        let addr_s = addr.to_string();
+        let plan_once = |prior_v: &Value,
+                         private: Vec<u8>|
+         -> Result<
+            (Value, Vec<terrace_providers::AttributePath>, Vec<u8>),
+            Diagnostics,
+        > {
+            let proposed = proposed_new(&schema.block, prior_v, &cfg_plain);
+            let resp = provider.plan_resource_change(PlanResourceChangeRequest {
+                type_name: addr.resource.resource.type_name.to_string(),
+                prior_state: prior_v.clone(),
+                proposed_new_state: proposed,
+                config: cfg_plain.clone(),
+                prior_private: private,
+                provider_meta: None,
+                client_capabilities: ClientCapabilities::default(),
+            });
+            let mut diags = convert_diags(resp.diagnostics, Some((&r.config, &schema.block)));
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+            let planned = typed(resp.planned_state, &info.ty);
+            let check = check_planned_state(
+                &schema.block,
+                prior_v,
+                &cfg_plain,
+                &planned,
+                resp.legacy_type_system,
+                &provider_name,
+                &addr_s,
+            );
+            diags.extend(convert_diags(check.diagnostics, None));
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+            self.report(diags);
+            Ok((planned, resp.requires_replace, resp.planned_private))
+        };
+        let (mut planned, requires_replace, mut planned_private) =
+            plan_once(&prior_plain, private)?;
+
+        let tainted = cur.is_some_and(|o| o.status == ObjectStatus::Tainted);
+        let (mut action, reason) = if prior.is_none() {
+            (Action::Create, ActionReason::None)
+        } else if tainted {
+            (
+                Action::DeleteThenCreate,
+                ActionReason::ReplaceBecauseTainted,
+            )
+        } else if self.opts.force_replace.contains(addr) {
+            (Action::DeleteThenCreate, ActionReason::ReplaceByRequest)
+        } else if planned.raw_equals(&prior_plain) {
+            (Action::NoOp, ActionReason::None)
+        } else if requires_replace.iter().any(|p| {
+            match (value_at(&prior_plain, p), value_at(&planned, p)) {
+                (Some(a), Some(b)) => !b.is_wholly_known() || !a.raw_equals(&b),
+                _ => true,
+            }
+        }) {
+            (
+                Action::DeleteThenCreate,
+                ActionReason::ReplaceBecauseCannotUpdate,
+            )
+        } else {
+            (Action::Update, ActionReason::None)
+        };
+        if action == Action::DeleteThenCreate {
+            if managed.create_before_destroy {
+                action = Action::CreateThenDelete;
+            }
+            check_prevent_destroy(r, addr, &mut diags);
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+            let (p, _, pp) = plan_once(&null, Vec::new())?;
+            planned = p;
+            planned_private = pp;
+        }
+        let after = apply_mark_paths(&mark_schema_sensitive(&schema.block, &planned), &cfg_marks);
+        if !r.postconditions.is_empty() {
+            scope.self_value = Some(after.clone());
+            for rule in &r.postconditions {
+                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
+            }
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+        }
+        self.report(diags);
+        let mut c = change(
+            addr,
+            None,
+            pinst,
+            action,
+            prior.unwrap_or(null),
+            after.clone(),
+            schema.version,
+        );
+        c.action_reason = reason;
+        c.required_replace = requires_replace;
+        c.private = planned_private;
+        self.record(c);
+        Ok(Some(after))
+    }
+
+    fn depends_on_pending(&self, r: &Resource, module: &terrace_addrs::Module) -> bool {
+        let pending = match self.pending.lock() {
+            Ok(p) => p,
+            Err(_) => return false,
+        };
+        r.depends_on.iter().any(|t| {
+            let Some(reference) = parse_ref(&t.traversal, &t.file).0 else {
+                return false;
+            };
+            match &reference.subject {
+                Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. } => {
+                    let addr = terrace_addrs::Resource::new(
+                        model::addr_mode(res.mode),
+                        res.type_name.as_str(),
+                        res.name.as_str(),
+                    )
+                    .in_module(module.clone());
+                    pending.contains(&addr)
+                }
+                Subject::ModuleCall(call) | Subject::ModuleCallInstance { call, .. } => {
+                    let prefix = module.child(call.as_str());
+                    pending
+                        .iter()
+                        .any(|p| p.module.names().starts_with(prefix.names()))
+                }
+                _ => false,
+            }
+        })
+    }
+
+    fn plan_data(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        addr: &AbsResourceInstance,
+        rep: &Repetition,
+        pinst: AbsProviderInstance,
+        provider: &dyn Provider,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let Some(schema) = &info.schema else {
+            return Ok(None);
+        };
+        let Some(cfg_module) = info.module else {
+            return Ok(None);
+        };
+        let mut diags = Diagnostics::new();
+        let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
+        for rule in &r.preconditions {
+            check_rule(&scope, rule, "Resource precondition failed", &mut diags);
+        }
+        let (config, d) = decode_body(&r.config, &schema.block, &scope);
+        diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (cfg_plain, cfg_marks) = unmark(&config);
+        let pending = self.depends_on_pending(r, &addr.module.module());
+        if !cfg_plain.is_wholly_known() || pending {
+            let unknown = planned_unknown_object(&schema.block, &cfg_plain);
+            let after =
+                apply_mark_paths(&mark_schema_sensitive(&schema.block, &unknown), &cfg_marks);
+            let mut c = change(
+                addr,
+                None,
+                pinst,
+                Action::Read,
+                Value::null(info.ty.clone()),
+                after.clone(),
+                schema.version,
+            );
+            c.action_reason = if pending {
+                ActionReason::ReadBecauseDependencyPending
+            } else {
+                ActionReason::ReadBecauseConfigUnknown
+            };
+            self.report(diags);
+            self.record(c);
+            return Ok(Some(after));
+        }
+        let start = Instant::now();
+        self.hooks.apply_started(addr, Action::Read, None);
+        let resp = provider.read_data_source(ReadDataSourceRequest {
+            type_name: addr.resource.resource.type_name.to_string(),
+            config: cfg_plain,
+            provider_meta: None,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some((&r.config, &schema.block)),
+        ));
+        let value = typed(resp.state, &info.ty);
+        if !has_errors(&diags) && value.is_null() {
+            diags.push(Diagnostic::error(
+                "Provider produced null object",
+                format!("Provider {:?} produced a null value for {addr}.\n\nThis is a bug in the provider, which should be reported in the provider's own issue tracker.", info.provider.provider.to_string()),
+            ));
+        }
+        let failed = has_errors(&diags);
+        let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
+        self.hooks.apply_finished(
+            addr,
+            Action::Read,
+            value_id(&marked).as_deref(),
+            start.elapsed(),
+            !failed,
+        );
+        if failed {
+            return Err(diags);
+        }
+        if !r.postconditions.is_empty() {
+            scope.self_value = Some(marked.clone());
+            for rule in &r.postconditions {
+                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
+            }
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+        }
+        self.report(diags);
+        let obj = encode_object(&marked, &info.ty, schema.version)?;
+        self.refreshed(Refreshed {
+            addr: addr.clone(),
+            deposed: None,
+            provider: pinst.config.clone(),
+            key: pinst.key.clone(),
+            object: Some(obj),
+        });
+        Ok(Some(marked))
+    }
+
+    fn plan_deposed(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: &AbsResourceInstance,
+        rs: &ResourceState,
+        is: &InstanceState,
+        dk: &DeposedKey,
+        obj: &ObjectState,
+    ) -> bool {
+        let pinst = rs.provider.instance(is.provider_key.clone());
+        let Some(provider) = self.instances.get(&pinst) else {
+            self.report(vec![instance_not_present(
+                addr,
+                &rs.provider,
+                &is.provider_key,
+            )]);
+            return false;
+        };
+        let before = match upgrade_object(provider.as_ref(), info, obj) {
+            Ok(v) => v,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+        self.record(change(
+            addr,
+            Some(dk.clone()),
+            pinst,
+            Action::Delete,
+            before,
+            Value::null(info.ty.clone()),
+            version,
+        ));
+        true
+    }
+
+    /// An instance that is to go: not declared any more, or everything in
+    /// destroy mode. Data sources are just dropped from the state.
+    fn plan_orphan(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: AbsResourceInstance,
+        rs: &ResourceState,
+        is: &InstanceState,
+        reason: ActionReason,
+        acc: Option<&InstanceValues>,
+    ) -> bool {
+        if addr.resource.resource.mode == ResourceMode::Data {
+            if let (Some(acc), Some(obj)) = (acc, is.current.as_ref()) {
+                store(acc, &addr, decode_object(info, obj));
+            }
+            if self.opts.mode != PlanMode::RefreshOnly {
+                self.refreshed(Refreshed {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: rs.provider.clone(),
+                    key: is.provider_key.clone(),
+                    object: None,
+                });
+            }
+            return true;
+        }
+        if !self.targeted(&addr) {
+            if let (Some(acc), Some(obj)) = (acc, is.current.as_ref()) {
+                store(acc, &addr, decode_object(info, obj));
+            }
+            return true;
+        }
+        if rs.provider != info.provider {
+            self.report(vec![Diagnostic::error(
+                "Unable to use fallback provider from state",
+                format!("Provider from configuration {} does not match provider from state {} for resource {addr}", info.provider, rs.provider),
+            )]);
+            return false;
+        }
+        let pinst = rs.provider.instance(is.provider_key.clone());
+        let Some(provider) = self.instances.get(&pinst) else {
+            self.report(vec![instance_not_present(
+                &addr,
+                &rs.provider,
+                &is.provider_key,
+            )]);
+            return false;
+        };
+        let mut ok = true;
+        for (dk, obj) in &is.deposed {
+            ok &= self.plan_deposed(info, &addr, rs, is, dk, obj);
+        }
+        let Some(obj) = &is.current else { return ok };
+        let prior = match self.refresh(info, &addr, obj, &pinst, provider.as_ref()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return ok,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        if let Some(acc) = acc {
+            store(acc, &addr, prior.clone());
+        }
+        if self.opts.mode == PlanMode::RefreshOnly {
+            return ok;
+        }
+        if let Some(r) = info.config {
+            let mut diags = Diagnostics::new();
+            check_prevent_destroy(r, &addr, &mut diags);
+            if has_errors(&diags) {
+                self.report(diags);
+                return false;
+            }
+        }
+        let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+        let mut c = change(
+            &addr,
+            None,
+            pinst,
+            Action::Delete,
+            prior,
+            Value::null(info.ty.clone()),
+            version,
+        );
+        c.action_reason = reason;
+        self.record(c);
+        ok
+    }
+}
+
+fn store(acc: &InstanceValues, addr: &AbsResourceInstance, v: Value) {
+    if let Ok(mut g) = acc.lock() {
+        g.entry(addr.module.clone())
+            .or_default()
+            .insert(addr.resource.key.clone(), v);
+    }
+}
+
+/// `ignore_changes = all`: every argument the configuration sets keeps its
+/// prior value.
+fn ignore_all(block: &terrace_providers::Block, config: &Value, prior: &Value) -> Value {
+    let Some(attrs) = config.as_attributes() else {
+        return config.clone();
+    };
+    let Some(prior_attrs) = prior.as_attributes() else {
+        return config.clone();
+    };
+    let mut out: BTreeMap<String, Value> = attrs.clone();
+    for (name, v) in out.iter_mut() {
+        let keep = block
+            .attributes
+            .get(name)
+            .is_some_and(|a| a.computed && v.is_null());
+        if !keep {
+            if let Some(p) = prior_attrs.get(name) {
+                *v = p.clone();
+            }
+        }
+    }
+    Value::object(out)
+}
+
+fn check_prevent_destroy(r: &Resource, addr: &AbsResourceInstance, diags: &mut Diagnostics) {
+    let Some(e) = r.managed.as_ref().and_then(|m| m.prevent_destroy.as_ref()) else {
+        return;
+    };
+    let (v, d) = e.constant_value();
+    if has_errors(&d) {
+        diags.extend(d);
+        return;
+    }
+    if v.as_bool() == Some(true) {
+        diags.push(
+            Diagnostic::error(
+                "Resource instance cannot be destroyed",
+                format!("Resource instance {addr} has prevent_destroy set, but the plan calls for it to be destroyed.\n\nTo proceed, either disable prevent_destroy for this resource or exclude instances of this resource from this round using:\n    -exclude={:?}", addr.containing_resource().to_string()),
+            )
+            .with_subject(r.decl_range.clone()),
+        );
+    }
+}
+
+impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
+    fn visit(&'e self, node: usize) -> Visit<'e> {
+        let (ok, d) = match &self.graph.nodes[node] {
+            Node::Variable(m, n) => visit_variable(self.env, m, n),
+            Node::Local(m, n) => visit_local(self.env, m, n),
+            Node::Output(m, n) => visit_output(self.env, m, n),
+            Node::ModuleCall(m, n) => visit_module_call(self.env, m, n),
+            Node::Provider(p) => return self.visit_provider(p),
+            Node::Resource(r) => return self.visit_resource(r),
+            Node::Destroy(_) => (true, Diagnostics::new()),
+        };
+        self.report(d);
+        Visit::Done(ok)
+    }
+
+    fn completed(&'e self, node: usize, _ok: bool) -> Vec<Job<'e>> {
+        let provider = match &self.graph.nodes[node] {
+            Node::Resource(r) => {
+                let Some(info) = self.env.model.resources.get(r) else {
+                    return Vec::new();
+                };
+                if let Ok(mut u) = self.provider_users.lock() {
+                    if let Some(n) = u.get_mut(&info.provider) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                &info.provider
+            }
+            Node::Provider(p) => {
+                if let Ok(mut d) = self.providers_done.lock() {
+                    d.insert(p.clone());
+                }
+                p
+            }
+            _ => return Vec::new(),
+        };
+        let idle = self
+            .provider_users
+            .lock()
+            .map(|u| u.get(provider).copied().unwrap_or(0) == 0)
+            .unwrap_or(false);
+        let done = self
+            .providers_done
+            .lock()
+            .map(|d| d.contains(provider))
+            .unwrap_or(false);
+        if idle && done {
+            vec![Box::new(move || {
+                self.instances.close_config(provider);
+                true
+            })]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn stopping(&'e self) -> bool {
+        self.hooks.stopping()
+    }
+
+    fn stop(&'e self) {
+        self.instances.stop_all();
+    }
+}

@@ -1,0 +1,294 @@
+//! Provider instances: one per key of each provider configuration (seed
+//! 002), started and configured by the configuration's node, looked up by
+//! every resource instance through its `AbsProviderInstance`, and closed
+//! when the last node needing the configuration is done.
+
+use crate::decode::decode_body;
+use crate::marks::unmark;
+use crate::model::{ProviderInfo, ResourceInfo};
+use crate::scope::Env;
+use crate::values::Repetition;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, RwLock};
+use terrace_addrs::{
+    AbsProviderConfig, AbsProviderInstance, AbsResourceInstance, InstanceKey, ModuleInstance,
+};
+use terrace_config::body::{Body, BodySchema};
+use terrace_config::loader::Config;
+use terrace_providers::{
+    Block, ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
+};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::convert::convert;
+use terrace_value::{Type, Value};
+
+#[derive(Default)]
+pub(crate) struct Instances {
+    map: RwLock<HashMap<AbsProviderInstance, Arc<dyn Provider>>>,
+    /// Every instance ever started, to stop on Ctrl-C and close at the end.
+    started: Mutex<Vec<(AbsProviderConfig, Arc<dyn Provider>)>>,
+}
+
+impl Instances {
+    pub fn get(&self, addr: &AbsProviderInstance) -> Option<Arc<dyn Provider>> {
+        self.map.read().ok()?.get(addr).cloned()
+    }
+
+    pub fn insert(&self, addr: AbsProviderInstance, p: Arc<dyn Provider>) {
+        if let Ok(mut m) = self.map.write() {
+            m.insert(addr, p);
+        }
+    }
+
+    pub fn started(&self, config: &AbsProviderConfig, p: Arc<dyn Provider>) {
+        if let Ok(mut s) = self.started.lock() {
+            s.push((config.clone(), p));
+        }
+    }
+
+    /// Closes every instance of `config`.
+    pub fn close_config(&self, config: &AbsProviderConfig) {
+        let mine: Vec<Arc<dyn Provider>> = match self.started.lock() {
+            Ok(mut s) => {
+                let (mine, rest): (Vec<_>, Vec<_>) = s.drain(..).partition(|(c, _)| c == config);
+                *s = rest;
+                mine.into_iter().map(|(_, p)| p).collect()
+            }
+            Err(_) => Vec::new(),
+        };
+        if let Ok(mut m) = self.map.write() {
+            m.retain(|k, _| &k.config != config);
+        }
+        for p in mine {
+            let _ = p.close();
+        }
+    }
+
+    pub fn stop_all(&self) {
+        let all: Vec<Arc<dyn Provider>> = match self.started.lock() {
+            Ok(s) => s.iter().map(|(_, p)| p.clone()).collect(),
+            Err(_) => Vec::new(),
+        };
+        for p in all {
+            let _ = p.stop();
+        }
+    }
+
+    pub fn close_all(&self) {
+        let all: Vec<Arc<dyn Provider>> = match self.started.lock() {
+            Ok(mut s) => s.drain(..).map(|(_, p)| p).collect(),
+            Err(_) => Vec::new(),
+        };
+        if let Ok(mut m) = self.map.write() {
+            m.clear();
+        }
+        for p in all {
+            let _ = p.close();
+        }
+    }
+}
+
+/// Provider diagnostics as configuration diagnostics; an attribute path's
+/// first step is pointed at that argument of `body` when there is one.
+pub(crate) fn convert_diags(
+    d: terrace_providers::Diagnostics,
+    body: Option<(&Body, &Block)>,
+) -> Diagnostics {
+    let mut out = Diagnostics::new();
+    for pd in d {
+        let mut diag = match pd.severity {
+            terrace_providers::Severity::Error => Diagnostic::error(pd.summary, pd.detail),
+            terrace_providers::Severity::Warning => Diagnostic::warning(pd.summary, pd.detail),
+        };
+        if let (Some((body, block)), Some(path)) = (body, &pd.attribute) {
+            if let Some(terrace_providers::PathStep::Attribute(name)) = path.steps().first() {
+                let mut schema = BodySchema::new();
+                for n in block.attributes.keys() {
+                    schema = schema.attr(n);
+                }
+                let (content, _, _) = body.partial_content(&schema);
+                if let Some(a) = content.attribute(name) {
+                    diag.subject = Some(a.expr.range());
+                }
+            }
+            if diag.subject.is_none() {
+                diag.subject = Some(body.missing_item_range());
+            }
+        }
+        out.push(diag);
+    }
+    out
+}
+
+/// The keys a provider configuration expands to, with `each.*`.
+pub(crate) fn provider_keys(p: &ProviderInfo<'_>) -> Vec<(InstanceKey, Repetition)> {
+    match p
+        .config
+        .and_then(|c| c.for_each.as_ref().map(|_| c.instances.as_ref()))
+    {
+        None => vec![(InstanceKey::None, Repetition::default())],
+        Some(None) => Vec::new(),
+        Some(Some(instances)) => instances
+            .iter()
+            .map(|(k, rd)| {
+                (
+                    InstanceKey::string(k),
+                    Repetition {
+                        count_index: None,
+                        each_key: Some(rd.each_key.clone()),
+                        each_value: Some(rd.each_value.clone()),
+                    },
+                )
+            })
+            .collect(),
+    }
+}
+
+/// Starts one instance of `p` and, unless `configure` is false, validates
+/// and configures it with its body evaluated for `rep`.
+pub(crate) fn start_instance(
+    env: &Env<'_>,
+    instances: &Instances,
+    p: &ProviderInfo<'_>,
+    key: &InstanceKey,
+    rep: &Repetition,
+    configure: bool,
+) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let provider = match env.ctx.providers.start(&p.addr.provider) {
+        Ok(pr) => pr,
+        Err(d) => return (false, d),
+    };
+    instances.started(&p.addr, provider.clone());
+    let Some(schema) = &p.schema else {
+        return (false, diags);
+    };
+    let block = &schema.provider.block;
+    let empty = Body::empty();
+    let body = p.config.map(|c| &c.config).unwrap_or(&empty);
+    let root_cfg: &Config = &env.ctx.config;
+    let module_cfg = p.module.unwrap_or(root_cfg);
+    let scope = env.scope(module_cfg, p.addr.module.unkeyed_instance(), rep.clone());
+    let (value, d) = decode_body(body, block, &scope);
+    diags.extend(d);
+    if has_errors(&diags) {
+        return (false, diags);
+    }
+    let (value, _) = unmark(&value);
+    let resp = provider.validate_provider_config(ValidateProviderConfigRequest {
+        config: value.clone(),
+    });
+    diags.extend(convert_diags(resp.diagnostics, Some((body, block))));
+    if has_errors(&diags) {
+        return (false, diags);
+    }
+    if configure {
+        let resp = provider.configure_provider(ConfigureProviderRequest {
+            terraform_version: env.ctx.terraform_version.clone(),
+            config: value,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        diags.extend(convert_diags(resp.diagnostics, Some((body, block))));
+        if has_errors(&diags) {
+            return (false, diags);
+        }
+    }
+    instances.insert(p.addr.instance(key.clone()), provider);
+    (true, diags)
+}
+
+/// The provider instance key of a resource instance: from the key
+/// expression of its `provider` argument (in its own scope) or of the
+/// `providers` entry of the module call it came through (in the calling
+/// module instance's scope).
+pub(crate) fn instance_key_for(
+    env: &Env<'_>,
+    info: &ResourceInfo<'_>,
+    addr: &AbsResourceInstance,
+    rep: &Repetition,
+) -> Result<InstanceKey, Diagnostics> {
+    let Some((km, expr)) = &info.key_expr else {
+        return Ok(InstanceKey::None);
+    };
+    let root: &Config = &env.ctx.config;
+    let (value, mut diags) = if *km == addr.module.module() {
+        let cfg = info.module.unwrap_or(root);
+        let scope = env.scope(cfg, addr.module.clone(), rep.clone());
+        expr.evaluate(&scope)
+    } else {
+        let steps = addr.module.steps();
+        let n = km.len() + 1;
+        if steps.len() < n {
+            return Ok(InstanceKey::None);
+        }
+        let call_instance = ModuleInstance::from_steps(steps[..n].iter().cloned());
+        let caller = call_instance.parent();
+        let Some(cfg) = root.descendant(&crate::model::path_names(km)) else {
+            return Ok(InstanceKey::None);
+        };
+        let scope = env.scope(cfg, caller, env.values.module_rep(&call_instance));
+        expr.evaluate(&scope)
+    };
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    let bad = |detail: String| {
+        Diagnostic::error("Invalid provider instance key", detail).with_subject(expr.range())
+    };
+    if value.deep_marks().is_sensitive() {
+        diags.push(bad(
+            "A provider instance key must not be derived from a sensitive value.".into(),
+        ));
+        return Err(diags);
+    }
+    if value.deep_marks().is_ephemeral() {
+        diags.push(bad(
+            "A provider instance key must not be derived from an ephemeral value.".into(),
+        ));
+        return Err(diags);
+    }
+    if value.is_null() {
+        diags.push(bad("A provider instance key must not be null.".into()));
+        return Err(diags);
+    }
+    if !value.is_known() {
+        diags.push(bad(format!("The provider instance key for {addr} depends on values that cannot be determined until apply, and so OpenTofu cannot select a provider instance to create a plan for this resource instance.")));
+        return Err(diags);
+    }
+    match convert(&value, &Type::String) {
+        Ok(v) => Ok(InstanceKey::string(v.as_str().unwrap_or_default())),
+        Err(e) => {
+            diags.push(bad(format!("The given instance key is unsuitable: {e}.")));
+            Err(diags)
+        }
+    }
+}
+
+/// OpenTofu's "Provider instance not present".
+pub(crate) fn instance_not_present(
+    addr: &AbsResourceInstance,
+    config: &AbsProviderConfig,
+    key: &InstanceKey,
+) -> Diagnostic {
+    let inst = config.instance(key.clone());
+    if !key.is_none() {
+        Diagnostic::error(
+            "Provider instance not present",
+            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy {addr}, after which you can remove the provider configuration again.\n\nThis is commonly caused by using the same for_each collection both for a resource (or its containing module) and its associated provider configuration. To successfully remove an instance of a resource it must be possible to remove the corresponding element from the resource's for_each collection while retaining the corresponding element in the provider's for_each collection."),
+        )
+    } else {
+        Diagnostic::error(
+            "Provider instance not present",
+            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing instances of {} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that {addr} has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key {}.", addr.containing_resource(), addr.resource.key),
+        )
+    }
+}
+
+/// A value converted for a provider: unknown of `ty` when conversion fails.
+pub(crate) fn typed(v: Value, ty: &Type) -> Value {
+    if v.ty() == ty {
+        return v;
+    }
+    convert(&v, ty).unwrap_or_else(|_| Value::unknown(ty.clone()))
+}

@@ -1,0 +1,306 @@
+//! The evaluation scope of one module instance (and, inside a resource or
+//! module call, one of its instances): `var.`, `local.`, resources,
+//! `module.` outputs, `path.`, `terraform.`, `count.`, `each.` and
+//! `self`, all answered from the walk's [`Values`] with one lookup.
+
+use crate::model::Model;
+use crate::values::{EachKind, Repetition, Values};
+use crate::Context;
+use std::collections::BTreeMap;
+use std::path::Path;
+use terrace_addrs::{InstanceKey as AddrKey, ModuleInstance};
+use terrace_config::loader::Config;
+use terrace_lang::references::{parse_ref, ResourceMode, Subject};
+use terrace_lang::scope::{Lookup, Scope};
+use terrace_syntax::ast::{SourceFile, Traversal};
+use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_value::Value;
+
+/// What every scope of one walk shares.
+pub(crate) struct Env<'a> {
+    pub ctx: &'a Context,
+    pub model: Model<'a>,
+    pub values: Values,
+    /// RFC 3339 time of the run.
+    pub now: String,
+    pub applying: bool,
+    /// Validate walk: impure functions are unknown, nothing is expanded.
+    pub validating: bool,
+}
+
+impl<'a> Env<'a> {
+    pub fn scope<'s>(
+        &'s self,
+        config: &'s Config,
+        module: ModuleInstance,
+        rep: Repetition,
+    ) -> EvalScope<'s, 'a> {
+        EvalScope {
+            env: self,
+            config,
+            module,
+            rep,
+            self_value: None,
+        }
+    }
+}
+
+pub(crate) struct EvalScope<'s, 'a> {
+    pub env: &'s Env<'a>,
+    pub config: &'s Config,
+    pub module: ModuleInstance,
+    pub rep: Repetition,
+    pub self_value: Option<Value>,
+}
+
+fn failed(file: &SourceFile, t: &Traversal, summary: &str, detail: String) -> Lookup {
+    let span = t
+        .steps
+        .first()
+        .map(|s| t.root_span.to(s.span()))
+        .unwrap_or(t.root_span);
+    Lookup::Failed(vec![
+        Diagnostic::error(summary, detail).with_subject(file.range(span))
+    ])
+}
+
+fn module_display(m: &ModuleInstance) -> String {
+    if m.is_root() {
+        "the root module".to_string()
+    } else {
+        m.module().to_string()
+    }
+}
+
+impl EvalScope<'_, '_> {
+    fn module_call_value(&self, call: &str) -> Value {
+        let Some(child) = self.config.children.get(call) else {
+            return Value::dynamic();
+        };
+        let names: Vec<String> = child.module.outputs.keys().cloned().collect();
+        let values = &self.env.values;
+        let Some(kind) = values.call_kind(&self.module, call) else {
+            return Value::dynamic();
+        };
+        let static_child = self.module.module().child(call);
+        let instances = values.module_instances(&static_child);
+        let mine = instances.iter().filter(|i| i.parent() == self.module);
+        match kind {
+            EachKind::Single => {
+                let child = self.module.child(call, AddrKey::None);
+                values.module_object(&child, &names)
+            }
+            EachKind::Count => {
+                Value::tuple(mine.map(|i| values.module_object(i, &names)).collect())
+            }
+            EachKind::ForEach => {
+                let mut attrs = BTreeMap::new();
+                for i in mine {
+                    if let Some(step) = i.steps().last() {
+                        if let AddrKey::String(k) = &step.key {
+                            attrs.insert(k.to_string(), values.module_object(i, &names));
+                        }
+                    }
+                }
+                Value::object(attrs)
+            }
+        }
+    }
+}
+
+impl Scope for EvalScope<'_, '_> {
+    fn lookup(&self, t: &Traversal, file: &SourceFile) -> Lookup {
+        let (r, diags): (_, Diagnostics) = parse_ref(t, file);
+        let Some(r) = r else {
+            return if diags.is_empty() {
+                Lookup::NotFound
+            } else {
+                Lookup::Failed(diags)
+            };
+        };
+        let consumed = t.steps.len().saturating_sub(r.remaining.len());
+        let values = &self.env.values;
+        let module = &self.config.module;
+        match &r.subject {
+            Subject::InputVariable(n) => match module.variables.get(n) {
+                Some(decl) => Lookup::Found {
+                    value: values
+                        .var(&self.module, n)
+                        .unwrap_or_else(|| Value::unknown(decl.ty.clone())),
+                    consumed,
+                },
+                None => failed(
+                    file,
+                    t,
+                    "Reference to undeclared input variable",
+                    format!("An input variable with the name {n:?} has not been declared. This variable can be declared with a variable {n:?} {{}} block."),
+                ),
+            },
+            Subject::LocalValue(n) => {
+                if module.locals.contains_key(n) {
+                    Lookup::Found {
+                        value: values.local(&self.module, n).unwrap_or_else(Value::dynamic),
+                        consumed,
+                    }
+                } else {
+                    failed(
+                        file,
+                        t,
+                        "Reference to undeclared local value",
+                        format!("A local value with the name {n:?} has not been declared."),
+                    )
+                }
+            }
+            Subject::CountAttr(n) => {
+                if n != "index" {
+                    return failed(file, t, "Invalid \"count\" attribute", format!("The \"count\" object does not have an attribute named {n:?}. The only supported attribute is count.index, which is the index of each instance of a resource block that has the \"count\" argument set."));
+                }
+                match &self.rep.count_index {
+                    Some(v) => Lookup::Found { value: v.clone(), consumed },
+                    None => failed(file, t, "Reference to \"count\" in non-counted context", "The \"count\" object can only be used in \"module\", \"resource\", and \"data\" blocks, and only when the \"count\" argument is set.".into()),
+                }
+            }
+            Subject::ForEachAttr(n) => {
+                let v = match n.as_str() {
+                    "key" => &self.rep.each_key,
+                    "value" => &self.rep.each_value,
+                    _ => {
+                        return failed(file, t, "Invalid \"each\" attribute", format!("The \"each\" object does not have an attribute named {n:?}. The supported attributes are each.key and each.value, the current key and value pair of the \"for_each\" attribute set."));
+                    }
+                };
+                match v {
+                    Some(v) => Lookup::Found { value: v.clone(), consumed },
+                    None => failed(file, t, "Reference to \"each\" in context without for_each", "The \"each\" object can be used only in \"module\" or \"resource\" blocks, and only when the \"for_each\" argument is set.".into()),
+                }
+            }
+            Subject::PathAttr(n) => {
+                let v = match n.as_str() {
+                    "module" => Value::string(self.config.module.source_dir.to_string_lossy()),
+                    "root" => Value::string(self.env.ctx.config.module.source_dir.to_string_lossy()),
+                    "cwd" => Value::string(self.env.ctx.working_dir.to_string_lossy()),
+                    _ => {
+                        return failed(file, t, "Invalid \"path\" attribute", format!("The \"path\" object does not have an attribute named {n:?}. The supported attributes are path.cwd, the current working directory, path.module, the path to the current module, and path.root, the path to the root module."));
+                    }
+                };
+                Lookup::Found { value: v, consumed }
+            }
+            Subject::TerraformAttr(n) => {
+                let v = match n.as_str() {
+                    "workspace" => Value::string(&self.env.ctx.workspace),
+                    "applying" => Value::bool(self.env.applying),
+                    _ => {
+                        return failed(file, t, "Invalid \"terraform\" attribute", format!("The \"terraform\" object does not have an attribute named {n:?}. The only supported attributes are terraform.workspace, the name of the currently-selected workspace, and terraform.applying, a boolean which is true only during apply."));
+                    }
+                };
+                Lookup::Found { value: v, consumed }
+            }
+            Subject::SelfObject => match &self.self_value {
+                Some(v) => Lookup::Found { value: v.clone(), consumed: 0 },
+                None => failed(file, t, "Invalid \"self\" reference", "The \"self\" object is not available in this context. This object can be used only in resource provisioner, connection, and postcondition blocks.".into()),
+            },
+            Subject::ModuleCall(call) | Subject::ModuleCallInstance { call, .. } => {
+                if !module.module_calls.contains_key(call) {
+                    return failed(file, t, "Reference to undeclared module", format!("No module call named {call:?} is declared in {}.", module_display(&self.module)));
+                }
+                Lookup::Found { value: self.module_call_value(call), consumed: 1 }
+            }
+            Subject::ModuleCallInstanceOutput { call, key, name } => {
+                if !module.module_calls.contains_key(call) {
+                    return failed(file, t, "Reference to undeclared module", format!("No module call named {call:?} is declared in {}.", module_display(&self.module)));
+                }
+                let kind = values.call_kind(&self.module, call);
+                let direct = match (kind, key) {
+                    (Some(EachKind::Single), terrace_lang::references::InstanceKey::None) => {
+                        Some(self.module.child(call.as_str(), AddrKey::None))
+                    }
+                    (Some(EachKind::Count), terrace_lang::references::InstanceKey::Int(i)) => {
+                        Some(self.module.child(call.as_str(), AddrKey::Int(*i)))
+                    }
+                    (Some(EachKind::ForEach), terrace_lang::references::InstanceKey::String(s)) => {
+                        Some(self.module.child(call.as_str(), AddrKey::string(s)))
+                    }
+                    _ => None,
+                };
+                let declared = self
+                    .config
+                    .children
+                    .get(call)
+                    .is_some_and(|c| c.module.outputs.contains_key(name));
+                match direct {
+                    Some(child) if declared => {
+                        let exists = values.module_instances(&child.module()).contains(&child);
+                        if !exists {
+                            // Let the evaluator report the missing key.
+                            return Lookup::Found { value: self.module_call_value(call), consumed: 1 };
+                        }
+                        Lookup::Found {
+                            value: values.output(&child, name).unwrap_or_else(Value::dynamic),
+                            consumed,
+                        }
+                    }
+                    _ => Lookup::Found { value: self.module_call_value(call), consumed: 1 },
+                }
+            }
+            Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. } => {
+                let key = res.to_string();
+                let declared = match res.mode {
+                    ResourceMode::Managed => module.managed_resources.contains_key(&key),
+                    ResourceMode::Data => module.data_resources.contains_key(&key),
+                    ResourceMode::Ephemeral => module.ephemeral_resources.contains_key(&key),
+                };
+                if !declared {
+                    let kind = match res.mode {
+                        ResourceMode::Managed => "A managed resource",
+                        ResourceMode::Data => "A data resource",
+                        ResourceMode::Ephemeral => "An ephemeral resource",
+                    };
+                    return failed(
+                        file,
+                        t,
+                        "Reference to undeclared resource",
+                        format!(
+                            "{kind} {:?} {:?} has not been declared in {}.",
+                            res.type_name,
+                            res.name,
+                            module_display(&self.module)
+                        ),
+                    );
+                }
+                let consumed = if t.root == res.type_name { 1 } else { 2 };
+                Lookup::Found {
+                    value: values.resource(&self.module, &key).unwrap_or_else(Value::dynamic),
+                    consumed,
+                }
+            }
+            Subject::ProviderFunction { .. } => Lookup::NotFound,
+        }
+    }
+
+    fn root_names(&self) -> Vec<String> {
+        [
+            "var",
+            "local",
+            "path",
+            "terraform",
+            "module",
+            "data",
+            "count",
+            "each",
+            "self",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+
+    fn pure_only(&self) -> bool {
+        self.env.validating
+    }
+
+    fn base_dir(&self) -> &Path {
+        &self.config.module.source_dir
+    }
+
+    fn now(&self) -> Option<&str> {
+        Some(&self.env.now)
+    }
+}

@@ -1,0 +1,212 @@
+//! The validate walk: every block evaluated once per static module with
+//! unknown input variables and unknown `count.index`/`each.*`, every body
+//! decoded against its schema and sent to one unconfigured instance of
+//! its provider configuration.
+
+use crate::common::{visit_local, visit_output, visit_variable};
+use crate::decode::decode_body;
+use crate::graph::{self, GraphKind, Node};
+use crate::marks::unmark;
+use crate::model;
+use crate::providers::{convert_diags, provider_keys};
+use crate::scope::Env;
+use crate::values::{Repetition, Values};
+use crate::Context;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
+use terrace_config::body::Body;
+use terrace_config::expr::Expression;
+use terrace_providers::{
+    ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateProviderConfigRequest,
+    ValidateResourceConfigRequest,
+};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::Diagnostics;
+use terrace_value::{Type, Value};
+
+fn unknown_rep(count: Option<&Expression>, for_each: Option<&Expression>) -> Repetition {
+    if count.is_some() {
+        Repetition {
+            count_index: Some(Value::unknown(Type::Number)),
+            ..Repetition::default()
+        }
+    } else if for_each.is_some() {
+        Repetition {
+            count_index: None,
+            each_key: Some(Value::unknown(Type::String)),
+            each_value: Some(Value::dynamic()),
+        }
+    } else {
+        Repetition::default()
+    }
+}
+
+pub(crate) fn validate(ctx: &Context) -> Diagnostics {
+    let (model, mut diags) = model::build(ctx, None);
+    if has_errors(&diags) {
+        return diags;
+    }
+    let (graph, gd) = graph::build(&model, GraphKind::Plan);
+    diags.extend(gd);
+    if has_errors(&diags) {
+        return diags;
+    }
+    let env = Env {
+        ctx,
+        model,
+        values: Values::new(),
+        now: String::new(),
+        applying: false,
+        validating: true,
+    };
+    // Root variables are unknown while validating.
+    for (name, v) in &ctx.config.module.variables {
+        env.values.set_var(
+            &terrace_addrs::ModuleInstance::root(),
+            name,
+            Value::unknown(v.ty.clone()),
+        );
+    }
+    let mut unconfigured: HashMap<AbsProviderConfig, Arc<dyn Provider>> = HashMap::new();
+    for i in order(&graph) {
+        match &graph.nodes[i] {
+            Node::Variable(m, n) => {
+                if !m.is_root() {
+                    diags.extend(visit_variable(&env, m, n).1);
+                }
+            }
+            Node::Local(m, n) => diags.extend(visit_local(&env, m, n).1),
+            Node::Output(m, n) => diags.extend(visit_output(&env, m, n).1),
+            Node::ModuleCall(m, n) => module_call(&env, m, n, &mut diags),
+            Node::Provider(p) => {
+                if let Some(info) = env.model.providers.get(p) {
+                    match ctx.providers.start(&p.provider) {
+                        Ok(inst) => {
+                            validate_provider(&env, info, inst.as_ref(), &mut diags);
+                            unconfigured.insert(p.clone(), inst);
+                        }
+                        Err(d) => diags.extend(d),
+                    }
+                }
+            }
+            Node::Resource(r) => {
+                let Some(info) = env.model.resources.get(r) else {
+                    continue;
+                };
+                let (Some(rc), Some(cfg), Some(schema)) = (info.config, info.module, &info.schema)
+                else {
+                    continue;
+                };
+                let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
+                let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
+                for e in rc.count.iter().chain(rc.for_each.iter()) {
+                    diags.extend(e.evaluate(&scope).1);
+                }
+                let scope = env.scope(cfg, r.module.unkeyed_instance(), rep);
+                let (value, d) = decode_body(&rc.config, &schema.block, &scope);
+                let failed = has_errors(&d);
+                diags.extend(d);
+                if failed {
+                    continue;
+                }
+                let Some(p) = unconfigured.get(&info.provider) else {
+                    continue;
+                };
+                let (value, _) = unmark(&value);
+                let type_name = r.resource.type_name.to_string();
+                let pd = match r.resource.mode {
+                    ResourceMode::Data => {
+                        p.validate_data_resource_config(ValidateDataResourceConfigRequest {
+                            type_name,
+                            config: value,
+                        })
+                        .diagnostics
+                    }
+                    _ => {
+                        p.validate_resource_config(ValidateResourceConfigRequest {
+                            type_name,
+                            config: value,
+                            client_capabilities: ClientCapabilities::default(),
+                        })
+                        .diagnostics
+                    }
+                };
+                diags.extend(convert_diags(pd, Some((&rc.config, &schema.block))));
+            }
+            Node::Destroy(_) => {}
+        }
+    }
+    for p in unconfigured.values() {
+        let _ = p.close();
+    }
+    diags
+}
+
+fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {
+    let root: &terrace_config::loader::Config = &env.ctx.config;
+    let Some(cfg) = root.descendant(&model::path_names(m)) else {
+        return;
+    };
+    let Some(mc) = cfg.module.module_calls.get(name) else {
+        return;
+    };
+    let scope = env.scope(cfg, m.unkeyed_instance(), Repetition::default());
+    for e in mc.count.iter().chain(mc.for_each.iter()) {
+        diags.extend(e.evaluate(&scope).1);
+    }
+    let child = m
+        .unkeyed_instance()
+        .child(name, terrace_addrs::InstanceKey::None);
+    env.values.set_module_rep(
+        child.clone(),
+        unknown_rep(mc.count.as_ref(), mc.for_each.as_ref()),
+    );
+    env.values.set_module_instances(m.child(name), vec![child]);
+}
+
+fn validate_provider(
+    env: &Env<'_>,
+    info: &model::ProviderInfo<'_>,
+    p: &dyn Provider,
+    diags: &mut Diagnostics,
+) {
+    let Some(schema) = &info.schema else { return };
+    let empty = Body::empty();
+    let body = info.config.map(|c| &c.config).unwrap_or(&empty);
+    let root: &terrace_config::loader::Config = &env.ctx.config;
+    let cfg = info.module.unwrap_or(root);
+    for (_, rep) in provider_keys(info) {
+        let scope = env.scope(cfg, info.addr.module.unkeyed_instance(), rep);
+        let (value, d) = decode_body(body, &schema.provider.block, &scope);
+        let failed = has_errors(&d);
+        diags.extend(d);
+        if failed {
+            continue;
+        }
+        let (value, _) = unmark(&value);
+        let resp = p.validate_provider_config(ValidateProviderConfigRequest { config: value });
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some((body, &schema.provider.block)),
+        ));
+    }
+}
+
+fn order(g: &graph::Graph) -> Vec<usize> {
+    let dependents = g.dependents();
+    let mut indeg: Vec<usize> = g.deps.iter().map(BTreeSet::len).collect();
+    let mut ready: Vec<usize> = (0..g.nodes.len()).filter(|i| indeg[*i] == 0).collect();
+    ready.reverse();
+    let mut out = Vec::new();
+    while let Some(i) = ready.pop() {
+        out.push(i);
+        for &d in &dependents[i] {
+            indeg[d] -= 1;
+            if indeg[d] == 0 {
+                ready.push(d);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,236 @@
+//! The scheduler: runs a graph's nodes on a pool of worker threads as soon
+//! as their dependencies are done. Visiting a node may fan out into jobs
+//! (one per instance) followed by a finishing step; only the scheduler
+//! thread touches in-degrees. A node whose dependency failed is skipped
+//! and counts as failed itself, so independent work still completes.
+
+use crate::graph::Graph;
+use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::sync::{Condvar, Mutex};
+
+pub(crate) type Job<'s> = Box<dyn FnOnce() -> bool + Send + 's>;
+
+/// What visiting a node produced.
+pub(crate) enum Visit<'s> {
+    /// The node is complete; `true` when it succeeded.
+    Done(bool),
+    /// Run `jobs` (in parallel), then `finish`; the node succeeded when all
+    /// of them returned `true`.
+    Fanout { jobs: Vec<Job<'s>>, finish: Job<'s> },
+}
+
+enum Task<'s> {
+    Visit(usize),
+    Job(Option<usize>, Job<'s>),
+    Finish(usize, Job<'s>),
+}
+
+enum Msg<'s> {
+    Visited(usize, Visit<'s>),
+    JobDone(Option<usize>, bool),
+    Finished(usize, bool),
+}
+
+struct Queue<'s> {
+    tasks: Mutex<(VecDeque<Task<'s>>, bool)>,
+    cv: Condvar,
+}
+
+impl<'s> Queue<'s> {
+    fn push(&self, t: Task<'s>) {
+        if let Ok(mut g) = self.tasks.lock() {
+            g.0.push_back(t);
+        }
+        self.cv.notify_one();
+    }
+    fn close(&self) {
+        if let Ok(mut g) = self.tasks.lock() {
+            g.1 = true;
+        }
+        self.cv.notify_all();
+    }
+    fn pop(&self) -> Option<Task<'s>> {
+        let mut g = self.tasks.lock().ok()?;
+        loop {
+            if let Some(t) = g.0.pop_front() {
+                return Some(t);
+            }
+            if g.1 {
+                return None;
+            }
+            g = self.cv.wait(g).ok()?;
+        }
+    }
+}
+
+/// The callbacks of one walk.
+pub(crate) trait Walker<'s>: Sync {
+    fn visit(&'s self, node: usize) -> Visit<'s>;
+    /// Called on the scheduler thread when a node completes (also when it
+    /// was skipped); returns jobs not tied to any node (closing providers).
+    fn completed(&'s self, node: usize, ok: bool) -> Vec<Job<'s>>;
+    /// Ctrl-C: no new nodes are started once this is true.
+    fn stopping(&'s self) -> bool;
+    /// Called once when `stopping` first turns true.
+    fn stop(&'s self);
+}
+
+/// Runs every node of `graph`; returns which nodes succeeded.
+pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s W) -> Vec<bool> {
+    let n = graph.nodes.len();
+    let dependents = graph.dependents();
+    let mut indeg: Vec<usize> = graph.deps.iter().map(|d| d.len()).collect();
+    let mut dep_failed = vec![false; n];
+    let mut ok = vec![true; n];
+    let mut pending = vec![0usize; n];
+    let mut finishes: Vec<Option<Job<'s>>> = (0..n).map(|_| None).collect();
+    let mut done = 0usize;
+    let mut detached = 0usize;
+    let mut stopped = false;
+
+    let queue = Queue {
+        tasks: Mutex::new((VecDeque::new(), false)),
+        cv: Condvar::new(),
+    };
+    let (tx, rx) = mpsc::channel::<Msg<'s>>();
+
+    std::thread::scope(|scope| {
+        for _ in 0..workers.max(1) {
+            let tx = tx.clone();
+            let queue = &queue;
+            scope.spawn(move || {
+                while let Some(task) = queue.pop() {
+                    let msg = match task {
+                        Task::Visit(i) => Msg::Visited(i, walker.visit(i)),
+                        Task::Job(i, job) => Msg::JobDone(i, job()),
+                        Task::Finish(i, job) => Msg::Finished(i, job()),
+                    };
+                    if tx.send(msg).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+
+        // Completing a node may make others ready or skip them; handled
+        // with a worklist so long chains of skips do not recurse.
+        let complete = |start: usize,
+                        success: bool,
+                        indeg: &mut Vec<usize>,
+                        dep_failed: &mut Vec<bool>,
+                        ok: &mut Vec<bool>,
+                        done: &mut usize,
+                        detached: &mut usize,
+                        stopped: &mut bool| {
+            let mut work = vec![(start, success)];
+            while let Some((i, success)) = work.pop() {
+                ok[i] = success;
+                *done += 1;
+                for job in walker.completed(i, success) {
+                    *detached += 1;
+                    queue.push(Task::Job(None, job));
+                }
+                if !*stopped && walker.stopping() {
+                    *stopped = true;
+                    walker.stop();
+                }
+                for &d in &dependents[i] {
+                    if !success {
+                        dep_failed[d] = true;
+                    }
+                    indeg[d] -= 1;
+                    if indeg[d] == 0 {
+                        if dep_failed[d] || *stopped {
+                            work.push((d, false));
+                        } else {
+                            queue.push(Task::Visit(d));
+                        }
+                    }
+                }
+            }
+        };
+
+        let mut roots = Vec::new();
+        for (i, d) in indeg.iter().enumerate() {
+            if *d == 0 {
+                roots.push(i);
+            }
+        }
+        if walker.stopping() {
+            stopped = true;
+            walker.stop();
+        }
+        for i in roots {
+            if stopped {
+                complete(
+                    i,
+                    false,
+                    &mut indeg,
+                    &mut dep_failed,
+                    &mut ok,
+                    &mut done,
+                    &mut detached,
+                    &mut stopped,
+                );
+            } else {
+                queue.push(Task::Visit(i));
+            }
+        }
+
+        while done < n || detached > 0 {
+            let Ok(msg) = rx.recv() else { break };
+            match msg {
+                Msg::Visited(i, Visit::Done(success)) => complete(
+                    i,
+                    success,
+                    &mut indeg,
+                    &mut dep_failed,
+                    &mut ok,
+                    &mut done,
+                    &mut detached,
+                    &mut stopped,
+                ),
+                Msg::Visited(i, Visit::Fanout { jobs, finish }) => {
+                    if jobs.is_empty() {
+                        queue.push(Task::Finish(i, finish));
+                    } else {
+                        pending[i] = jobs.len();
+                        finishes[i] = Some(finish);
+                        for job in jobs {
+                            queue.push(Task::Job(Some(i), job));
+                        }
+                    }
+                }
+                Msg::JobDone(None, _) => detached -= 1,
+                Msg::JobDone(Some(i), success) => {
+                    if !success {
+                        ok[i] = false;
+                    }
+                    pending[i] -= 1;
+                    if pending[i] == 0 {
+                        if let Some(f) = finishes[i].take() {
+                            queue.push(Task::Finish(i, f));
+                        }
+                    }
+                }
+                Msg::Finished(i, success) => {
+                    let success = success && ok[i];
+                    complete(
+                        i,
+                        success,
+                        &mut indeg,
+                        &mut dep_failed,
+                        &mut ok,
+                        &mut done,
+                        &mut detached,
+                        &mut stopped,
+                    )
+                }
+            }
+        }
+        queue.close();
+    });
+    ok
+}

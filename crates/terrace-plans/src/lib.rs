@@ -1,0 +1,22 @@
+//! terrace-plans: what `plan` produces and everything that describes it.
+//!
+//! `model` is the plan itself (per-instance and output changes, the prior
+//! and previous-run states); `render` prints it as Terraform's human plan
+//! output; `planfile` saves and loads it for `plan -out` / `apply PLANFILE`;
+//! `json` writes the `show -json` plan and state documents.
+
+mod hclfmt;
+pub mod json;
+mod jsonval;
+pub mod model;
+pub mod planfile;
+pub mod render;
+#[cfg(test)]
+mod testutil;
+
+pub use model::{
+    Action, ActionReason, OutputChange, Plan, PlanMode, ResourceAttr, ResourceInstanceChange,
+};
+pub use render::{
+    format_value, render_apply_summary, render_outputs, render_plan, RenderOptions, SchemaLookup,
+};

@@ -1,0 +1,4 @@
+resource "terraform_data" "a" {
+  count = 1
+  input = count.index
+}

@@ -1,0 +1,4 @@
+removed {
+  from = terraform_data.a
+  lifecycle { destroy = false }
+}

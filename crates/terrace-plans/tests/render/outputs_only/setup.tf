@@ -1,0 +1,3 @@
+output "a" { value = "one" }
+output "gone" { value = "x" }
+output "same" { value = "s" }

@@ -1,0 +1,1 @@
+printf 'changed' > store/default/k1

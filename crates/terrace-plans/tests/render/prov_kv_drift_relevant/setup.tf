@@ -1,0 +1,14 @@
+terraform {
+  required_providers {
+    kv = { source = "terrace/kv" }
+  }
+}
+provider "kv" { directory = "${path.root}/store" }
+
+resource "kv_entry" "e" {
+  key   = "k1"
+  value = "v1"
+  tags  = { a = "1" }
+  lifecycle { ignore_changes = [value] }
+}
+resource "terraform_data" "t" { input = kv_entry.e.value }

@@ -1,0 +1,1 @@
+rm store/default/k1

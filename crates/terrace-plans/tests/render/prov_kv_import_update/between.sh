@@ -1,0 +1,1 @@
+terraform state rm kv_entry.seed >/dev/null

@@ -1,0 +1,4 @@
+resource "terraform_data" "a" {
+  input            = { a = 1 }
+  triggers_replace = "t"
+}

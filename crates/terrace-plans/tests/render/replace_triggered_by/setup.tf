@@ -1,0 +1,5 @@
+resource "terraform_data" "t" { input = "1" }
+resource "terraform_data" "a" {
+  input = "x"
+  lifecycle { replace_triggered_by = [terraform_data.t] }
+}

@@ -1,0 +1,1 @@
+terraform taint terraform_data.a >/dev/null

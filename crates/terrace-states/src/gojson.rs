@@ -1,0 +1,644 @@
+//! JSON read and written the way Go's `encoding/json` does it, which is what
+//! state files (and other files Terraform writes) are made of.
+//!
+//! Reading keeps what Go keeps: every value's byte span (so embedded raw
+//! messages such as resource attributes come back verbatim), number
+//! literals as text (no precision lost), object members in file order with
+//! duplicates (Go's last-wins is the caller's choice). Syntax errors carry
+//! Go's byte offset, which Terraform shows.
+//!
+//! Writing builds compact text (strings escaped as Go escapes them, raw
+//! messages compacted with HTML escaping as `json.Marshal` does) and then
+//! indents it exactly as `json.MarshalIndent(v, "", "  ")`.
+
+use std::fmt;
+
+/// A parsed JSON value with its byte span in the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub json: Json,
+    pub start: usize,
+    pub end: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    /// The literal as written.
+    Number(String),
+    String(String),
+    Array(Vec<Node>),
+    /// Members in file order, duplicates kept.
+    Object(Vec<(String, Node)>),
+}
+
+impl Json {
+    /// Go's name for the kind of a JSON value in `UnmarshalTypeError`s.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Json::Null => "null",
+            Json::Bool(_) => "bool",
+            Json::Number(_) => "number",
+            Json::String(_) => "string",
+            Json::Array(_) => "array",
+            Json::Object(_) => "object",
+        }
+    }
+}
+
+/// A syntax error as Go's scanner reports it: `offset` is the number of
+/// bytes read when the error was found (the bad byte included, or the
+/// whole input when it ends too early).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub offset: usize,
+    pub message: String,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Go's scanner gives up beyond this nesting depth.
+const MAX_DEPTH: usize = 10000;
+
+/// Parses a whole document: one value, optionally surrounded by
+/// whitespace.
+pub fn parse(src: &[u8]) -> Result<Node, SyntaxError> {
+    let mut p = Parser { src, pos: 0 };
+    p.skip_ws();
+    let node = p.value()?;
+    p.skip_ws();
+    if p.pos < src.len() {
+        return Err(p.err_char("after top-level value"));
+    }
+    Ok(node)
+}
+
+struct Parser<'a> {
+    src: &'a [u8],
+    pos: usize,
+}
+
+enum Frame {
+    Array(usize, Vec<Node>),
+    Object(usize, Vec<(String, Node)>, String),
+}
+
+impl Parser<'_> {
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.src.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    fn eof(&self) -> SyntaxError {
+        SyntaxError {
+            offset: self.src.len(),
+            message: "unexpected end of JSON input".to_string(),
+        }
+    }
+
+    /// An error about the byte at `pos`.
+    fn err_char(&self, context: &str) -> SyntaxError {
+        match self.src.get(self.pos) {
+            None => self.eof(),
+            Some(&c) => SyntaxError {
+                offset: self.pos + 1,
+                message: format!("invalid character {} {context}", quote_char(c)),
+            },
+        }
+    }
+
+    /// Iterative, so that deep nesting cannot exhaust the stack.
+    fn value(&mut self) -> Result<Node, SyntaxError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        loop {
+            // Parse one value start; containers push a frame.
+            self.skip_ws();
+            let start = self.pos;
+            let mut done: Option<Node> = match self.src.get(self.pos) {
+                None => return Err(self.eof()),
+                Some(b'{') => {
+                    self.pos += 1;
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(SyntaxError {
+                            offset: self.pos,
+                            message: "exceeded max depth".to_string(),
+                        });
+                    }
+                    self.skip_ws();
+                    if self.src.get(self.pos) == Some(&b'}') {
+                        self.pos += 1;
+                        Some(Node {
+                            json: Json::Object(Vec::new()),
+                            start,
+                            end: self.pos,
+                        })
+                    } else {
+                        let key = self.object_key()?;
+                        stack.push(Frame::Object(start, Vec::new(), key));
+                        None
+                    }
+                }
+                Some(b'[') => {
+                    self.pos += 1;
+                    if stack.len() >= MAX_DEPTH {
+                        return Err(SyntaxError {
+                            offset: self.pos,
+                            message: "exceeded max depth".to_string(),
+                        });
+                    }
+                    self.skip_ws();
+                    if self.src.get(self.pos) == Some(&b']') {
+                        self.pos += 1;
+                        Some(Node {
+                            json: Json::Array(Vec::new()),
+                            start,
+                            end: self.pos,
+                        })
+                    } else {
+                        stack.push(Frame::Array(start, Vec::new()));
+                        None
+                    }
+                }
+                Some(_) => Some(self.scalar()?),
+            };
+            // Close as many containers as the value completes.
+            while let Some(node) = done.take() {
+                let Some(frame) = stack.last_mut() else {
+                    return Ok(node);
+                };
+                self.skip_ws();
+                match frame {
+                    Frame::Array(start, items) => {
+                        items.push(node);
+                        match self.src.get(self.pos) {
+                            Some(b',') => self.pos += 1,
+                            Some(b']') => {
+                                self.pos += 1;
+                                let start = *start;
+                                let items = std::mem::take(items);
+                                stack.pop();
+                                done = Some(Node {
+                                    json: Json::Array(items),
+                                    start,
+                                    end: self.pos,
+                                });
+                            }
+                            _ => return Err(self.err_char("after array element")),
+                        }
+                    }
+                    Frame::Object(start, members, key) => {
+                        members.push((std::mem::take(key), node));
+                        match self.src.get(self.pos) {
+                            Some(b',') => {
+                                self.pos += 1;
+                                *key = self.object_key()?;
+                            }
+                            Some(b'}') => {
+                                self.pos += 1;
+                                let start = *start;
+                                let members = std::mem::take(members);
+                                stack.pop();
+                                done = Some(Node {
+                                    json: Json::Object(members),
+                                    start,
+                                    end: self.pos,
+                                });
+                            }
+                            _ => return Err(self.err_char("after object key:value pair")),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A key and its colon.
+    fn object_key(&mut self) -> Result<String, SyntaxError> {
+        self.skip_ws();
+        if self.src.get(self.pos) != Some(&b'"') {
+            return Err(self.err_char("looking for beginning of object key string"));
+        }
+        let key = self.string()?;
+        self.skip_ws();
+        if self.src.get(self.pos) != Some(&b':') {
+            return Err(self.err_char("after object key"));
+        }
+        self.pos += 1;
+        Ok(key)
+    }
+
+    fn scalar(&mut self) -> Result<Node, SyntaxError> {
+        let start = self.pos;
+        let json = match self.src[self.pos] {
+            b'"' => Json::String(self.string()?),
+            b't' => {
+                self.literal(b"true")?;
+                Json::Bool(true)
+            }
+            b'f' => {
+                self.literal(b"false")?;
+                Json::Bool(false)
+            }
+            b'n' => {
+                self.literal(b"null")?;
+                Json::Null
+            }
+            b'-' | b'0'..=b'9' => Json::Number(self.number()?),
+            _ => return Err(self.err_char("looking for beginning of value")),
+        };
+        Ok(Node {
+            json,
+            start,
+            end: self.pos,
+        })
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Result<(), SyntaxError> {
+        for (i, &want) in word.iter().enumerate() {
+            match self.src.get(self.pos) {
+                None => return Err(self.eof()),
+                Some(&c) if c == want => self.pos += 1,
+                Some(_) if i == 0 => return Err(self.err_char("looking for beginning of value")),
+                Some(_) => {
+                    let what = String::from_utf8_lossy(&word[..i]).into_owned();
+                    return Err(self.err_char(&format!(
+                        "in literal {what} (expecting {})",
+                        quote_char(word[i])
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn digits(&mut self) -> usize {
+        let from = self.pos;
+        while let Some(b'0'..=b'9') = self.src.get(self.pos) {
+            self.pos += 1;
+        }
+        self.pos - from
+    }
+
+    fn number(&mut self) -> Result<String, SyntaxError> {
+        let start = self.pos;
+        if self.src[self.pos] == b'-' {
+            self.pos += 1;
+        }
+        match self.src.get(self.pos) {
+            None => return Err(self.eof()),
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            Some(_) => return Err(self.err_char("in numeric literal")),
+        }
+        if self.src.get(self.pos) == Some(&b'.') {
+            self.pos += 1;
+            if self.pos >= self.src.len() {
+                return Err(self.eof());
+            }
+            if self.digits() == 0 {
+                return Err(self.err_char("after decimal point in numeric literal"));
+            }
+        }
+        if let Some(b'e' | b'E') = self.src.get(self.pos) {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.src.get(self.pos) {
+                self.pos += 1;
+            }
+            if self.pos >= self.src.len() {
+                return Err(self.eof());
+            }
+            if self.digits() == 0 {
+                return Err(self.err_char("in exponent of numeric literal"));
+            }
+        }
+        Ok(String::from_utf8_lossy(&self.src[start..self.pos]).into_owned())
+    }
+
+    /// A string literal at `pos`, decoded as Go decodes it (invalid UTF-8
+    /// and lone surrogates become U+FFFD).
+    fn string(&mut self) -> Result<String, SyntaxError> {
+        self.pos += 1;
+        let mut out: Vec<u8> = Vec::new();
+        loop {
+            let Some(&c) = self.src.get(self.pos) else {
+                return Err(self.eof());
+            };
+            match c {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(String::from_utf8_lossy(&out).into_owned());
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    let Some(&e) = self.src.get(self.pos) else {
+                        return Err(self.eof());
+                    };
+                    self.pos += 1;
+                    let simple = match e {
+                        b'"' => Some(b'"'),
+                        b'\\' => Some(b'\\'),
+                        b'/' => Some(b'/'),
+                        b'b' => Some(8),
+                        b'f' => Some(12),
+                        b'n' => Some(b'\n'),
+                        b'r' => Some(b'\r'),
+                        b't' => Some(b'\t'),
+                        b'u' => None,
+                        _ => {
+                            self.pos -= 1;
+                            return Err(self.err_char("in string escape code"));
+                        }
+                    };
+                    if let Some(b) = simple {
+                        out.push(b);
+                        continue;
+                    }
+                    let hi = self.hex4()?;
+                    let ch = if (0xD800..0xDC00).contains(&hi)
+                        && self.src.get(self.pos) == Some(&b'\\')
+                        && self.src.get(self.pos + 1) == Some(&b'u')
+                    {
+                        let save = self.pos;
+                        self.pos += 2;
+                        let lo = self.hex4()?;
+                        if (0xDC00..0xE000).contains(&lo) {
+                            char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))
+                        } else {
+                            // Not a pair: the first is replaced, the
+                            // second read on its own.
+                            self.pos = save;
+                            None
+                        }
+                    } else {
+                        char::from_u32(hi)
+                    };
+                    let ch = ch.unwrap_or('\u{FFFD}');
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                }
+                0..=0x1f => return Err(self.err_char("in string literal")),
+                _ => {
+                    out.push(c);
+                    self.pos += 1;
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, SyntaxError> {
+        let mut v = 0u32;
+        for _ in 0..4 {
+            let Some(&c) = self.src.get(self.pos) else {
+                return Err(self.eof());
+            };
+            let d = match c {
+                b'0'..=b'9' => c - b'0',
+                b'a'..=b'f' => c - b'a' + 10,
+                b'A'..=b'F' => c - b'A' + 10,
+                _ => return Err(self.err_char("in \\u hexadecimal character escape")),
+            };
+            v = v * 16 + u32::from(d);
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+}
+
+/// Go's `quoteChar`: `'x'`, `'\''`, `'"'`, or a Go-quoted rune.
+fn quote_char(c: u8) -> String {
+    match c {
+        b'\'' => "'\\''".to_string(),
+        b'"' => "'\"'".to_string(),
+        0x20..=0x7e => format!("'{}'", c as char),
+        _ if c < 0x80 => format!("'\\x{c:02x}'"),
+        _ => "'\\ufffd'".to_string(),
+    }
+}
+
+// ----- writing -----
+
+/// Appends `s` as a JSON string the way Go's `json.Marshal` writes it
+/// (HTML-safe: `<`, `>`, `&` as `\u003c`…; U+2028/U+2029 escaped).
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{0}'..='\u{1f}' | '\u{2028}' | '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", ch as u32));
+            }
+            _ => out.push(ch),
+        }
+    }
+    out.push('"');
+}
+
+/// Appends the raw (valid) JSON text `raw` without insignificant
+/// whitespace, escaping `<`, `>`, `&`, U+2028 and U+2029 inside strings:
+/// what `json.Marshal` does with a `json.RawMessage`.
+pub fn compact_into(out: &mut String, raw: &[u8]) {
+    let text = String::from_utf8_lossy(raw);
+    let mut in_string = false;
+    let mut escaped = false;
+    for ch in text.chars() {
+        if in_string {
+            if escaped {
+                escaped = false;
+                out.push(ch);
+                continue;
+            }
+            match ch {
+                '\\' => {
+                    escaped = true;
+                    out.push(ch);
+                }
+                '"' => {
+                    in_string = false;
+                    out.push(ch);
+                }
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                    out.push_str(&format!("\\u{:04x}", ch as u32));
+                }
+                _ => out.push(ch),
+            }
+            continue;
+        }
+        match ch {
+            ' ' | '\t' | '\n' | '\r' => {}
+            '"' => {
+                in_string = true;
+                out.push(ch);
+            }
+            _ => out.push(ch),
+        }
+    }
+}
+
+/// `raw` compacted, as a new string.
+pub fn compact(raw: &[u8]) -> String {
+    let mut out = String::with_capacity(raw.len());
+    compact_into(&mut out, raw);
+    out
+}
+
+/// Go's `json.Indent(dst, src, "", "  ")` of compact, valid JSON: a newline
+/// and indentation after `{`, `[` and `,` (empty containers stay `{}` and
+/// `[]`), and `": "` between keys and values.
+pub fn indent(compact: &str) -> String {
+    let bytes = compact.as_bytes();
+    let mut out = String::with_capacity(compact.len() * 2);
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    let mut start = 0;
+    // Copy unchanged runs in bulk; only structural bytes are rewritten.
+    while i < bytes.len() {
+        let c = bytes[i];
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == b'\\' {
+                escaped = true;
+            } else if c == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_string = true;
+                i += 1;
+            }
+            b'{' | b'[' => {
+                let close = if c == b'{' { b'}' } else { b']' };
+                if bytes.get(i + 1) == Some(&close) {
+                    i += 2;
+                } else {
+                    out.push_str(&compact[start..=i]);
+                    depth += 1;
+                    newline(&mut out, depth);
+                    i += 1;
+                    start = i;
+                }
+            }
+            b'}' | b']' => {
+                out.push_str(&compact[start..i]);
+                depth = depth.saturating_sub(1);
+                newline(&mut out, depth);
+                out.push(c as char);
+                i += 1;
+                start = i;
+            }
+            b',' => {
+                out.push_str(&compact[start..=i]);
+                newline(&mut out, depth);
+                i += 1;
+                start = i;
+            }
+            b':' => {
+                out.push_str(&compact[start..=i]);
+                out.push(' ');
+                i += 1;
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&compact[start..]);
+    out
+}
+
+fn newline(out: &mut String, depth: usize) {
+    out.push('\n');
+    for _ in 0..depth {
+        out.push_str("  ");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_error_offsets_follow_go() {
+        // (input, Go's offset)
+        let cases: &[(&str, usize)] = &[
+            (r#"{"version": 4, "serial": 1"#, 26),
+            (r#"{"version": x}"#, 13),
+            (r#"{"a": 1} x"#, 10),
+            (r#"{"a" 1}"#, 6),
+            (r#"[1,]"#, 4),
+            (r#"{"a": tru}"#, 10),
+            (r#"{"a": 01}"#, 8),
+            ("\"a\u{1}\"", 3),
+            ("", 0),
+        ];
+        for (src, offset) in cases {
+            let err = parse(src.as_bytes()).unwrap_err();
+            assert_eq!(err.offset, *offset, "{src}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn parses_with_spans_literals_and_escapes() {
+        let src = br#" {"n": 1.50e3, "s": "a\u00e9\ud83d\ude00\ud800x\/", "l": [true, null, {}], "n": 2} "#;
+        let node = parse(src).unwrap();
+        let Json::Object(members) = &node.json else {
+            panic!("not an object")
+        };
+        assert_eq!(members.len(), 4);
+        assert_eq!(members[0].1.json, Json::Number("1.50e3".into()));
+        assert_eq!(
+            members[1].1.json,
+            Json::String("a\u{e9}\u{1F600}\u{FFFD}x/".into())
+        );
+        let l = &members[2].1;
+        assert_eq!(&src[l.start..l.end], b"[true, null, {}]");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let src = "[".repeat(20000) + &"]".repeat(20000);
+        let err = parse(src.as_bytes()).unwrap_err();
+        assert_eq!(err.message, "exceeded max depth");
+        let ok = "[".repeat(5000) + &"]".repeat(5000);
+        assert!(parse(ok.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn strings_escape_as_go_does() {
+        let mut out = String::new();
+        write_string(&mut out, "a\"\\<>&\n\t\u{1}\u{8}\u{2028}é");
+        assert_eq!(out, r#""a\"\\\u003c\u003e\u0026\n\t\u0001\b\u2028é""#);
+    }
+
+    #[test]
+    fn compact_and_indent_as_marshal_indent() {
+        let raw = br#"{ "a" : [ 1, 2 ], "b": {}, "c": [], "d": "x<y> \" , : {" }"#;
+        let c = compact(raw);
+        assert_eq!(
+            c,
+            r#"{"a":[1,2],"b":{},"c":[],"d":"x\u003cy\u003e \" , : {"}"#
+        );
+        assert_eq!(
+            indent(&c),
+            "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": [],\n  \"d\": \"x\\u003cy\\u003e \\\" , : {\"\n}"
+        );
+    }
+}

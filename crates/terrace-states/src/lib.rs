@@ -1,0 +1,21 @@
+//! terrace-states: the state a run starts from and leaves behind.
+//!
+//! - [`model`]: the in-memory [`State`] keyed by address, with the
+//!   accessors the engine needs (get/set an instance object, depose,
+//!   drop empty resources, compare content to decide on a new serial).
+//! - [`statefile`]: the state file format version 4, read and written
+//!   byte-for-byte as Terraform 1.11 and OpenTofu write it, including
+//!   seed 002's per-instance provider addresses.
+//! - [`backend`]: where states live; the local backend (files in the
+//!   working directory, workspaces, locking, backups, atomic writes).
+
+pub mod backend;
+mod flatmap;
+pub mod gojson;
+pub mod model;
+pub mod statefile;
+
+pub use model::{
+    new_lineage, AttrsJson, DeposedKey, EachMode, InstanceState, ObjectState, ObjectStatus,
+    OutputState, ResourceState, SensitivePath, State, TERRAFORM_VERSION,
+};
