@@ -12,20 +12,30 @@ terraform {
 }
 
 variable "regions" {
-  description = "The regions to deploy to, each with its own store."
-  type        = map(string)
+  description = "Every region with a store, and whether the app is deployed there."
+  type = map(object({
+    namespace = string
+    enabled   = optional(bool, true)
+  }))
   default = {
-    east = "us-east-1"
-    west = "us-west-2"
-    eu   = "eu-central-1"
+    east = { namespace = "us-east-1" }
+    west = { namespace = "us-west-2" }
+    eu   = { namespace = "eu-central-1" }
   }
+}
+
+locals {
+  # A region is removed in two steps (seed 002): first disable it, which
+  # destroys its entries while its provider instance still exists, then
+  # delete it from var.regions.
+  deployed = { for name, region in var.regions : name => region if region.enabled }
 }
 
 provider "kv" {
   alias     = "by_region"
   for_each  = var.regions
   directory = "${path.root}/.terrace-quickstart"
-  namespace = each.value
+  namespace = each.value.namespace
 }
 
 resource "random_pet" "app" {
@@ -33,11 +43,11 @@ resource "random_pet" "app" {
 }
 
 resource "kv_entry" "app" {
-  for_each = var.regions
+  for_each = local.deployed
   provider = kv.by_region[each.key]
 
   key   = "app-name"
-  value = "${random_pet.app.id} in ${each.value}"
+  value = "${random_pet.app.id} in ${each.value.namespace}"
   tags = {
     region = each.key
   }

@@ -25,7 +25,9 @@ use terrace_engine::{Context, PlanOptions};
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
 use terrace_plans::model::{Action, Plan, PlanMode};
-use terrace_plans::render::{render_apply_summary, render_outputs, render_plan, RenderOptions};
+use terrace_plans::render::{
+    render_apply_summary, render_outputs, render_plan, render_plan_footer, RenderOptions,
+};
 use terrace_providers::Schema;
 use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
 use terrace_states::model::State;
@@ -258,7 +260,7 @@ impl Operation {
     fn execute(&mut self) -> i32 {
         let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
         let plan = if let Some(path) = self.args.plan_file.clone() {
-            match crate::planfile_io::read(&path, &self.prior) {
+            match crate::planfile_io::read(&path, &self.prior, &self.config) {
                 Ok(plan) => plan,
                 Err(d) => {
                     print_diagnostics(&d, &self.sources, self.color());
@@ -296,19 +298,16 @@ impl Operation {
 
         if self.args.command == Command::Plan {
             if let Some(out) = self.args.out.clone() {
-                if let Err(d) = crate::planfile_io::write(&out, &plan, &self.prior) {
+                if let Err(d) = crate::planfile_io::write(&out, &plan, &self.prior, &self.config) {
                     print_diagnostics(&d, &self.sources, self.color());
                     return 1;
                 }
-                println!(
-                    "\n─────────────────────────────────────────────────────────────────────────────\n\nSaved the plan to: {}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply {:?}",
-                    out.display(),
-                    out.display().to_string()
+                print!(
+                    "\n{}",
+                    render_plan_footer(Some(&out.display().to_string()), &self.render_options())
                 );
             } else if has_changes(&plan) {
-                println!(
-                    "\n─────────────────────────────────────────────────────────────────────────────\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terraform apply\" now."
-                );
+                print!("\n{}", render_plan_footer(None, &self.render_options()));
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2

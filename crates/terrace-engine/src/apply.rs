@@ -9,7 +9,6 @@ use crate::common::{
     set_aggregates, traversal_path, value_id, visit_local, visit_module_call, visit_output,
     visit_variable, ResourceExpansion,
 };
-use crate::decode::decode_body;
 use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node};
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
@@ -27,6 +26,7 @@ use terrace_addrs::{
     AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
     ResourceMode,
 };
+use terrace_config::hcldec::decode_body;
 use terrace_config::model::Resource;
 use terrace_plans::model::{Action, Plan, PlanMode, ResourceInstanceChange};
 use terrace_providers::objchange::{assert_object_compatible, check_apply_result, proposed_new};

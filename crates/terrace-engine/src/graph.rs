@@ -6,7 +6,6 @@
 //! from module nesting (everything in a module waits for its call to
 //! expand).
 
-use crate::decode::body_references;
 use crate::model::{module_path, Model};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -117,6 +116,18 @@ impl Graph {
 pub(crate) fn expr_refs(e: &Expression) -> Vec<Reference> {
     let (expr, _) = e.evaluable();
     references(expr, e.file()).0
+}
+
+/// The references a provider-schema body holds (hcldec's traversals read
+/// as Terraform references).
+fn body_refs(
+    body: &terrace_config::body::Body,
+    block: &terrace_providers::Block,
+) -> Vec<Reference> {
+    terrace_config::hcldec::body_references(body, block)
+        .into_iter()
+        .filter_map(|(t, file)| parse_ref(&t, &file).0)
+        .collect()
 }
 
 fn traversal_ref(t: &StaticTraversal) -> Option<Reference> {
@@ -306,7 +317,7 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
             continue;
         };
         if let (Some(block), Some(c), Some(schema)) = (p.config, p.module, &p.schema) {
-            let refs = body_references(&block.config, &schema.provider.block);
+            let refs = body_refs(&block.config, &schema.provider.block);
             refs_into(&mut wanted, i, c, &addr.module, refs);
         }
         if let Some((parent, call)) = addr.module.call() {
@@ -329,7 +340,7 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
                 refs.extend(cr.error_message.iter().flat_map(expr_refs));
             }
             if let Some(schema) = &info.schema {
-                refs.extend(body_references(&r.config, &schema.block));
+                refs.extend(body_refs(&r.config, &schema.block));
             }
             // `self` in postconditions is not a dependency.
             refs.retain(|r| r.subject != Subject::SelfObject);

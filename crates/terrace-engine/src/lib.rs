@@ -14,7 +14,7 @@
 
 mod apply;
 mod common;
-mod decode;
+
 mod expand;
 mod graph;
 mod marks;

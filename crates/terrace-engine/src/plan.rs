@@ -9,7 +9,6 @@ use crate::common::{
     set_aggregates, traversal_path, upgrade_object, value_at, value_id, visit_local,
     visit_module_call, visit_output, visit_variable, ResourceExpansion,
 };
-use crate::decode::decode_body;
 use crate::graph::{self, Graph, GraphKind, Node};
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
@@ -28,6 +27,7 @@ use terrace_addrs::{
     AbsProviderConfig, AbsProviderInstance, AbsResource, AbsResourceInstance, ConfigResource,
     InstanceKey, ModuleInstance, ResourceMode, Targetable,
 };
+use terrace_config::hcldec::decode_body;
 use terrace_config::model::Resource;
 use terrace_lang::references::{parse_ref, Subject};
 use terrace_plans::model::{

@@ -3,7 +3,6 @@
 //! every resource instance through its `AbsProviderInstance`, and closed
 //! when the last node needing the configuration is done.
 
-use crate::decode::decode_body;
 use crate::marks::unmark;
 use crate::model::{ProviderInfo, ResourceInfo};
 use crate::scope::Env;
@@ -14,6 +13,7 @@ use terrace_addrs::{
     AbsProviderConfig, AbsProviderInstance, AbsResourceInstance, InstanceKey, ModuleInstance,
 };
 use terrace_config::body::{Body, BodySchema};
+use terrace_config::hcldec::decode_body;
 use terrace_config::loader::Config;
 use terrace_providers::{
     Block, ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,

@@ -4,7 +4,6 @@
 //! its provider configuration.
 
 use crate::common::{visit_local, visit_output, visit_variable};
-use crate::decode::decode_body;
 use crate::graph::{self, GraphKind, Node};
 use crate::marks::unmark;
 use crate::model;
@@ -17,6 +16,7 @@ use std::sync::Arc;
 use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
 use terrace_config::body::Body;
 use terrace_config::expr::Expression;
+use terrace_config::hcldec::decode_body;
 use terrace_providers::{
     ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateProviderConfigRequest,
     ValidateResourceConfigRequest,

@@ -341,3 +341,123 @@ resource "fake_thing" "b" {
         );
     }
 }
+
+#[test]
+fn lifecycle_prevent_destroy_and_ignore_changes() {
+    let v1 = r#"
+resource "fake_thing" "keep" {
+  input      = "a"
+  replace_me = "r1"
+  lifecycle { prevent_destroy = true }
+}
+resource "fake_thing" "ign" {
+  input = "first"
+  lifecycle { ignore_changes = [input] }
+}
+"#;
+    let mut h = Harness::new(&[("main.tf", v1)]);
+    let plan = h.plan(&[]);
+    h.apply(&[], &plan);
+    let v2 = r#"
+resource "fake_thing" "keep" {
+  input      = "a"
+  replace_me = "r2"
+  lifecycle { prevent_destroy = true }
+}
+resource "fake_thing" "ign" {
+  input = "second"
+  lifecycle { ignore_changes = [input] }
+}
+"#;
+    h.rewrite(&[("main.tf", v2)]);
+    let (plan, diags) = h.plan_with(&[], &PlanOptions::default());
+    assert!(plan.errored);
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.summary == "Resource instance cannot be destroyed"),
+        "{diags:#?}"
+    );
+    let ign = plan
+        .changes
+        .iter()
+        .find(|c| c.addr.to_string() == "fake_thing.ign")
+        .map(|c| c.action);
+    assert_eq!(ign, Some(Action::NoOp), "ignored argument changes nothing");
+}
+
+#[derive(Default)]
+struct Journal {
+    events: std::sync::Mutex<Vec<String>>,
+}
+
+impl terrace_engine::Hooks for Journal {
+    fn object_changed(
+        &self,
+        addr: &terrace_addrs::AbsResourceInstance,
+        _deposed: Option<&terrace_states::model::DeposedKey>,
+        _provider: &terrace_addrs::AbsProviderConfig,
+        _key: &terrace_addrs::InstanceKey,
+        object: Option<&terrace_states::model::ObjectState>,
+    ) {
+        if let Ok(mut e) = self.events.lock() {
+            e.push(format!(
+                "{addr} {}",
+                if object.is_some() { "set" } else { "gone" }
+            ));
+        }
+    }
+}
+
+#[test]
+fn every_applied_object_is_journaled() {
+    let mut h = Harness::new(CASES[0].files);
+    let plan = h.plan(&[]);
+    let ctx = h.context(&[]);
+    let journal = Journal::default();
+    let (state, diags) = terrace_engine::apply(&ctx, &plan, &journal);
+    assert!(!has_errors(&diags));
+    let mut events = journal.events.lock().map(|e| e.clone()).unwrap_or_default();
+    events.sort();
+    let want: Vec<String> = CASES[0].state.iter().map(|a| format!("{a} set")).collect();
+    assert_eq!(events, want);
+    h.state = state;
+    let opts = PlanOptions {
+        mode: terrace_plans::model::PlanMode::Destroy,
+        ..PlanOptions::default()
+    };
+    let (plan, _) = h.plan_with(&[], &opts);
+    let journal = Journal::default();
+    let (state, diags) = terrace_engine::apply(&ctx, &plan, &journal);
+    assert!(!has_errors(&diags));
+    assert!(state.resources.is_empty());
+    let events = journal.events.lock().map(|e| e.clone()).unwrap_or_default();
+    // b's objects go before the a objects they depend on.
+    let pos = |a: &str| events.iter().position(|e| e == &format!("{a} gone"));
+    let (b0, a0) = (pos("terraform_data.b[0]"), pos("terraform_data.a[0]"));
+    assert!(b0.is_some() && a0.is_some() && b0 < a0, "{events:?}");
+}
+
+#[test]
+fn validate_decodes_bodies_with_unknown_instance_data() {
+    let ok = r#"
+variable "n" { type = number }
+resource "fake_thing" "a" {
+  count = var.n
+  input = "x${count.index}"
+}
+"#;
+    let h = Harness::new(&[("main.tf", ok)]);
+    let diags = terrace_engine::validate(&h.context(&[("n", "2")]));
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let bad =
+        "resource \"fake_thing\" \"a\" {\n  input = [\"not\", \"a\", \"string\"]\n  nope  = 1\n}\n";
+    let h = Harness::new(&[("main.tf", bad)]);
+    let diags = terrace_engine::validate(&h.context(&[]));
+    let summaries: Vec<&str> = diags.iter().map(|d| d.summary.as_str()).collect();
+    assert!(
+        summaries.contains(&"Incorrect attribute value type"),
+        "{diags:#?}"
+    );
+    assert!(summaries.contains(&"Unsupported argument"), "{diags:#?}");
+}

@@ -42,7 +42,7 @@ fn thing() -> ResourceSpec<()> {
         .block("rule", NestedBlockSpec::list(rule))
         .block("ingress", NestedBlockSpec::set(ingress))
         .block("setting", NestedBlockSpec::map(setting))
-        .block("config", NestedBlockSpec::single(config).max_items(1));
+        .block("config", NestedBlockSpec::single(config));
     ResourceSpec::new(schema)
         .create(|_, _, d| {
             let name = d.get_string("name").unwrap_or_default();
@@ -54,5 +54,7 @@ fn thing() -> ResourceSpec<()> {
 }
 
 fn main() -> std::process::ExitCode {
-    terrace_sdk::serve(ProviderSpec::new(BlockSpec::new(), |_, _| Ok(())).resource("blocks_thing", thing()))
+    terrace_sdk::serve(
+        ProviderSpec::new(BlockSpec::new(), |_, _| Ok(())).resource("blocks_thing", thing()),
+    )
 }

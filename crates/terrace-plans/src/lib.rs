@@ -18,5 +18,6 @@ pub use model::{
     Action, ActionReason, OutputChange, Plan, PlanMode, ResourceAttr, ResourceInstanceChange,
 };
 pub use render::{
-    format_value, render_apply_summary, render_outputs, render_plan, RenderOptions, SchemaLookup,
+    format_value, render_apply_summary, render_outputs, render_plan, render_plan_footer,
+    RenderOptions, SchemaLookup,
 };

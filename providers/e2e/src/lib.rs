@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// The provider packages built and overridden, with their source
 /// addresses.
@@ -59,8 +60,15 @@ pub fn terraform_available() -> Result<String, String> {
 }
 
 /// Builds the provider binaries (a no-op when they are current) and
-/// returns the directory holding them.
+/// returns the directory holding them. Cargo runs once per test process:
+/// every test shares that build (each cargo run takes the target
+/// directory's lock, and may wait for other builds).
 pub fn build_providers() -> Result<PathBuf, String> {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BUILT.get_or_init(build_providers_now).clone()
+}
+
+fn build_providers_now() -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.arg("build").arg("--quiet");
@@ -99,6 +107,11 @@ pub fn build_providers() -> Result<PathBuf, String> {
 impl Workspace {
     /// A fresh directory with `main.tf`, and a CLI configuration that
     /// overrides every bundled provider with the binaries in `bin`.
+    ///
+    /// The same binaries are also offered in a filesystem mirror (as
+    /// version `CARGO_PKG_VERSION`), the only installation method: with
+    /// development overrides Terraform needs no `init`, but an `init` still
+    /// looks every provider up, and this way it finds them offline.
     pub fn new(name: &str, bin: &Path, main_tf: &str) -> Workspace {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -114,9 +127,24 @@ impl Workspace {
                 bin.display().to_string()
             ));
         }
+        let mirror = dir.join(".mirror");
+        for (package, source) in PROVIDERS {
+            let platform = mirror
+                .join("registry.terraform.io")
+                .join(source)
+                .join(env!("CARGO_PKG_VERSION"))
+                .join(terraform_platform());
+            std::fs::create_dir_all(&platform)
+                .unwrap_or_else(|e| panic!("creating {}: {e}", platform.display()));
+            let link = platform.join(package);
+            std::os::unix::fs::symlink(bin.join(package), &link)
+                .unwrap_or_else(|e| panic!("linking {}: {e}", link.display()));
+        }
         let cli_config = dir.join("terraform.rc");
         let text = format!(
-            "provider_installation {{\n  dev_overrides {{\n{overrides}  }}\n  direct {{}}\n}}\n"
+            "provider_installation {{\n  dev_overrides {{\n{overrides}  }}\n  \
+             filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
+            mirror.display().to_string()
         );
         std::fs::write(&cli_config, text).unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
         let workspace = Workspace { dir, cli_config };
@@ -178,13 +206,43 @@ impl Workspace {
     /// The attribute values of the managed resource at `address` in the
     /// root module, or `None` when it is not in state.
     pub fn resource(&self, address: &str) -> Option<serde_json::Value> {
-        let state = self.state();
-        state["values"]["root_module"]["resources"]
-            .as_array()?
-            .iter()
-            .find(|r| r["address"] == address)
-            .map(|r| r["values"].clone())
+        resource_in(&self.state(), address)
     }
+
+    /// Every root module output's value, from one `terraform output`.
+    pub fn outputs(&self) -> serde_json::Value {
+        let run = self.expect(&["output", "-json"], 0);
+        let outputs: serde_json::Value = serde_json::from_str(&run.stdout)
+            .unwrap_or_else(|e| panic!("outputs JSON: {e}\n{}", run.stdout));
+        match outputs.as_object() {
+            Some(outputs) => outputs
+                .iter()
+                .map(|(name, output)| (name.clone(), output["value"].clone()))
+                .collect(),
+            None => serde_json::Value::Null,
+        }
+    }
+}
+
+/// Terraform's name for this platform, e.g. `linux_amd64`.
+fn terraform_platform() -> String {
+    let arch = match std::env::consts::ARCH {
+        "x86_64" => "amd64",
+        "aarch64" => "arm64",
+        "x86" => "386",
+        other => other,
+    };
+    format!("{}_{arch}", std::env::consts::OS)
+}
+
+/// The attribute values of the managed resource at `address` in the root
+/// module of `state` (as `terraform show -json` gives it).
+pub fn resource_in(state: &serde_json::Value, address: &str) -> Option<serde_json::Value> {
+    state["values"]["root_module"]["resources"]
+        .as_array()?
+        .iter()
+        .find(|r| r["address"] == address)
+        .map(|r| r["values"].clone())
 }
 
 impl Drop for Workspace {

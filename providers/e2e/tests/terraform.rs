@@ -1,11 +1,11 @@
 //! Terraform 1.11 driving the bundled providers: a configuration using
 //! every one of them (the random results feeding the others) goes through
-//! apply, a plan with no changes, and destroy; then the behaviours
+//! init, apply, a plan with no changes, and destroy; then the behaviours
 //! providers are written for, each through Terraform itself: partial
 //! state after a failed update, import, an object vanishing outside
 //! Terraform, timeouts, and attribute-precise diagnostics for bad values.
 
-use provider_e2e::{setup, Workspace};
+use provider_e2e::{resource_in, setup, Workspace};
 
 const ALL_PROVIDERS: &str = r#"
 terraform {
@@ -134,6 +134,13 @@ output "entry_id" {
 fn all_bundled_providers_apply_plan_clean_and_destroy() {
     let Some(bin) = setup() else { return };
     let ws = Workspace::new("all", &bin, ALL_PROVIDERS);
+    let init = ws.expect(&["init", "-input=false"], 0);
+    assert!(
+        init.stdout
+            .contains("Terraform has been successfully initialized"),
+        "{}",
+        init.output()
+    );
     let applied = ws.expect(&["apply", "-auto-approve"], 0);
     assert!(
         applied
@@ -143,19 +150,20 @@ fn all_bundled_providers_apply_plan_clean_and_destroy() {
         applied.output()
     );
     let pet = std::fs::read_to_string(ws.path("out/pet.txt")).unwrap();
-    let state_pet = ws.resource("random_pet.name").unwrap()["id"]
+    let state = ws.state();
+    let state_pet = resource_in(&state, "random_pet.name").unwrap()["id"]
         .as_str()
         .unwrap()
         .to_string();
     assert!(pet.starts_with(&state_pet), "{pet}");
     assert_eq!(state_pet.split('-').count(), 3);
-    let blue = ws.resource("kv_entry.blue").unwrap();
+    let blue = resource_in(&state, "kv_entry.blue").unwrap();
     let stored = std::fs::read_to_string(ws.path(&format!("store/blue/{state_pet}"))).unwrap();
     assert_eq!(blue["value"].as_str(), Some(stored.as_str()));
     assert!(ws.path("store/green/number").is_file());
+    let outputs = ws.outputs();
     for output in ["stored", "null_outputs", "entry_id"] {
-        let run = ws.expect(&["output", "-json", output], 0);
-        assert_eq!(run.stdout.trim(), "true", "{output}");
+        assert_eq!(outputs[output], true, "{output}");
     }
     let plan = ws.expect(&["plan", "-detailed-exitcode"], 0);
     assert!(plan.stdout.contains("No changes."), "{}", plan.output());
@@ -387,4 +395,79 @@ resource "local_file" "f" {
         run.output()
     );
     assert!(!run.stderr.contains("panic"), "{}", run.output());
+}
+
+const SEEDED: &str = r#"
+terraform {
+  required_providers {
+    random = { source = "hashicorp/random" }
+  }
+}
+
+variable "keepers" {
+  type    = map(string)
+  default = {}
+}
+
+resource "random_shuffle" "s" {
+  input   = ["a", "b", "c", "d", "e"]
+  seed    = "-"
+  keepers = var.keepers
+}
+
+resource "random_integer" "i" {
+  min  = 1
+  max  = 3
+  seed = "12345"
+}
+
+output "shuffled" {
+  value = join("", random_shuffle.s.result)
+}
+
+output "integer" {
+  value = random_integer.i.result
+}
+"#;
+
+#[test]
+fn seeds_and_keepers_behave_as_in_hashicorp_random() {
+    let Some(bin) = setup() else { return };
+    let ws = Workspace::new("seeded", &bin, SEEDED);
+    ws.expect(&["apply", "-auto-approve"], 0);
+    // hashicorp/random's results for these seeds (its acceptance tests).
+    let outputs = ws.outputs();
+    assert_eq!(outputs["shuffled"], "acbed");
+    assert_eq!(outputs["integer"], 3);
+    // A key with a null value added to the keepers: an update in place.
+    let null_key = ["-var", "keepers={ k = null }"];
+    let plan = ws.expect(
+        &[&["plan", "-detailed-exitcode"][..], &null_key].concat(),
+        2,
+    );
+    assert!(
+        plan.stdout.contains("1 to change, 0 to destroy"),
+        "{}",
+        plan.output()
+    );
+    ws.expect(&[&["apply", "-auto-approve"][..], &null_key].concat(), 0);
+    ws.expect(
+        &[&["plan", "-detailed-exitcode"][..], &null_key].concat(),
+        0,
+    );
+    // A value: a replacement.
+    let plan = ws.expect(
+        &[
+            "plan",
+            "-detailed-exitcode",
+            "-var",
+            "keepers={ k = \"1\" }",
+        ],
+        2,
+    );
+    assert!(
+        plan.stdout.contains("random_shuffle.s must be replaced"),
+        "{}",
+        plan.output()
+    );
 }

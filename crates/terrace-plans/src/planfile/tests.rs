@@ -1,3 +1,6 @@
+//! Round trips of saved plans (a plan using every field, and every
+//! recorded case) and the checks that refuse a stale plan.
+
 use super::*;
 use crate::render::{render_plan, RenderOptions};
 use crate::testutil::{load_schemas, lookup, plan_from_json, read_json};

@@ -134,18 +134,14 @@ pub(crate) fn compute_diff_for_block(change: &Change, block: &Block) -> Diff {
         return d;
     }
 
-    let mut current = change.default_action_for_iteration();
+    let initial = change.default_action_for_iteration();
+    let mut current = initial;
     let mut attributes = BTreeMap::new();
-    // Write-only attributes go last: whether they show depends on the
-    // action the others decide.
-    let ordered = block
-        .attributes
-        .iter()
-        .filter(|(_, a)| !a.write_only)
-        .chain(block.attributes.iter().filter(|(_, a)| a.write_only));
-    for (key, attr) in ordered {
+    for (key, attr) in &block.attributes {
         let attr_change = change.map_child(key);
-        if let Some(child) = diff_child_attribute(attr_change, attr, current) {
+        // Write-only attributes take the block's own create or delete (no-op
+        // for an update), whatever the other attributes do.
+        if let Some(child) = diff_child_attribute(attr_change, attr, initial) {
             current = compare_actions(current, child.action);
             attributes.insert(key.clone(), child);
         }
@@ -406,7 +402,8 @@ fn process_object<T>(
     compute: impl Fn(&Change, &T, Action) -> Diff,
 ) -> (BTreeMap<String, Diff>, Action) {
     let mut diffs = BTreeMap::new();
-    let mut current = change.default_action_for_iteration();
+    let initial = change.default_action_for_iteration();
+    let mut current = initial;
     for (key, attr) in attributes {
         let mut value = change.map_child(key);
         if !value.relevant.matches_partial() {
@@ -414,7 +411,7 @@ fn process_object<T>(
         }
         value.before_explicit = false;
         value.after_explicit = false;
-        let d = compute(&value, attr, current);
+        let d = compute(&value, attr, initial);
         if d.action == Action::NoOp && value.before.is_null() && value.after.is_null() {
             continue;
         }

@@ -15,6 +15,9 @@ mod change;
 mod color;
 mod differ;
 mod renderers;
+mod state;
+
+pub use state::render_state;
 
 use crate::jsonval::{self, SchemaNode, J};
 use crate::model::{Action, ActionReason, OutputChange, Plan, PlanMode, ResourceInstanceChange};
@@ -799,6 +802,31 @@ fn index_json(key: &InstanceKey) -> String {
         InstanceKey::Int(i) => i.to_string(),
         InstanceKey::String(s) => jsonval::quote(s),
     }
+}
+
+/// What `terraform plan` prints after a plan with changes: a rule, then
+/// where the plan was saved (`-out`) or the note that it was not.
+pub fn render_plan_footer(saved_to: Option<&str>, opts: &RenderOptions) -> String {
+    let colorize = Colorize {
+        enabled: opts.color,
+    };
+    let mut out = horizontal_rule(&colorize, opts.width);
+    out.push('\n');
+    match saved_to {
+        Some(path) => {
+            let _ = write!(
+                out,
+                "\nSaved the plan to: {path}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply {}\n",
+                terrace_value::gostr::quote(path)
+            );
+        }
+        None => {
+            out.push('\n');
+            out.push_str(&word_wrap("Note: You didn't use the -out option to save this plan, so Terraform can't guarantee to take exactly these actions if you run \"terraform apply\" now.", opts.width));
+            out.push('\n');
+        }
+    }
+    out
 }
 
 // ----- apply -----

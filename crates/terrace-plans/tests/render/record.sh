@@ -18,16 +18,19 @@ for case in "$@"; do
   export TF_CLI_CONFIG_FILE="$tfrc" CHECKPOINT_DISABLE=1
   (
     cd "$work"
+    if [ -d "$case/mod" ]; then
+      cp -r "$case/mod" mod
+    fi
     if [ -f "$case/setup.tf" ]; then
       cp "$case/setup.tf" main.tf
+      if [ -d mod ]; then terraform init -no-color >init.log 2>&1 || { cat init.log; exit 1; }; fi
       terraform apply -auto-approve -no-color >setup.log 2>&1 || { cat setup.log; exit 1; }
       if [ -f "$case/between.sh" ]; then sh "$case/between.sh"; fi
       terraform show -json >"$case/state.json"
     fi
     rm -f main.tf
     cp "$case/main.tf" main.tf
-    if [ -d "$case/mod" ]; then
-      cp -r "$case/mod" mod
+    if [ -d mod ]; then
       terraform init -no-color >init.log 2>&1 || { cat init.log; exit 1; }
     fi
     args=""

@@ -1,0 +1,587 @@
+//! What the state-facing commands (`output`, `show`, `state ...`,
+//! `taint`, `untaint`, `workspace ...`) share:
+//!
+//! - Terraform's two output conventions: most of these commands still use
+//!   its older `Ui` (`Output` lines on stdout; `Error`/`Warn` messages
+//!   wrapped in red or yellow, one extra newline after each diagnostic),
+//!   while `output` and `show` use the newer views (diagnostics printed
+//!   as rendered). [`Ui`] does both.
+//! - Go `flag`-style parsing on top of [`crate::args`], with the state
+//!   flags (`-state`, `-state-out`, `-backup`, `-lock`, `-lock-timeout`).
+//! - Opening the local backend on the current workspace and reading its
+//!   state with an interrupted apply's journal folded in.
+//! - Resolving addresses against a state as Terraform's `StateMeta`
+//!   does, and loading the provider schemas needed to render objects.
+
+use crate::args::Arg;
+use crate::journal::Journal;
+use crate::operation::TERRAFORM_VERSION;
+use crate::provider_factory::CliProviderFactory;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use terrace_addrs::{AbsResourceInstance, Provider, ResourceMode, Target, Targetable};
+use terrace_engine::ProviderFactory;
+use terrace_getproviders::cliconfig::{self, CliEnv};
+use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_getproviders::VersionConstraints;
+use terrace_providers::{ProviderSchema, Schema};
+use terrace_states::backend::local::{LocalBackend, LocalBackendOptions, StateError};
+use terrace_states::model::State;
+use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::{Diagnostic, Diagnostics, Severity};
+
+/// Terraform's "No state file was found!" message (`Ui.Error`).
+pub const NO_STATE_FILE: &str = "No state file was found!\n\nState management commands require a state file. Run this command\nin a directory where Terraform has been run or use the -state flag\nto point the command to a specific state location.";
+
+/// The shared body of terraform's "wrong address" messages.
+pub const SPECIFIC_INSTANCE_HELP: &str = "This command requires that the address references one specific instance.\nTo view the available instances, use \"terraform state list\". Please modify \nthe address to reference a specific instance.";
+
+/// Where and how a command prints.
+#[derive(Clone, Copy, Debug)]
+pub struct Ui {
+    pub color: bool,
+}
+
+impl Ui {
+    /// Colour unless `NO_COLOR` is set; `-no-color` turns it off later.
+    pub fn new() -> Ui {
+        Ui {
+            color: std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+
+    /// `Ui.Output`: a line on stdout.
+    pub fn output(&self, msg: &str) {
+        println!("{msg}");
+    }
+
+    /// `Ui.Error`: a line on stderr, red when colouring.
+    pub fn error(&self, msg: &str) {
+        if self.color {
+            eprintln!("\x1b[31m{msg}\x1b[0m\x1b[0m");
+        } else {
+            eprintln!("{msg}");
+        }
+    }
+
+    /// `Ui.Warn`: a line on stdout, yellow when colouring.
+    pub fn warn(&self, msg: &str) {
+        if self.color {
+            println!("\x1b[33m{msg}\x1b[0m\x1b[0m");
+        } else {
+            println!("{msg}");
+        }
+    }
+
+    fn render(&self, diag: &Diagnostic) -> String {
+        let style = if self.color {
+            RenderStyle::Color
+        } else {
+            RenderStyle::Plain
+        };
+        render_diagnostic(diag, &SourceMap::new(), style, DEFAULT_WIDTH)
+    }
+
+    /// Diagnostics as the older commands print them: each through
+    /// `Ui.Error` or `Ui.Warn`.
+    pub fn legacy_diagnostics(&self, diags: &[Diagnostic]) {
+        for diag in diags {
+            let text = self.render(diag);
+            match diag.severity {
+                Severity::Error => self.error(&text),
+                Severity::Warning => self.warn(&text),
+            }
+        }
+    }
+
+    /// Diagnostics as the view-based commands print them: errors on
+    /// stderr, warnings on stdout, nothing added.
+    pub fn diagnostics(&self, diags: &[Diagnostic]) {
+        for diag in diags {
+            let text = self.render(diag);
+            match diag.severity {
+                Severity::Error => eprint!("{text}"),
+                Severity::Warning => print!("{text}"),
+            }
+        }
+    }
+}
+
+/// Arguments parsed in Terraform's style. `value_flags` are flags (beyond
+/// [`crate::args`]'s own list) whose value may be the next argument.
+pub fn parse_args(argv: &[String], value_flags: &[&str]) -> (Vec<(String, Option<String>)>, Vec<String>) {
+    let mut joined = Vec::with_capacity(argv.len());
+    let mut iter = argv.iter();
+    while let Some(arg) = iter.next() {
+        let name = arg.trim_start_matches('-');
+        if arg.starts_with('-') && !arg.contains('=') && value_flags.contains(&name) {
+            if let Some(value) = iter.next() {
+                joined.push(format!("-{name}={value}"));
+                continue;
+            }
+        }
+        joined.push(arg.clone());
+    }
+    let mut flags = Vec::new();
+    let mut positionals = Vec::new();
+    for arg in crate::args::parse(&joined) {
+        match arg {
+            Arg::Flag { name, value } => flags.push((name, value)),
+            Arg::Positional(p) => positionals.push(p),
+        }
+    }
+    (flags, positionals)
+}
+
+/// Go's `strconv.ParseBool` for a boolean flag (`-force`, `-lock=false`).
+pub fn parse_bool(name: &str, value: Option<&str>) -> Result<bool, String> {
+    match value {
+        None | Some("1" | "t" | "T" | "TRUE" | "true" | "True") => Ok(true),
+        Some("0" | "f" | "F" | "FALSE" | "false" | "False") => Ok(false),
+        Some(other) => Err(format!(
+            "invalid boolean value {other:?} for -{name}: parse error"
+        )),
+    }
+}
+
+/// The state flags: `-state`, `-state-out`, `-backup`, `-lock`,
+/// `-lock-timeout`.
+#[derive(Clone, Debug)]
+pub struct StateFlags {
+    pub state: Option<PathBuf>,
+    pub state_out: Option<PathBuf>,
+    pub backup: Option<String>,
+    pub lock: bool,
+    pub lock_timeout: Duration,
+}
+
+impl Default for StateFlags {
+    fn default() -> StateFlags {
+        StateFlags {
+            state: None,
+            state_out: None,
+            backup: None,
+            lock: true,
+            lock_timeout: Duration::ZERO,
+        }
+    }
+}
+
+impl StateFlags {
+    /// Takes flag `name` if it is one of `accepted`; `None` when it is not
+    /// a state flag this command takes.
+    pub fn take(
+        &mut self,
+        accepted: &[&str],
+        name: &str,
+        value: Option<&str>,
+    ) -> Option<Result<(), String>> {
+        if !accepted.contains(&name) {
+            return None;
+        }
+        let missing = || Err(format!("flag needs an argument: -{name}"));
+        Some(match (name, value) {
+            ("lock", v) => parse_bool(name, v).map(|b| self.lock = b),
+            ("lock-timeout", Some(v)) => match crate::operation_args::parse_duration(v) {
+                Some(d) => {
+                    self.lock_timeout = d;
+                    Ok(())
+                }
+                None => Err(format!(
+                    "invalid value {v:?} for flag -lock-timeout: parse error"
+                )),
+            },
+            ("state", Some(v)) => {
+                self.state = (!v.is_empty()).then(|| PathBuf::from(v));
+                Ok(())
+            }
+            ("state-out", Some(v)) => {
+                self.state_out = (!v.is_empty()).then(|| PathBuf::from(v));
+                Ok(())
+            }
+            ("backup", Some(v)) => {
+                self.backup = Some(v.to_string());
+                Ok(())
+            }
+            _ => missing(),
+        })
+    }
+
+    /// The backend options these flags ask for.
+    pub fn backend_options(&self) -> LocalBackendOptions {
+        LocalBackendOptions {
+            state: self.state.clone(),
+            state_out: self.state_out.clone(),
+            backup: self.backup.clone(),
+            ..LocalBackendOptions::default()
+        }
+    }
+}
+
+/// The local backend of the working directory on the current workspace
+/// (`TF_WORKSPACE`, else the selected one). The error is the message to
+/// print.
+pub fn open_backend(opts: LocalBackendOptions) -> Result<LocalBackend, String> {
+    let dir = Path::new(".");
+    let mut backend = LocalBackend::new(dir, opts)
+        .with_data_dir(crate::providers::data_dir(dir))
+        .with_version(TERRAFORM_VERSION);
+    let workspace = backend.current_workspace().map_err(|e| e.to_string())?;
+    backend.use_workspace(workspace);
+    Ok(backend)
+}
+
+/// Where an interrupted apply on this backend's state left its journal.
+pub fn journal_path(backend: &LocalBackend) -> PathBuf {
+    let paths = backend.state_paths(backend.workspace());
+    Journal::path_for(&paths.write, Path::new("."))
+}
+
+/// A state as read, with what an interrupted apply recorded folded in.
+pub struct Loaded {
+    /// `None` when there is no state (no file, or an empty one).
+    pub state: Option<State>,
+    /// Objects recovered from the journal: the state must be written (and
+    /// the journal removed) by a command that writes.
+    pub recovered: usize,
+    pub warnings: Diagnostics,
+}
+
+/// Reads the backend's state and folds in an interrupted apply's journal.
+pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
+    let (state, warnings) = backend.read_state().map_err(|e| e.to_diagnostics())?;
+    let path = journal_path(backend);
+    if !path.exists() {
+        return Ok(Loaded {
+            state,
+            recovered: 0,
+            warnings,
+        });
+    }
+    let had_state = state.is_some();
+    let base = state.unwrap_or_else(State::new_empty);
+    let (state, recovered) = Journal::recover(&path, base).map_err(|d| vec![d])?;
+    Ok(Loaded {
+        state: (had_state || recovered > 0).then_some(state),
+        recovered,
+        warnings,
+    })
+}
+
+/// Removes the journal once the state holding what it recorded is saved.
+pub fn journal_saved(backend: &LocalBackend, loaded: &Loaded) {
+    if loaded.recovered > 0 {
+        Journal::remove(&journal_path(backend));
+    }
+}
+
+/// Takes the state lock for `operation`; on failure prints Terraform's
+/// "Error acquiring the state lock" and returns false.
+pub fn lock(backend: &mut LocalBackend, flags: &StateFlags, operation: &str, ui: &Ui) -> bool {
+    if !flags.lock {
+        return true;
+    }
+    match backend.lock(operation, "", flags.lock_timeout) {
+        Ok(_) => true,
+        Err(e) => {
+            ui.legacy_diagnostics(&[e.acquire_diagnostic()]);
+            false
+        }
+    }
+}
+
+/// Releases the lock if held; prints Terraform's "Error releasing the
+/// state lock" when that fails and returns false.
+pub fn unlock(backend: &mut LocalBackend, ui: &Ui) -> bool {
+    if !backend.is_locked() {
+        return true;
+    }
+    match backend.unlock() {
+        Ok(()) => true,
+        Err(StateError::Lock(e)) => {
+            ui.legacy_diagnostics(&[e.release_diagnostic()]);
+            false
+        }
+        Err(e) => {
+            ui.legacy_diagnostics(&[Diagnostic::error(
+                "Error releasing the state lock",
+                e.to_string(),
+            )]);
+            false
+        }
+    }
+}
+
+/// The backup path the state commands use unless `-backup` names one:
+/// the state path with the current Unix time, as Terraform's
+/// `PATH.1700000000.backup`.
+pub fn timestamped_backup(state_out: &Path) -> String {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    format!("{}.{secs}.backup", state_out.display())
+}
+
+/// The backup a state-modifying `state` subcommand writes: `-backup`
+/// when given (and not `-`, since these backups cannot be disabled), else
+/// the timestamped one next to the state written.
+pub fn state_command_backup(flags: &StateFlags) -> Result<String, String> {
+    if let Some(b) = flags.backup.as_deref().filter(|b| !b.is_empty() && *b != "-") {
+        return Ok(b.to_string());
+    }
+    let probe = open_backend(LocalBackendOptions {
+        state: flags.state.clone(),
+        ..LocalBackendOptions::default()
+    })?;
+    let write = probe.state_paths(probe.workspace()).write;
+    Ok(timestamped_backup(&write))
+}
+
+/// Terraform's `lookupResourceInstanceAddr`: the instances in `state` a
+/// target address selects (a module instance, a whole resource or one
+/// instance), sorted. Unless `allow_missing`, selecting nothing is an
+/// error.
+pub fn lookup_instances(
+    state: &State,
+    raw: &str,
+    allow_missing: bool,
+) -> (Vec<AbsResourceInstance>, Diagnostics) {
+    let target = match Target::parse_str(raw) {
+        Ok(t) => t,
+        Err(diags) => return (Vec::new(), diags),
+    };
+    let mut found = Vec::new();
+    let mut diags = Vec::new();
+    match &target.subject {
+        Targetable::ModuleInstance(module) => {
+            let mut any = false;
+            for (addr, rs) in &state.resources {
+                if target
+                    .subject
+                    .target_contains(&Targetable::ModuleInstance(addr.module.clone()))
+                {
+                    any = true;
+                    found.extend(rs.instances.keys().map(|k| addr.instance(k.clone())));
+                }
+            }
+            if !any && !allow_missing {
+                diags.push(Diagnostic::error(
+                    "Unknown module",
+                    format!(
+                        "The current state contains no module at {module}. If you've just added \
+                         this module to the configuration, you must run \"terraform apply\" \
+                         first to create the module's entry in the state."
+                    ),
+                ));
+            }
+        }
+        Targetable::AbsResource(addr) => match state.resources.get(addr) {
+            Some(rs) => found.extend(rs.instances.keys().map(|k| addr.instance(k.clone()))),
+            None if !allow_missing => diags.push(Diagnostic::error(
+                "Unknown resource",
+                format!(
+                    "The current state contains no resource {addr}. If you've just added this \
+                     resource to the configuration, you must run \"terraform apply\" first to \
+                     create the resource's entry in the state."
+                ),
+            )),
+            None => {}
+        },
+        Targetable::AbsResourceInstance(addr) => {
+            if state.instance(addr).is_some() {
+                found.push(addr.clone());
+            } else if !allow_missing {
+                diags.push(Diagnostic::error(
+                    "Unknown resource instance",
+                    format!(
+                        "The current state contains no resource instance {addr}. If you've just \
+                         added its resource to the configuration or have changed the count or \
+                         for_each arguments, you must run \"terraform apply\" first to update \
+                         the resource's entry in the state."
+                    ),
+                ));
+            }
+        }
+        // Target parsing yields only the three forms above.
+        Targetable::Module(_) | Targetable::ConfigResource(_) => {}
+    }
+    found.sort();
+    (found, diags)
+}
+
+/// Provider schemas, fetched once per command.
+pub struct Schemas(HashMap<Provider, Arc<ProviderSchema>>);
+
+impl Schemas {
+    /// The schemas of `providers`: the built-in provider in process,
+    /// others from the schema cache or their plugin (found as `plan`
+    /// finds them: lock file, `.terraform/providers`, mirrors,
+    /// development overrides).
+    pub fn load(providers: BTreeSet<Provider>) -> Result<Schemas, Diagnostics> {
+        let dir = Path::new(".");
+        let needed: BTreeMap<Provider, VersionConstraints> = providers
+            .iter()
+            .map(|p| (p.clone(), VersionConstraints::default()))
+            .collect();
+        let mut executables = Vec::new();
+        if needed.keys().any(|p| !p.is_builtin()) {
+            let (locks, lock_diags) = Locks::load(&dir.join(LOCK_FILE_NAME));
+            if lock_diags.iter().any(Diagnostic::is_error) {
+                return Err(lock_diags);
+            }
+            let env = CliEnv::from_process();
+            let (cli, cli_diags) = cliconfig::load(&env);
+            crate::providers::print_cli_config_problems(&cli_diags);
+            executables = crate::providers_schema::locate_executables(
+                &needed,
+                &locks,
+                &cli,
+                &env,
+                &crate::providers::data_dir(dir),
+            )?;
+        }
+        let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
+        let factory = CliProviderFactory::new(executables, &working_dir);
+        let mut schemas = HashMap::new();
+        for provider in providers {
+            let schema = factory.schema(&provider)?;
+            schemas.insert(provider, schema);
+        }
+        Ok(Schemas(schemas))
+    }
+
+    /// The schema of a resource type, as the renderer asks for it.
+    pub fn resource(&self, provider: &Provider, mode: ResourceMode, ty: &str) -> Option<Arc<Schema>> {
+        let schema = self.0.get(provider)?;
+        let found = match mode {
+            ResourceMode::Managed => schema.resource_types.get(ty),
+            ResourceMode::Data => schema.data_sources.get(ty),
+            ResourceMode::Ephemeral => schema.ephemeral_resources.get(ty),
+        }?;
+        Some(Arc::new(found.clone()))
+    }
+}
+
+/// Go's text for an OS error (`no such file or directory`).
+pub fn go_os_error(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.rfind(" (os error ") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrace_states::statefile;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn value_flags_take_the_next_argument() {
+        let (flags, positionals) = parse_args(
+            &strings(&["-id", "abc", "-state=x", "-dry-run", "a.b", "-", "-backup-out", "y"]),
+            &["id", "backup-out"],
+        );
+        assert_eq!(
+            flags,
+            vec![
+                ("id".to_string(), Some("abc".to_string())),
+                ("state".to_string(), Some("x".to_string())),
+                ("dry-run".to_string(), None),
+                ("backup-out".to_string(), Some("y".to_string())),
+            ]
+        );
+        assert_eq!(positionals, strings(&["a.b", "-"]));
+    }
+
+    #[test]
+    fn booleans_parse_as_go_does() {
+        for (value, want) in [(None, Ok(true)), (Some("false"), Ok(false)), (Some("T"), Ok(true))] {
+            assert_eq!(parse_bool("force", value), want.map_err(|_: ()| String::new()));
+        }
+        assert_eq!(
+            parse_bool("lock", Some("maybe")),
+            Err("invalid boolean value \"maybe\" for -lock: parse error".to_string())
+        );
+    }
+
+    fn fixture() -> State {
+        let resource = |module: &str, name: &str, keys: &[&str]| {
+            let instances: Vec<String> = keys
+                .iter()
+                .map(|k| {
+                    format!(
+                        r#"{{{k} "schema_version": 0, "attributes": {{"id": "x"}}, "sensitive_attributes": []}}"#
+                    )
+                })
+                .collect();
+            let module = if module.is_empty() {
+                String::new()
+            } else {
+                format!("\"module\": \"{module}\",")
+            };
+            format!(
+                r#"{{{module} "mode": "managed", "type": "terraform_data", "name": "{name}",
+                   "provider": "provider[\"terraform.io/builtin/terraform\"]",
+                   "instances": [{}]}}"#,
+                instances.join(",")
+            )
+        };
+        let text = format!(
+            r#"{{"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "l",
+                "outputs": {{}}, "resources": [{}, {}, {}, {}], "check_results": null}}"#,
+            resource("", "a", &[""]),
+            resource("", "c", &["\"index_key\": 1,", "\"index_key\": 0,"]),
+            resource("module.m[\"k\"]", "b", &[""]),
+            resource("module.m[\"k\"].module.n", "b", &[""]),
+        );
+        match statefile::read(text.as_bytes()) {
+            Ok((state, _)) => state,
+            Err(d) => panic!("fixture: {d:?}"),
+        }
+    }
+
+    #[test]
+    fn lookup_selects_modules_resources_and_instances() {
+        let state = fixture();
+        let cases: &[(&str, &[&str], Option<&str>)] = &[
+            ("terraform_data.c", &["terraform_data.c[0]", "terraform_data.c[1]"], None),
+            ("terraform_data.c[1]", &["terraform_data.c[1]"], None),
+            (
+                "module.m",
+                &[
+                    "module.m[\"k\"].terraform_data.b",
+                    "module.m[\"k\"].module.n.terraform_data.b",
+                ],
+                None,
+            ),
+            ("module.m[\"k\"].module.n", &["module.m[\"k\"].module.n.terraform_data.b"], None),
+            ("module.zz", &[], Some("Unknown module")),
+            ("terraform_data.zz", &[], Some("Unknown resource")),
+            ("terraform_data.c[7]", &[], Some("Unknown resource instance")),
+            ("not an address", &[], Some("Invalid character")),
+        ];
+        for (raw, want, error) in cases {
+            let (found, diags) = lookup_instances(&state, raw, false);
+            let found: Vec<String> = found.iter().map(|a| a.to_string()).collect();
+            assert_eq!(found, *want, "{raw}");
+            assert_eq!(diags.first().map(|d| d.summary.as_str()), *error, "{raw}");
+            let (_, diags) = lookup_instances(&state, raw, true);
+            if *raw != "not an address" {
+                assert!(diags.is_empty(), "{raw}: allow_missing still errs");
+            }
+        }
+    }
+}

@@ -1,0 +1,7 @@
+module "inner" {
+  source = "./inner"
+}
+resource "terraform_data" "a" {
+  count = 11
+  input = count.index
+}
