@@ -88,10 +88,17 @@ impl Journal {
         text.push('\n');
         let mut guard = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         if guard.is_none() {
-            match OpenOptions::new().create(true).append(true).open(&self.path) {
+            match OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+            {
                 Ok(f) => *guard = Some(f),
                 Err(e) => {
-                    eprintln!("terrace: cannot write the apply journal {}: {e}", self.path.display());
+                    eprintln!(
+                        "terrace: cannot write the apply journal {}: {e}",
+                        self.path.display()
+                    );
                     return;
                 }
             }
@@ -100,7 +107,10 @@ impl Journal {
             // One write per line: an append of a few KiB is not interleaved,
             // and a kill leaves at worst a torn last line.
             if let Err(e) = file.write_all(text.as_bytes()) {
-                eprintln!("terrace: cannot write the apply journal {}: {e}", self.path.display());
+                eprintln!(
+                    "terrace: cannot write the apply journal {}: {e}",
+                    self.path.display()
+                );
             }
         }
     }
@@ -119,15 +129,15 @@ impl Journal {
 
     /// Folds a journal left by an interrupted apply into `state`; the
     /// number of changes applied (0 when there is no journal).
-    pub fn recover(path: &Path, mut state: State) -> Result<(State, usize), Diagnostic> {
+    pub fn recover(path: &Path, mut state: State) -> Result<(State, usize), Box<Diagnostic>> {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((state, 0)),
             Err(e) => {
-                return Err(Diagnostic::error(
+                return Err(Box::new(Diagnostic::error(
                     "Failed to read the apply journal",
                     format!("{}: {e}", path.display()),
-                ))
+                )))
             }
         };
         let mut applied = 0;
@@ -162,9 +172,7 @@ impl Journal {
                     let provider = resource.provider.clone();
                     let key = instance.provider_key.clone();
                     match &deposed {
-                        None => {
-                            state.set_current(&addr, provider, key, instance.current.clone())
-                        }
+                        None => state.set_current(&addr, provider, key, instance.current.clone()),
                         Some(d) => {
                             let object = instance.deposed.get(d).cloned();
                             state.set_deposed(&addr, d.clone(), provider, key, object)

@@ -4,18 +4,30 @@ mod args;
 mod console;
 mod format;
 mod init;
-mod jsondiag;
 mod journal;
+mod jsondiag;
 mod jsonprovider;
 mod operation;
 mod operation_args;
+mod output;
 mod planfile_io;
 mod provider_factory;
 mod providers;
 mod providers_lock;
 mod providers_schema;
+mod show;
+mod state_command;
+mod state_list;
+mod state_meta;
+mod state_mv;
+mod state_pull;
+mod state_push;
+mod state_rm;
+mod state_show;
+mod taint;
 mod ui;
 mod validate;
+mod workspace;
 
 use args::Arg;
 use std::path::{Path, PathBuf};
@@ -32,9 +44,16 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  import        Associate existing infrastructure with a terrace resource
+  output        Show output values from your root module
   providers     Show the providers required for this configuration
   refresh       Update the state to match remote systems
+  show          Show the current state or a saved plan
+  state         Advanced state management
+  taint         Mark a resource instance as not fully functional
+  untaint       Remove the 'tainted' state from a resource instance
   version       Show the current terrace version
+  workspace     Workspace management
 
 Global options:
   -chdir=DIR    Switch to a different working directory before executing the
@@ -43,6 +62,13 @@ Global options:
 ";
 
 fn main() {
+    // Like a Go program, end quietly when the reader of our output goes
+    // away (`terrace show -json | head`) instead of failing to print.
+    // SAFETY: restoring the default disposition of SIGPIPE at start-up,
+    // before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     std::process::exit(run(std::env::args().skip(1).collect()));
 }
 
@@ -88,6 +114,13 @@ fn run(argv: Vec<String>) -> i32 {
         "apply" => operation::run(operation_args::Command::Apply, command_args),
         "destroy" => operation::run(operation_args::Command::Destroy, command_args),
         "refresh" => operation::run(operation_args::Command::Refresh, command_args),
+        "import" => operation::run(operation_args::Command::Import, command_args),
+        "output" => output::run(command_args),
+        "show" => show::run(command_args),
+        "state" => state_command::run(command_args),
+        "taint" => taint::run(true, command_args),
+        "untaint" => taint::run(false, command_args),
+        "workspace" => workspace::run(command_args),
         "version" | "-version" | "--version" | "-v" => {
             println!("terrace v{}", env!("CARGO_PKG_VERSION"));
             0

@@ -90,8 +90,7 @@ impl Operation {
             return Err(fail(&diags, &sources));
         }
 
-        let (inputs, input_diags) =
-            collect_input_values(dir, &args.variables, std::env::vars());
+        let (inputs, input_diags) = collect_input_values(dir, &args.variables, std::env::vars());
         diags.extend(input_diags);
         for file in inputs.files() {
             sources.add_source(file.clone());
@@ -147,6 +146,7 @@ impl Operation {
                 Command::Plan => "OperationTypePlan",
                 Command::Apply | Command::Destroy => "OperationTypeApply",
                 Command::Refresh => "OperationTypeRefresh",
+                Command::Import => "OperationTypeImport",
             };
             if let Err(e) = backend.lock(operation, "", args.lock_timeout) {
                 eprintln!("{}", lock_failure_text(&e.acquire_diagnostic(), color));
@@ -184,7 +184,7 @@ impl Operation {
                 }
                 state
             }
-            Err(d) => return Err(unlock_and_fail(&mut backend, &vec![d])),
+            Err(d) => return Err(unlock_and_fail(&mut backend, &vec![*d])),
         };
 
         // Providers: what the configuration and the state need.
@@ -203,7 +203,9 @@ impl Operation {
         crate::providers::print_cli_config_problems(&cli_diags);
         let overrides = cli.dev_overrides();
         if !overrides.is_empty() {
-            diags.insert(0, dev_overrides_warning(&overrides));
+            // terraform warns about overrides as soon as it sees them, before
+            // any other output of the command.
+            print_diagnostics(&[dev_overrides_warning(&overrides)], &sources, color);
         }
         let executables = match crate::providers_schema::locate_executables(
             &needed,
@@ -258,6 +260,9 @@ impl Operation {
     }
 
     fn execute(&mut self) -> i32 {
+        if let Some((addr, id)) = self.args.import.clone() {
+            return self.import(&addr, &id);
+        }
         let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
         let plan = if let Some(path) = self.args.plan_file.clone() {
             match crate::planfile_io::read(&path, &self.prior, &self.config) {
@@ -286,8 +291,13 @@ impl Operation {
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
             let failed = has_errors(&all);
-            if !failed || !plan.changes.is_empty() {
-                print!("{}", render_plan(&plan, &self.schemas(), &self.render_options()));
+            // `refresh` is `apply -refresh-only -auto-approve` without the
+            // plan on screen.
+            if (!failed || !plan.changes.is_empty()) && self.args.command != Command::Refresh {
+                print!(
+                    "{}",
+                    render_plan(&plan, &self.schemas(), &self.render_options())
+                );
             }
             print_diagnostics(&all, &self.sources, self.color());
             if failed {
@@ -326,9 +336,7 @@ impl Operation {
             } else {
                 "Apply"
             };
-            eprintln!(
-                "\nError: {verb} cancelled\n"
-            );
+            eprintln!("\nError: {verb} cancelled\n");
             return 1;
         }
         self.apply_plan(&plan, &ui)
@@ -369,17 +377,19 @@ impl Operation {
         print_diagnostics(&diags, &self.sources, self.color());
         let counts = ui.counts();
         let destroy = plan.mode == PlanMode::Destroy;
-        print!(
-            "{}",
-            render_apply_summary(
-                destroy,
-                counts.added,
-                counts.changed,
-                counts.destroyed,
-                counts.imported,
-                &self.render_options()
-            )
-        );
+        if self.args.command != Command::Refresh {
+            print!(
+                "{}",
+                render_apply_summary(
+                    destroy,
+                    counts.added,
+                    counts.changed,
+                    counts.destroyed,
+                    counts.imported,
+                    &self.render_options()
+                )
+            );
+        }
         if !destroy {
             let outputs: BTreeMap<String, (terrace_value::Value, bool)> = state
                 .outputs
@@ -389,6 +399,40 @@ impl Operation {
             print!("{}", render_outputs(&outputs, &self.render_options()));
         }
         code
+    }
+
+    /// `terrace import ADDR ID`: one object brought under management
+    /// through the engine (ImportResourceState, then a read), then the
+    /// state written.
+    fn import(&mut self, addr_text: &str, id: &str) -> i32 {
+        let addr = match terrace_addrs::AbsResourceInstance::parse_str(addr_text) {
+            Ok(addr) => addr,
+            Err(diags) => {
+                print_diagnostics(&diags, &self.sources, self.color());
+                return 1;
+            }
+        };
+        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), None).for_import_command();
+        let targets = [(addr, id.to_string())];
+        let (state, diags) = terrace_engine::import(&self.ctx, &self.prior, &targets, &ui);
+        let mut all = std::mem::take(&mut self.warnings);
+        all.extend(diags);
+        if has_errors(&all) {
+            print_diagnostics(&all, &self.sources, self.color());
+            return 1;
+        }
+        if let Err(e) = self.backend.write_state(&state) {
+            print_diagnostics(&e.to_diagnostics(), &self.sources, self.color());
+            return 1;
+        }
+        let text = "\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour Terraform state and will henceforth be managed by Terraform.\n";
+        if self.color() {
+            println!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
+        } else {
+            println!("{text}");
+        }
+        print_diagnostics(&all, &self.sources, self.color());
+        0
     }
 
     /// Terraform's interactive approval: only `yes` goes on.
@@ -466,9 +510,15 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
 }
 
 fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
-    let mut detail = String::from("The following provider development overrides are set in the CLI configuration:\n");
+    let mut detail = String::from(
+        "The following provider development overrides are set in the CLI configuration:\n",
+    );
     for (provider, path) in overrides {
-        detail.push_str(&format!(" - {} in {}\n", provider.for_display(), path.display()));
+        detail.push_str(&format!(
+            " - {} in {}\n",
+            provider.for_display(),
+            path.display()
+        ));
     }
     detail.push_str("\nThe behavior may therefore not match any released version of the provider and applying changes may cause the state to become incompatible with published releases.");
     Diagnostic::warning("Provider development overrides are in effect", detail)

@@ -15,6 +15,8 @@ pub enum Command {
     Apply,
     Destroy,
     Refresh,
+    /// `import ADDR ID`.
+    Import,
 }
 
 impl Command {
@@ -24,6 +26,7 @@ impl Command {
             Command::Apply => "apply",
             Command::Destroy => "destroy",
             Command::Refresh => "refresh",
+            Command::Import => "import",
         }
     }
 }
@@ -41,6 +44,8 @@ pub struct OperationArgs {
     pub out: Option<PathBuf>,
     /// `apply PLANFILE`.
     pub plan_file: Option<PathBuf>,
+    /// `import ADDR ID`: the address text and the ID.
+    pub import: Option<(String, String)>,
     pub detailed_exitcode: bool,
     pub auto_approve: bool,
     pub parallelism: usize,
@@ -67,6 +72,7 @@ impl OperationArgs {
             variables: Vec::new(),
             out: None,
             plan_file: None,
+            import: None,
             detailed_exitcode: false,
             auto_approve: command == Command::Refresh,
             parallelism: 10,
@@ -82,11 +88,14 @@ impl OperationArgs {
     }
 }
 
-fn flag_error(detail: String) -> Diagnostic {
-    Diagnostic::error("Failed to parse command-line flags", detail)
+fn flag_error(detail: String) -> Box<Diagnostic> {
+    Box::new(Diagnostic::error(
+        "Failed to parse command-line flags",
+        detail,
+    ))
 }
 
-fn parse_bool(name: &str, value: Option<&str>) -> Result<bool, Diagnostic> {
+fn parse_bool(name: &str, value: Option<&str>) -> Result<bool, Box<Diagnostic>> {
     match value {
         None | Some("true") | Some("1") | Some("t") | Some("T") | Some("TRUE") | Some("True") => {
             Ok(true)
@@ -152,124 +161,130 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
             }
             Arg::Flag { name, value } => (name, value),
         };
-        let result: Result<(), Diagnostic> = match (name.as_str(), value.as_deref()) {
-            ("destroy", v) if command == Command::Plan || command == Command::Apply => {
-                parse_bool(&name, v).map(|b| args.destroy = b)
-            }
-            ("refresh-only", v) if command != Command::Refresh => {
-                parse_bool(&name, v).map(|b| args.refresh_only = b)
-            }
-            ("refresh", v) => parse_bool(&name, v).map(|b| args.refresh = b),
-            ("auto-approve", v) if command != Command::Plan => {
-                parse_bool(&name, v).map(|b| args.auto_approve = b)
-            }
-            ("detailed-exitcode", v) if command == Command::Plan => {
-                parse_bool(&name, v).map(|b| args.detailed_exitcode = b)
-            }
-            ("lock", v) => parse_bool(&name, v).map(|b| args.lock = b),
-            ("input", v) => parse_bool(&name, v).map(|b| args.input = b),
-            ("no-color", None) => {
-                args.color = false;
-                Ok(())
-            }
-            ("compact-warnings", v) => parse_bool(&name, v).map(|b| args.compact_warnings = b),
-            ("var", Some(assignment)) => match assignment.split_once('=') {
-                Some((var, text)) => {
-                    args.variables.push(VariableArgument::Var {
-                        name: var.trim().to_string(),
-                        text: text.to_string(),
-                    });
+        let result: Result<(), Box<Diagnostic>> =
+            match (name.as_str(), value.as_deref()) {
+                ("destroy", v) if command == Command::Plan || command == Command::Apply => {
+                    parse_bool(&name, v).map(|b| args.destroy = b)
+                }
+                ("refresh-only", v) if command != Command::Refresh => {
+                    parse_bool(&name, v).map(|b| args.refresh_only = b)
+                }
+                ("refresh", v) => parse_bool(&name, v).map(|b| args.refresh = b),
+                ("auto-approve", v) if command != Command::Plan => {
+                    parse_bool(&name, v).map(|b| args.auto_approve = b)
+                }
+                ("detailed-exitcode", v) if command == Command::Plan => {
+                    parse_bool(&name, v).map(|b| args.detailed_exitcode = b)
+                }
+                ("lock", v) => parse_bool(&name, v).map(|b| args.lock = b),
+                ("input", v) => parse_bool(&name, v).map(|b| args.input = b),
+                ("no-color", None) => {
+                    args.color = false;
                     Ok(())
                 }
-                None => Err(Diagnostic::error(
-                    "Invalid -var option",
-                    format!(
+                ("compact-warnings", v) => parse_bool(&name, v).map(|b| args.compact_warnings = b),
+                ("var", Some(assignment)) => match assignment.split_once('=') {
+                    Some((var, text)) => {
+                        args.variables.push(VariableArgument::Var {
+                            name: var.trim().to_string(),
+                            text: text.to_string(),
+                        });
+                        Ok(())
+                    }
+                    None => Err(Box::new(Diagnostic::error(
+                        "Invalid -var option",
+                        format!(
                         "The given -var option {assignment:?} is not correctly specified. Must be \
                          a variable name and value separated by an equals sign, like \
                          -var=\"key=value\"."
                     ),
-                )),
-            },
-            ("var-file", Some(path)) => {
-                args.variables
-                    .push(VariableArgument::File(path.to_string()));
-                Ok(())
-            }
-            ("target", Some(text)) | ("exclude", Some(text)) => match Target::parse_str(text) {
-                Ok(target) => {
-                    if name == "target" {
-                        args.targets.push(target);
-                    } else {
-                        args.excludes.push(target);
+                    ))),
+                },
+                ("var-file", Some(path)) => {
+                    args.variables
+                        .push(VariableArgument::File(path.to_string()));
+                    Ok(())
+                }
+                ("target", Some(text)) | ("exclude", Some(text)) => match Target::parse_str(text) {
+                    Ok(target) => {
+                        if name == "target" {
+                            args.targets.push(target);
+                        } else {
+                            args.excludes.push(target);
+                        }
+                        Ok(())
                     }
+                    Err(diags) => {
+                        problems.extend(diags.into_iter().map(|d| {
+                            Diagnostic::error(format!("Invalid {name} address"), d.detail)
+                        }));
+                        Ok(())
+                    }
+                },
+                ("replace", Some(text)) => match AbsResourceInstance::parse_str(text) {
+                    Ok(addr) => {
+                        args.replace.push(addr);
+                        Ok(())
+                    }
+                    Err(diags) => {
+                        problems.extend(
+                            diags
+                                .into_iter()
+                                .map(|d| Diagnostic::error("Invalid replace address", d.detail)),
+                        );
+                        Ok(())
+                    }
+                },
+                ("out", Some(path)) if command == Command::Plan => {
+                    args.out = Some(PathBuf::from(path));
                     Ok(())
                 }
-                Err(diags) => {
-                    problems.extend(diags.into_iter().map(|d| {
-                        Diagnostic::error(format!("Invalid {name} address"), d.detail)
-                    }));
+                ("parallelism", Some(n)) => match n.parse::<usize>() {
+                    Ok(n) if n > 0 => {
+                        args.parallelism = n;
+                        Ok(())
+                    }
+                    _ => Err(flag_error(format!(
+                        "invalid value \"{n}\" for flag -parallelism: parse error"
+                    ))),
+                },
+                ("lock-timeout", Some(d)) => match parse_duration(d) {
+                    Some(d) => {
+                        args.lock_timeout = d;
+                        Ok(())
+                    }
+                    None => Err(flag_error(format!(
+                        "invalid value \"{d}\" for flag -lock-timeout: parse error"
+                    ))),
+                },
+                ("state", Some(p)) => {
+                    args.state_path = Some(PathBuf::from(p));
                     Ok(())
                 }
-            },
-            ("replace", Some(text)) => match AbsResourceInstance::parse_str(text) {
-                Ok(addr) => {
-                    args.replace.push(addr);
+                ("state-out", Some(p)) => {
+                    args.state_out = Some(PathBuf::from(p));
                     Ok(())
                 }
-                Err(diags) => {
-                    problems.extend(
-                        diags
-                            .into_iter()
-                            .map(|d| Diagnostic::error("Invalid replace address", d.detail)),
-                    );
+                ("backup", Some(p)) => {
+                    args.backup_path = Some(PathBuf::from(p));
                     Ok(())
                 }
-            },
-            ("out", Some(path)) if command == Command::Plan => {
-                args.out = Some(PathBuf::from(path));
-                Ok(())
-            }
-            ("parallelism", Some(n)) => match n.parse::<usize>() {
-                Ok(n) if n > 0 => {
-                    args.parallelism = n;
-                    Ok(())
-                }
-                _ => Err(flag_error(format!(
-                    "invalid value \"{n}\" for flag -parallelism: parse error"
+                (other, _) => Err(flag_error(format!(
+                    "flag provided but not defined: -{other}"
                 ))),
-            },
-            ("lock-timeout", Some(d)) => match parse_duration(d) {
-                Some(d) => {
-                    args.lock_timeout = d;
-                    Ok(())
-                }
-                None => Err(flag_error(format!(
-                    "invalid value \"{d}\" for flag -lock-timeout: parse error"
-                ))),
-            },
-            ("state", Some(p)) => {
-                args.state_path = Some(PathBuf::from(p));
-                Ok(())
-            }
-            ("state-out", Some(p)) => {
-                args.state_out = Some(PathBuf::from(p));
-                Ok(())
-            }
-            ("backup", Some(p)) => {
-                args.backup_path = Some(PathBuf::from(p));
-                Ok(())
-            }
-            (other, _) => Err(flag_error(format!(
-                "flag provided but not defined: -{other}"
-            ))),
-        };
+            };
         if let Err(d) = result {
-            problems.push(d);
+            problems.push(*d);
         }
     }
     match (command, positionals.as_slice()) {
-        (_, []) => {}
+        (command, []) if command != Command::Import => {}
         (Command::Apply, [plan]) => args.plan_file = Some(PathBuf::from(plan)),
+        (Command::Import, [addr, id]) => args.import = Some((addr.clone(), id.clone())),
+        (Command::Import, _) => problems.push(Diagnostic::error(
+            "Invalid number of arguments",
+            "The import command expects two arguments.",
+        )),
         (_, _) => problems.push(Diagnostic::error(
             "Too many command line arguments",
             format!(
@@ -350,7 +365,12 @@ mod tests {
     fn reports_every_bad_flag() {
         let problems = parse(
             Command::Plan,
-            &strings(&["-parallelism=zero", "-bogus", "-target=not an address", "-auto-approve"]),
+            &strings(&[
+                "-parallelism=zero",
+                "-bogus",
+                "-target=not an address",
+                "-auto-approve",
+            ]),
         )
         .expect_err("invalid flags");
         assert_eq!(problems.len(), 4, "{problems:?}");

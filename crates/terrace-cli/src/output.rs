@@ -5,10 +5,14 @@
 //! with its type and sensitivity), and `-raw` (a string, number or bool
 //! printed without quotes or newline, for shell scripts).
 
+// A command reports at most a few diagnostics, so returning them by value
+// costs nothing worth boxing for.
+#![allow(clippy::result_large_err)]
+
 use crate::state_meta::{self, Ui};
 use std::collections::BTreeMap;
-use terrace_states::model::OutputState;
 use terrace_states::gojson;
+use terrace_states::model::OutputState;
 use terrace_syntax::Diagnostic;
 use terrace_value::{Type, Value};
 
@@ -73,32 +77,29 @@ pub fn run(argv: &[String]) -> i32 {
     if let Some(problem) = problems.into_iter().next() {
         diags.push(Diagnostic::error(
             "Failed to parse command-line flags",
-            format!("{problem}\n\n{HELP_HINT}"),
+            problem,
         ));
     } else if positionals.len() > 1 {
         diags.push(Diagnostic::error(
             "Unexpected argument",
-            format!(
-                "The output command expects exactly one argument with the name of an output \
-                 variable or no arguments to show all outputs.\n\n{HELP_HINT}"
-            ),
+            "The output command expects exactly one argument with the name of an output variable \
+             or no arguments to show all outputs.",
         ));
     } else if raw && json {
         diags.push(Diagnostic::error(
             "Invalid output format",
-            format!("The -raw and -json options are mutually-exclusive.\n\n{HELP_HINT}"),
+            "The -raw and -json options are mutually-exclusive.",
         ));
     } else if raw && positionals.is_empty() {
         diags.push(Diagnostic::error(
             "Output name required",
-            format!(
-                "You must give the name of a single output value when using the -raw \
-                 option.\n\n{HELP_HINT}"
-            ),
+            "You must give the name of a single output value when using the -raw option.",
         ));
     }
     if !diags.is_empty() {
+        // The hint follows the diagnostic, outside its box.
         ui.diagnostics(&diags);
+        eprintln!("\n{HELP_HINT}");
         return 1;
     }
     let format = if raw {
@@ -138,7 +139,12 @@ fn load_outputs(
         state,
         ..Default::default()
     })
-    .map_err(|e| vec![Diagnostic::error(format!("Error selecting workspace: {e}"), "")])?;
+    .map_err(|e| {
+        vec![Diagnostic::error(
+            format!("Error selecting workspace: {e}"),
+            "",
+        )]
+    })?;
     let loaded = state_meta::read_state(&mut backend)?;
     Ok(loaded.state.map(|s| s.outputs).unwrap_or_default())
 }
@@ -214,7 +220,10 @@ fn render(
                 ));
             }
             doc.push('}');
-            ok(format!("{}\n", gojson::indent(&gojson::compact(doc.as_bytes()))))
+            ok(format!(
+                "{}\n",
+                gojson::indent(&gojson::compact(doc.as_bytes()))
+            ))
         }
         (Format::Raw, name) => {
             let name = name.unwrap_or_default();
@@ -233,7 +242,8 @@ fn value_json(value: &Value) -> Result<String, Diagnostic> {
 
 /// `-raw`: the value converted to a string.
 fn raw_text(name: &str, value: &Value) -> Result<String, Diagnostic> {
-    let unsupported = |detail: String| Diagnostic::error("Unsupported value for raw output", detail);
+    let unsupported =
+        |detail: String| Diagnostic::error("Unsupported value for raw output", detail);
     let converted = match terrace_value::convert::convert(value, &Type::String) {
         Ok(v) => v,
         Err(_) => {
@@ -290,7 +300,9 @@ mod tests {
             m.insert(name.to_string(), OutputState { value, sensitive });
         };
         add("str", Value::string("<a>&"), false);
-        let big = Number::parse("1.5e30").map(Value::number).unwrap_or_else(|| Value::int(0));
+        let big = Number::parse("1.5e30")
+            .map(Value::number)
+            .unwrap_or_else(|| Value::int(0));
         add("num", big, false);
         add("flag", Value::bool(true), false);
         add(
@@ -313,7 +325,7 @@ mod tests {
             (
                 Format::Human,
                 None,
-                Ok("flag = true\nlist = [\n  1,\n  \"a\",\n]\nnul = null\nnum = 1500000000000000000000000000000\nsecret = <sensitive>\nstr = \"<a>&\"\n"),
+                Ok("flag = true\nlist = [\n  1,\n  \"a\",\n]\nnul = tostring(null)\nnum = 1500000000000000000000000000000\nsecret = <sensitive>\nstr = \"<a>&\"\n"),
             ),
             (Format::Raw, Some("str"), Ok("<a>&")),
             (Format::Raw, Some("num"), Ok("1500000000000000000000000000000")),

@@ -13,11 +13,7 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 
 fn config_hash(config: &Config) -> String {
     let files = config.files();
-    planfile::config_hash(
-        files
-            .iter()
-            .map(|f| (f.name.as_str(), f.text.as_bytes())),
-    )
+    planfile::config_hash(files.iter().map(|f| (f.name.as_str(), f.text.as_bytes())))
 }
 
 fn state_meta(state: &State) -> Option<(&str, u64)> {
@@ -40,7 +36,10 @@ pub fn read(path: &Path, current: &State, config: &Config) -> Result<Plan, Diagn
     let bytes = std::fs::read(path).map_err(|e| {
         vec![Diagnostic::error(
             "Failed to load plan file",
-            format!("Failed to read plan from plan file: {}: {e}", path.display()),
+            format!(
+                "Failed to read plan from plan file: {}: {e}",
+                path.display()
+            ),
         )]
     })?;
     let file = planfile::read(&bytes).map_err(|e| {

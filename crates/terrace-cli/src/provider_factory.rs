@@ -30,7 +30,10 @@ pub struct CliProviderFactory {
 }
 
 impl CliProviderFactory {
-    pub fn new(executables: Vec<(ProviderAddr, PathBuf)>, working_dir: &Path) -> CliProviderFactory {
+    pub fn new(
+        executables: Vec<(ProviderAddr, PathBuf)>,
+        working_dir: &Path,
+    ) -> CliProviderFactory {
         CliProviderFactory {
             executables: executables.into_iter().collect(),
             working_dir: working_dir.to_path_buf(),
@@ -93,11 +96,9 @@ impl ProviderFactory for CliProviderFactory {
                     // The provider has to be asked; keep the process that
                     // answered for the first `start` rather than starting
                     // another.
-                    let (running, _) = terrace_schemacache::launch(
-                        &self.cache,
-                        self.launch_config(provider)?,
-                    )
-                    .map_err(provider_diagnostics)?;
+                    let (running, _) =
+                        terrace_schemacache::launch(&self.cache, self.launch_config(provider)?)
+                            .map_err(provider_diagnostics)?;
                     let response = running.get_provider_schema();
                     if response.diagnostics.has_errors() {
                         running.close();
@@ -142,7 +143,12 @@ impl ProviderFactory for CliProviderFactory {
 
 impl Drop for CliProviderFactory {
     fn drop(&mut self) {
-        for (_, parked) in self.idle.get_mut().unwrap_or_else(PoisonError::into_inner).drain() {
+        for (_, parked) in self
+            .idle
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain()
+        {
             for provider in parked {
                 provider.close();
             }

@@ -69,7 +69,10 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let state = match state_meta::read_state(&mut backend) {
         Ok(loaded) => match loaded.state {
-            Some(state) => state,
+            Some(state) => {
+                ui.legacy_diagnostics(&loaded.warnings);
+                state
+            }
             None => {
                 ui.error(state_meta::NO_STATE_FILE);
                 return 1;
@@ -190,7 +193,11 @@ mod tests {
                     "module.m.terraform_data.a",
                 ],
             ),
-            (&["terraform_data.b"], None, &["terraform_data.b[\"x\"]", "terraform_data.b[\"y\"]"]),
+            (
+                &["terraform_data.b"],
+                None,
+                &["terraform_data.b[\"x\"]", "terraform_data.b[\"y\"]"],
+            ),
             (&["module.m"], None, &["module.m.terraform_data.a"]),
             (&[], Some("y1"), &["terraform_data.b[\"y\"]"]),
             (&[], Some("nope"), &[]),
@@ -198,14 +205,22 @@ mod tests {
         for (filters, id, want) in cases {
             let filters: Vec<String> = filters.iter().map(|s| s.to_string()).collect();
             let got = list(&state, &filters, *id).map(names);
-            assert_eq!(got, Ok(want.iter().map(|s| s.to_string()).collect()), "{filters:?}");
+            assert_eq!(
+                got,
+                Ok(want.iter().map(|s| s.to_string()).collect()),
+                "{filters:?}"
+            );
         }
     }
 
     #[test]
     fn unknown_filters_are_all_reported() {
         let state = fixture();
-        let filters = vec!["module.zz".to_string(), "terraform_data.b".to_string(), "terraform_data.q".to_string()];
+        let filters = vec![
+            "module.zz".to_string(),
+            "terraform_data.b".to_string(),
+            "terraform_data.q".to_string(),
+        ];
         let summaries: Vec<String> = match list(&state, &filters, None) {
             Ok(found) => panic!("listed {found:?}"),
             Err(diags) => diags.into_iter().map(|d| d.summary).collect(),

@@ -111,7 +111,10 @@ impl Ui {
 
 /// Arguments parsed in Terraform's style. `value_flags` are flags (beyond
 /// [`crate::args`]'s own list) whose value may be the next argument.
-pub fn parse_args(argv: &[String], value_flags: &[&str]) -> (Vec<(String, Option<String>)>, Vec<String>) {
+pub fn parse_args(
+    argv: &[String],
+    value_flags: &[&str],
+) -> (Vec<(String, Option<String>)>, Vec<String>) {
     let mut joined = Vec::with_capacity(argv.len());
     let mut iter = argv.iter();
     while let Some(arg) = iter.next() {
@@ -224,9 +227,12 @@ impl StateFlags {
 /// (`TF_WORKSPACE`, else the selected one). The error is the message to
 /// print.
 pub fn open_backend(opts: LocalBackendOptions) -> Result<LocalBackend, String> {
-    let dir = Path::new(".");
+    // An empty directory keeps the paths in messages relative, as
+    // Terraform prints them (`.terraform.tfstate.lock.info`, not
+    // `./.terraform.tfstate.lock.info`).
+    let dir = Path::new("");
     let mut backend = LocalBackend::new(dir, opts)
-        .with_data_dir(crate::providers::data_dir(dir))
+        .with_data_dir(crate::providers::data_dir(Path::new(".")))
         .with_version(TERRAFORM_VERSION);
     let workspace = backend.current_workspace().map_err(|e| e.to_string())?;
     backend.use_workspace(workspace);
@@ -262,7 +268,7 @@ pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
     }
     let had_state = state.is_some();
     let base = state.unwrap_or_else(State::new_empty);
-    let (state, recovered) = Journal::recover(&path, base).map_err(|d| vec![d])?;
+    let (state, recovered) = Journal::recover(&path, base).map_err(|d| vec![*d])?;
     Ok(Loaded {
         state: (had_state || recovered > 0).then_some(state),
         recovered,
@@ -329,7 +335,11 @@ pub fn timestamped_backup(state_out: &Path) -> String {
 /// when given (and not `-`, since these backups cannot be disabled), else
 /// the timestamped one next to the state written.
 pub fn state_command_backup(flags: &StateFlags) -> Result<String, String> {
-    if let Some(b) = flags.backup.as_deref().filter(|b| !b.is_empty() && *b != "-") {
+    if let Some(b) = flags
+        .backup
+        .as_deref()
+        .filter(|b| !b.is_empty() && *b != "-")
+    {
         return Ok(b.to_string());
     }
     let probe = open_backend(LocalBackendOptions {
@@ -435,26 +445,52 @@ impl Schemas {
             let env = CliEnv::from_process();
             let (cli, cli_diags) = cliconfig::load(&env);
             crate::providers::print_cli_config_problems(&cli_diags);
-            executables = crate::providers_schema::locate_executables(
-                &needed,
-                &locks,
-                &cli,
-                &env,
-                &crate::providers::data_dir(dir),
-            )?;
+            for (provider, constraints) in needed.iter().filter(|(p, _)| !p.is_builtin()) {
+                let one = BTreeMap::from([(provider.clone(), constraints.clone())]);
+                match crate::providers_schema::locate_executables(
+                    &one,
+                    &locks,
+                    &cli,
+                    &env,
+                    &crate::providers::data_dir(dir),
+                ) {
+                    Ok(found) => executables.extend(found),
+                    Err(_) => {
+                        return Err(vec![schema_failure(
+                            provider,
+                            &format!(
+                                "failed to instantiate provider \"{provider}\" to obtain schema: \
+                                 unavailable provider \"{provider}\"."
+                            ),
+                        )])
+                    }
+                }
+            }
         }
         let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
         let factory = CliProviderFactory::new(executables, &working_dir);
         let mut schemas = HashMap::new();
         for provider in providers {
-            let schema = factory.schema(&provider)?;
+            let schema = factory.schema(&provider).map_err(|diags| {
+                let detail: Vec<String> = diags
+                    .iter()
+                    .filter(|d| d.is_error())
+                    .map(|d| format!("{}: {}", d.summary, d.detail))
+                    .collect();
+                vec![schema_failure(&provider, &detail.join("; "))]
+            })?;
             schemas.insert(provider, schema);
         }
         Ok(Schemas(schemas))
     }
 
     /// The schema of a resource type, as the renderer asks for it.
-    pub fn resource(&self, provider: &Provider, mode: ResourceMode, ty: &str) -> Option<Arc<Schema>> {
+    pub fn resource(
+        &self,
+        provider: &Provider,
+        mode: ResourceMode,
+        ty: &str,
+    ) -> Option<Arc<Schema>> {
         let schema = self.0.get(provider)?;
         let found = match mode {
             ResourceMode::Managed => schema.resource_types.get(ty),
@@ -463,6 +499,17 @@ impl Schemas {
         }?;
         Some(Arc::new(found.clone()))
     }
+}
+
+/// Terraform's "Failed to load plugin schemas" for one provider.
+fn schema_failure(provider: &Provider, why: &str) -> Diagnostic {
+    Diagnostic::error(
+        "Failed to load plugin schemas",
+        format!(
+            "Error while loading schemas for plugin components: Failed to obtain provider schema: \
+             Could not load the schema for provider {provider}: {why}."
+        ),
+    )
 }
 
 /// Go's text for an OS error (`no such file or directory`).
@@ -491,7 +538,16 @@ mod tests {
     #[test]
     fn value_flags_take_the_next_argument() {
         let (flags, positionals) = parse_args(
-            &strings(&["-id", "abc", "-state=x", "-dry-run", "a.b", "-", "-backup-out", "y"]),
+            &strings(&[
+                "-id",
+                "abc",
+                "-state=x",
+                "-dry-run",
+                "a.b",
+                "-",
+                "-backup-out",
+                "y",
+            ]),
             &["id", "backup-out"],
         );
         assert_eq!(
@@ -508,8 +564,10 @@ mod tests {
 
     #[test]
     fn booleans_parse_as_go_does() {
-        for (value, want) in [(None, Ok(true)), (Some("false"), Ok(false)), (Some("T"), Ok(true))] {
-            assert_eq!(parse_bool("force", value), want.map_err(|_: ()| String::new()));
+        let cases: &[(Option<&str>, bool)] =
+            &[(None, true), (Some("false"), false), (Some("T"), true)];
+        for (value, want) in cases {
+            assert_eq!(parse_bool("force", *value), Ok(*want), "{value:?}");
         }
         assert_eq!(
             parse_bool("lock", Some("maybe")),
@@ -544,8 +602,8 @@ mod tests {
                 "outputs": {{}}, "resources": [{}, {}, {}, {}], "check_results": null}}"#,
             resource("", "a", &[""]),
             resource("", "c", &["\"index_key\": 1,", "\"index_key\": 0,"]),
-            resource("module.m[\"k\"]", "b", &[""]),
-            resource("module.m[\"k\"].module.n", "b", &[""]),
+            resource(r#"module.m[\"k\"]"#, "b", &[""]),
+            resource(r#"module.m[\"k\"].module.n"#, "b", &[""]),
         );
         match statefile::read(text.as_bytes()) {
             Ok((state, _)) => state,
@@ -557,7 +615,11 @@ mod tests {
     fn lookup_selects_modules_resources_and_instances() {
         let state = fixture();
         let cases: &[(&str, &[&str], Option<&str>)] = &[
-            ("terraform_data.c", &["terraform_data.c[0]", "terraform_data.c[1]"], None),
+            (
+                "terraform_data.c",
+                &["terraform_data.c[0]", "terraform_data.c[1]"],
+                None,
+            ),
             ("terraform_data.c[1]", &["terraform_data.c[1]"], None),
             (
                 "module.m",
@@ -567,10 +629,18 @@ mod tests {
                 ],
                 None,
             ),
-            ("module.m[\"k\"].module.n", &["module.m[\"k\"].module.n.terraform_data.b"], None),
+            (
+                "module.m[\"k\"].module.n",
+                &["module.m[\"k\"].module.n.terraform_data.b"],
+                None,
+            ),
             ("module.zz", &[], Some("Unknown module")),
             ("terraform_data.zz", &[], Some("Unknown resource")),
-            ("terraform_data.c[7]", &[], Some("Unknown resource instance")),
+            (
+                "terraform_data.c[7]",
+                &[],
+                Some("Unknown resource instance"),
+            ),
             ("not an address", &[], Some("Invalid character")),
         ];
         for (raw, want, error) in cases {

@@ -115,7 +115,8 @@ pub fn run(argv: &[String]) -> i32 {
 /// Writes `pushed` over the current workspace's state; errors are
 /// printed.
 fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), ()> {
-    let probe = state_meta::open_backend(LocalBackendOptions::default()).map_err(|e| ui.error(&e))?;
+    let probe =
+        state_meta::open_backend(LocalBackendOptions::default()).map_err(|e| ui.error(&e))?;
     let workspace = probe.workspace().to_string();
     let paths = probe.state_paths(&workspace);
     let journal = state_meta::journal_path(&probe);
@@ -127,7 +128,7 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
     // backup and the atomic replacement stay the backend's.
     let staged = staging_path(&paths.write);
     let mut backend = LocalBackend::new(
-        ".",
+        "",
         LocalBackendOptions {
             state: Some(staged.clone()),
             state_out: Some(paths.write.clone()),
@@ -140,7 +141,15 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
     if !state_meta::lock(&mut backend, flags, "state-push", ui) {
         return Err(());
     }
-    let result = push_locked(&mut backend, pushed, force, &paths.read, &journal, &staged, ui);
+    let result = push_locked(
+        &mut backend,
+        pushed,
+        force,
+        &paths.read,
+        &journal,
+        &staged,
+        ui,
+    );
     let _ = std::fs::remove_file(&staged);
     let unlocked = state_meta::unlock(&mut backend, ui);
     if result.is_ok() && unlocked {
@@ -186,7 +195,7 @@ fn push_locked(
     let existing = match (existing, journal.exists()) {
         (Some(state), true) => crate::journal::Journal::recover(journal, state)
             .map(|(s, _)| Some(s))
-            .map_err(|d| ui.legacy_diagnostics(&[d]))?,
+            .map_err(|d| ui.legacy_diagnostics(&[*d]))?,
         (existing, _) => existing,
     };
     if !force {
@@ -302,9 +311,17 @@ mod tests {
     }
 
     // The outcomes terraform 1.11.4's `state push` gives for each case.
+    /// Name, pushed state, existing state, and the serial written or the error.
+    type Case = (
+        &'static str,
+        State,
+        Option<State>,
+        Result<u64, &'static str>,
+    );
+
     #[test]
     fn import_rules_and_serials_follow_terraform() {
-        let cases: Vec<(&str, State, Option<State>, Result<u64, &str>)> = vec![
+        let cases: Vec<Case> = vec![
             ("no existing state", state("L", 9, Some("a")), None, Ok(9)),
             ("empty existing state", state("L", 9, Some("a")), Some(state("M", 3, None)), Ok(10)),
             ("newer serial", state("L", 100, Some("b")), Some(state("L", 11, Some("a"))), Ok(101)),
@@ -335,6 +352,9 @@ mod tests {
         }
         // -force skips the checks; the serial rule still holds.
         let forced = state("M", 100, Some("a"));
-        assert_eq!(pushed_serial(&forced, Some(&state("L", 101, Some("a")))), 100);
+        assert_eq!(
+            pushed_serial(&forced, Some(&state("L", 101, Some("a")))),
+            100
+        );
     }
 }

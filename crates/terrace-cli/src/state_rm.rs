@@ -62,7 +62,9 @@ pub fn run(argv: &[String]) -> i32 {
                     Ok(())
                 }
                 "ignore-remote-version" => Ok(()),
-                "dry-run" => state_meta::parse_bool("dry-run", value.as_deref()).map(|b| dry_run = b),
+                "dry-run" => {
+                    state_meta::parse_bool("dry-run", value.as_deref()).map(|b| dry_run = b)
+                }
                 other => Err(format!("flag provided but not defined: -{other}")),
             },
         };
@@ -117,6 +119,7 @@ fn remove(
             return 1;
         }
     };
+    ui.legacy_diagnostics(&loaded.warnings);
     let Some(mut state) = loaded.state.clone() else {
         ui.error(state_meta::NO_STATE_FILE);
         return 1;
@@ -224,7 +227,14 @@ mod tests {
             Ok(t) => t.iter().map(|a| a.to_string()).collect(),
             Err(d) => panic!("{d:?}"),
         };
-        assert_eq!(got, ["terraform_data.c[0]", "terraform_data.c[1]", "terraform_data.a"]);
+        assert_eq!(
+            got,
+            [
+                "terraform_data.c[0]",
+                "terraform_data.c[1]",
+                "terraform_data.a"
+            ]
+        );
         let bad = vec!["not an address".to_string()];
         assert!(select(&state, &bad).is_err());
     }

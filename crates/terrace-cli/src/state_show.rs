@@ -53,6 +53,9 @@ pub fn run(argv: &[String]) -> i32 {
             }
         }
     }
+    // This command prints its messages without colour.
+    let render_color = ui.color;
+    ui.color = false;
     let [raw] = positionals.as_slice() else {
         print!("{HELP}");
         ui.error("Exactly one argument expected.");
@@ -75,7 +78,10 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let state = match state_meta::read_state(&mut backend) {
         Ok(loaded) => match loaded.state {
-            Some(state) => state,
+            Some(state) => {
+                ui.legacy_diagnostics(&loaded.warnings);
+                state
+            }
             None => {
                 ui.error(state_meta::NO_STATE_FILE);
                 return 1;
@@ -106,7 +112,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
     };
     let lookup = |p: &_, m, t: &str| schemas.resource(p, m, t);
-    match render_state(&single, &lookup, &RenderOptions::new(ui.color)) {
+    match render_state(&single, &lookup, &RenderOptions::new(render_color)) {
         Ok(text) => {
             print!("{text}");
             0

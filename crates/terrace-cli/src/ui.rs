@@ -22,9 +22,11 @@ extern "C" fn on_interrupt(_: libc::c_int) {
     // Only async-signal-safe work here: count, and on the second
     // interrupt leave at once.
     if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
+        // SAFETY: _exit is async-signal-safe.
         unsafe { libc::_exit(130) };
     }
     let message = b"\nInterrupt received.\nPlease wait for Terraform to exit or data loss may occur.\nGracefully shutting down...\n";
+    // SAFETY: write(2) is async-signal-safe and the buffer is static.
     unsafe {
         libc::write(2, message.as_ptr().cast(), message.len());
     }
@@ -37,6 +39,8 @@ pub struct Interrupt(());
 impl Interrupt {
     pub fn install() -> Interrupt {
         let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // SAFETY: installs a handler that only touches an atomic and calls
+        // async-signal-safe functions.
         unsafe {
             libc::signal(libc::SIGINT, handler);
             libc::signal(libc::SIGTERM, handler);
@@ -72,17 +76,35 @@ struct Shared {
     out: Mutex<()>,
 }
 
+/// Go's `%q` of a string.
+fn go_quote(s: &str) -> String {
+    terrace_value::gostr::quote(s)
+}
+
 impl Shared {
+    /// A progress line followed by an indented plain note line.
+    fn line_with_note(&self, addr: &str, message: &str, note: &str) {
+        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
+        let _ = if self.color {
+            writeln!(stdout, "\x1b[0m\x1b[1m{addr}: {message}\x1b[0m\n{note}")
+        } else {
+            writeln!(stdout, "{addr}: {message}\n{note}")
+        };
+        let _ = stdout.flush();
+    }
+
     /// One progress line; terraform resets colours twice after lines that
     /// announce work and once after lines that report its end.
     fn line(&self, addr: &str, message: &str) {
         let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
         let mut stdout = std::io::stdout().lock();
-        let resets = if message.ends_with("...") || message.ends_with(']') && message.contains("...") {
-            "\x1b[0m\x1b[0m"
-        } else {
-            "\x1b[0m"
-        };
+        let resets =
+            if message.ends_with("...") || message.ends_with(']') && message.contains("...") {
+                "\x1b[0m\x1b[0m"
+            } else {
+                "\x1b[0m"
+            };
         let _ = if self.color {
             writeln!(stdout, "\x1b[0m\x1b[1m{addr}: {message}{resets}")
         } else {
@@ -95,6 +117,12 @@ impl Shared {
 /// The engine's hooks for the command line.
 pub struct ApplyUi {
     shared: Arc<Shared>,
+    /// `terrace import`, which words the import steps differently from an
+    /// `import` block's plan.
+    import_command: bool,
+    /// Objects being imported by `terrace import`: their first refresh is
+    /// announced as "Import prepared!".
+    importing: Mutex<HashMap<String, String>>,
     interrupt: Interrupt,
     journal: Option<Arc<Journal>>,
     stop_sent: AtomicBool,
@@ -113,14 +141,25 @@ impl ApplyUi {
         std::thread::spawn(move || still_working(ticker));
         ApplyUi {
             shared,
+            import_command: false,
+            importing: Mutex::new(HashMap::new()),
             interrupt,
             journal,
             stop_sent: AtomicBool::new(false),
         }
     }
 
+    pub fn for_import_command(mut self) -> ApplyUi {
+        self.import_command = true;
+        self
+    }
+
     pub fn counts(&self) -> Counts {
-        *self.shared.counts.lock().unwrap_or_else(PoisonError::into_inner)
+        *self
+            .shared
+            .counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -185,7 +224,34 @@ pub fn go_duration(d: Duration) -> String {
 }
 
 impl Hooks for ApplyUi {
+    fn importing(&self, addr: &AbsResourceInstance, id: &str) {
+        let name = addr.to_string();
+        if self.import_command {
+            self.importing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(name.clone(), addr.resource.resource.type_name.to_string());
+            self.shared
+                .line(&name, &format!("Importing from ID {}...", go_quote(id)));
+        } else {
+            self.shared
+                .line(&name, &format!("Preparing import... [id={id}]"));
+        }
+    }
+
     fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
+        let prepared = self
+            .importing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&addr.to_string());
+        if let Some(type_name) = prepared {
+            self.shared.line_with_note(
+                &addr.to_string(),
+                "Import prepared!",
+                &format!("  Prepared {type_name} for import"),
+            );
+        }
         let message = match id {
             Some(id) => format!("Refreshing state... [id={id}]"),
             None => "Refreshing state...".to_string(),
@@ -204,8 +270,6 @@ impl Hooks for ApplyUi {
             (Action::Read, _) => "Reading...".to_string(),
             _ => return,
         };
-        if action == Action::Read {
-            }
         self.shared
             .in_flight
             .lock()

@@ -156,8 +156,46 @@ fn validate(
         return (diags, files);
     }
     let (_, resolution_diags) = resolve_resource_providers(&validated.config);
+    let resolved = !has_errors(&resolution_diags);
     diags.extend(resolution_diags);
+    if resolved {
+        diags.extend(validate_walk(dir, &validated.config));
+    }
     (diags, files)
+}
+
+/// The engine's validation walk: every expression evaluated with unknown
+/// input variables and instance keys, every body decoded against its
+/// provider's schema and passed to one unconfigured instance of it.
+fn validate_walk(dir: &Path, config: &terrace_config::loader::Config) -> Diagnostics {
+    let (reqs, _) = crate::providers::requirements_by_module(config);
+    let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
+    let env = terrace_getproviders::cliconfig::CliEnv::from_process();
+    let (cli, _) = terrace_getproviders::cliconfig::load(&env);
+    let executables = match crate::providers_schema::locate_executables(
+        &reqs.merged(),
+        &locks,
+        &cli,
+        &env,
+        &data_dir(),
+    ) {
+        Ok(found) => found,
+        Err(errors) => return errors,
+    };
+    let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
+    let ctx = terrace_engine::Context {
+        config: std::sync::Arc::new(config.clone()),
+        providers: std::sync::Arc::new(crate::provider_factory::CliProviderFactory::new(
+            executables,
+            &working_dir,
+        )),
+        variables: Default::default(),
+        workspace: "default".to_string(),
+        working_dir,
+        parallelism: 10,
+        terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
+    };
+    terrace_engine::validate(&ctx)
 }
 
 /// The data directory (`TF_DATA_DIR`, `.terraform` by default).

@@ -157,6 +157,21 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         .map(|mut g| std::mem::replace(&mut *g, State::new_with_lineage(String::new())))
         .unwrap_or_else(|_| plan.prior_state.clone());
     save_outputs(&env, plan.mode, &mut state);
+    if !plan.targets.is_empty() || !plan.excludes.is_empty() {
+        let (opt, opts, provided) = if plan.excludes.is_empty() {
+            ("the -target option", "the -target option is", "is provided")
+        } else {
+            (
+                "the -target or the -exclude option",
+                "the -target and -exclude options are",
+                "are provided",
+            )
+        };
+        diags.push(Diagnostic::warning(
+            "Applied changes may be incomplete",
+            format!("The plan was created with {opt} in effect, so some changes requested in the configuration may have been ignored and the output values may not be fully updated. Run the following command to verify that no other changes are pending:\n    terraform plan\n\nNote that {opts} not suitable for routine use, and {provided} only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message."),
+        ));
+    }
     (state, diags)
 }
 
@@ -349,6 +364,9 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
             if c.action == Action::NoOp {
                 store(&acc, &c.addr, c.after.clone());
+                if c.importing.is_some() {
+                    jobs.push(Box::new(move || self.record_import(info, c)));
+                }
                 continue;
             }
             let rep = reps.get(&c.addr).cloned().unwrap_or_default();
@@ -398,6 +416,19 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let mut jobs: Vec<Job<'e>> = Vec::new();
         for c in self.by_resource.get(addr).map(Vec::as_slice).unwrap_or(&[]) {
             let c: &'e ResourceInstanceChange = c;
+            if c.action == Action::Forget {
+                jobs.push(Box::new(move || {
+                    self.set_object(
+                        &c.addr,
+                        c.deposed.as_ref(),
+                        &c.provider.config,
+                        &c.provider.key,
+                        None,
+                    );
+                    true
+                }));
+                continue;
+            }
             let wanted = c.deposed.is_some()
                 || matches!(
                     c.action,
@@ -682,6 +713,41 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         self.report(diags);
         Ok(Some(marked))
+    }
+
+    /// An imported object the plan left unchanged goes into the state as
+    /// it was read.
+    fn record_import(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+        let mut obj = match encode_object(&c.before, &info.ty, version) {
+            Ok(o) => o,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        obj.private = (!c.private.is_empty()).then(|| c.private.clone());
+        obj.set_dependencies(
+            self.graph
+                .resource_deps
+                .get(&info.addr)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        let start = Instant::now();
+        let id = value_id(&c.before);
+        self.hooks
+            .apply_started(&c.addr, Action::NoOp, id.as_deref());
+        self.set_object(
+            &c.addr,
+            None,
+            &c.provider.config,
+            &c.provider.key,
+            Some(obj),
+        );
+        self.hooks
+            .apply_finished(&c.addr, Action::NoOp, id.as_deref(), start.elapsed(), true);
+        true
     }
 
     fn apply_delete(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {

@@ -345,6 +345,19 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
             // `self` in postconditions is not a dependency.
             refs.retain(|r| r.subject != Subject::SelfObject);
             refs_into(&mut wanted, i, c, &addr.module, refs);
+            for imp in &root.module.imports {
+                if imp.static_to.as_ref() != Some(addr) {
+                    continue;
+                }
+                let mut irefs: Vec<Reference> = imp.id.iter().flat_map(expr_refs).collect();
+                irefs.extend(imp.for_each.iter().flat_map(expr_refs));
+                irefs.extend(imp.to.iter().flat_map(expr_refs));
+                irefs.retain(|r| {
+                    !matches!(&r.subject, Subject::Resource(x) | Subject::ResourceInstance { resource: x, .. }
+                        if x.type_name == addr.resource.type_name.as_ref() && x.name == addr.resource.name.as_ref())
+                });
+                refs_into(&mut wanted, i, root, &Module::root(), irefs);
+            }
             if let Some((km, e)) = &info.key_expr {
                 if let Some(kc) = root.descendant(&crate::model::path_names(km)) {
                     refs_into(&mut wanted, i, kc, km, expr_refs(e));

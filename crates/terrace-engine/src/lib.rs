@@ -17,11 +17,14 @@ mod common;
 
 mod expand;
 mod graph;
+mod imports;
 mod marks;
 mod model;
+mod moves;
 mod plan;
 mod providers;
 mod scope;
+mod triggers;
 mod validate;
 mod values;
 mod walk;
@@ -116,6 +119,10 @@ pub trait Hooks: Send + Sync {
     fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
         let _ = (addr, id);
     }
+    /// An existing object is about to be imported (`Preparing import...`).
+    fn importing(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
     fn refreshed(&self, addr: &AbsResourceInstance, ok: bool) {
         let _ = (addr, ok);
     }
@@ -181,4 +188,104 @@ pub fn plan(
 /// part of the work: it then holds what was done).
 pub fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
     apply::apply(ctx, plan, hooks)
+}
+
+/// `terrace import ADDR ID`: imports each target (ImportResourceState,
+/// ReadResource, with the configured provider instance the configuration
+/// binds the address to) and returns `prior` with the imported objects
+/// added. On any error the returned state is `prior` unchanged.
+pub fn import(
+    ctx: &Context,
+    prior: &State,
+    targets: &[(AbsResourceInstance, String)],
+    hooks: &dyn Hooks,
+) -> (State, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    for (addr, _) in targets {
+        if prior.object(addr).is_some() {
+            diags.push(terrace_syntax::Diagnostic::error(
+                "Resource already managed by Terraform",
+                format!("Terraform is already managing a remote object for {addr}. To import to this address you must first remove the existing object from the state."),
+            ));
+            continue;
+        }
+        let names = model::path_names(&addr.module.module());
+        let declared = addr.resource.resource.mode == terrace_addrs::ResourceMode::Managed
+            && ctx.config.descendant(&names).is_some_and(|c| {
+                c.module
+                    .managed_resources
+                    .contains_key(&addr.resource.resource.to_string())
+            });
+        if !declared {
+            let r = &addr.resource.resource;
+            let place = if addr.module.is_root() {
+                "the root module".to_string()
+            } else {
+                format!("module path {}", addr.module.module())
+            };
+            diags.push(terrace_syntax::Diagnostic::error(
+                format!("resource address {:?} does not exist in the configuration.", addr.to_string()),
+                format!("Before importing this resource, please create its configuration in {place}. For example:\n\nresource {:?} {:?} {{\n  # (resource arguments)\n}}", r.type_name.to_string(), r.name.to_string()),
+            ));
+        }
+    }
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return (prior.clone(), diags);
+    }
+    let opts = PlanOptions {
+        targets: targets
+            .iter()
+            .map(|(a, _)| Target {
+                subject: terrace_addrs::Targetable::AbsResourceInstance(a.clone()),
+                source_range: Default::default(),
+            })
+            .collect(),
+        ..PlanOptions::default()
+    };
+    let extra: Vec<imports::ImportTarget> = targets
+        .iter()
+        .map(|(addr, id)| imports::ImportTarget {
+            addr: addr.clone(),
+            id: id.clone(),
+            range: None,
+        })
+        .collect();
+    let (plan, pdiags) = plan::plan_with_imports(ctx, prior, &opts, hooks, &extra);
+    let failed = terrace_syntax::diagnostic::has_errors(&pdiags);
+    diags.extend(pdiags);
+    if failed {
+        return (prior.clone(), diags);
+    }
+    let mut state = prior.clone();
+    for (addr, _) in targets {
+        let Some(c) = plan
+            .changes
+            .iter()
+            .find(|c| &c.addr == addr && c.deposed.is_none() && c.importing.is_some())
+        else {
+            diags.push(imports::undeclared_instance(&imports::ImportTarget {
+                addr: addr.clone(),
+                id: String::new(),
+                range: None,
+            }));
+            continue;
+        };
+        let ty = c.before.ty().clone();
+        match common::encode_object(&c.before, &ty, c.schema_version as i64) {
+            Ok(mut obj) => {
+                obj.private = (!c.private.is_empty()).then(|| c.private.clone());
+                state.set_current(
+                    addr,
+                    c.provider.config.clone(),
+                    c.provider.key.clone(),
+                    Some(obj),
+                );
+            }
+            Err(d) => diags.extend(d),
+        }
+    }
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return (prior.clone(), diags);
+    }
+    (state, diags)
 }

@@ -10,13 +10,16 @@ use crate::common::{
     visit_module_call, visit_output, visit_variable, ResourceExpansion,
 };
 use crate::graph::{self, Graph, GraphKind, Node};
+use crate::imports::{self, ImportTarget};
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
+use crate::moves;
 use crate::providers::{
     convert_diags, instance_key_for, instance_not_present, provider_keys, start_instance, typed,
     Instances,
 };
 use crate::scope::Env;
+use crate::triggers::{replace_triggered, TriggerIndex};
 use crate::values::{EachKind, Repetition, Values};
 use crate::walk::{self, Job, Visit, Walker};
 use crate::{Context, Hooks, PlanOptions};
@@ -28,6 +31,7 @@ use terrace_addrs::{
     InstanceKey, ModuleInstance, ResourceMode, Targetable,
 };
 use terrace_config::hcldec::decode_body;
+use terrace_config::model::RemoveEndpoint;
 use terrace_config::model::Resource;
 use terrace_lang::references::{parse_ref, Subject};
 use terrace_plans::model::{
@@ -74,14 +78,160 @@ struct PlanWalker<'e, 'a> {
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
     /// Resources `-target` pulls in as dependencies of a target.
     target_deps: HashSet<ConfigResource>,
+    /// Planned changes of the resources some `replace_triggered_by` names.
+    triggers: TriggerIndex,
+    trigger_targets: HashSet<ConfigResource>,
+    /// `removed` blocks: what they name and whether to destroy it.
+    removed: Vec<(RemoveEndpoint, bool)>,
+    /// Instances planned to be forgotten, for the warning.
+    forgotten: Mutex<Vec<String>>,
+    /// `terrace import` targets.
+    extra_imports: Vec<ImportTarget>,
+    imports_seen: Mutex<Vec<ImportTarget>>,
+    imports_used: Mutex<HashSet<AbsResourceInstance>>,
+}
+
+/// What the plan declared, for validating `moved` blocks.
+struct PlanDeclared<'p, 'e, 'a> {
+    env: &'e Env<'a>,
+    changes: &'p [ResourceInstanceChange],
+}
+
+impl moves::Declared for PlanDeclared<'_, '_, '_> {
+    fn module_instances(&self, m: &terrace_addrs::Module) -> Vec<ModuleInstance> {
+        self.env.values.module_instances(m).to_vec()
+    }
+
+    fn declares(&self, ep: &moves::AbsEpRef<'_>) -> bool {
+        let root: &terrace_config::loader::Config = &self.env.ctx.config;
+        let has_module = |m: &ModuleInstance| {
+            self.env
+                .values
+                .module_instances(&m.module())
+                .iter()
+                .any(|x| x == m)
+        };
+        match ep {
+            moves::AbsEpRef::ModuleInstance(m) => has_module(m),
+            moves::AbsEpRef::ModuleCall(m) => {
+                root.descendant(&model::path_names(&m.module())).is_some()
+                    && has_module(&m.parent())
+            }
+            moves::AbsEpRef::Resource(r) => {
+                has_module(&r.module)
+                    && self
+                        .env
+                        .model
+                        .resources
+                        .get(&r.config())
+                        .is_some_and(|i| i.config.is_some())
+            }
+            moves::AbsEpRef::Instance(i) => self
+                .changes
+                .iter()
+                .any(|c| &c.addr == i && c.deposed.is_none() && c.action != Action::Delete),
+        }
+    }
+}
+
+fn removed_statements(ctx: &Context) -> Vec<(RemoveEndpoint, bool)> {
+    let mut out = Vec::new();
+    ctx.config.deep_each(&mut |c| {
+        let base = model::module_path(c);
+        for r in &c.module.removed {
+            let Some(from) = &r.from else { continue };
+            let abs = match from {
+                RemoveEndpoint::Module(m) => {
+                    RemoveEndpoint::Module(terrace_addrs::Module::from_names(
+                        base.names().iter().chain(m.names()).cloned(),
+                    ))
+                }
+                RemoveEndpoint::Resource(cr) => RemoveEndpoint::Resource(cr.resource.in_module(
+                    terrace_addrs::Module::from_names(
+                        base.names().iter().chain(cr.module.names()).cloned(),
+                    ),
+                )),
+            };
+            out.push((abs, r.destroy));
+        }
+    });
+    out
+}
+
+/// Terraform's error for a `removed` block naming something the
+/// configuration still declares.
+fn removed_still_declared(ctx: &Context) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let root: &terrace_config::loader::Config = &ctx.config;
+    for (ep, _) in removed_statements(ctx) {
+        let (what, range) = match &ep {
+            RemoveEndpoint::Resource(cr) => {
+                let Some(c) = root.descendant(&model::path_names(&cr.module)) else {
+                    continue;
+                };
+                let found = c
+                    .module
+                    .all_resources()
+                    .find(|r| model::resource_addr(c, r) == *cr);
+                match found {
+                    Some(r) => (cr.to_string(), Some(r.decl_range.clone())),
+                    None => continue,
+                }
+            }
+            RemoveEndpoint::Module(m) => {
+                let Some((parent, call)) = m.call() else {
+                    continue;
+                };
+                let Some(pc) = root.descendant(&model::path_names(&parent)) else {
+                    continue;
+                };
+                match pc.module.module_calls.get(call.name.as_ref()) {
+                    Some(mc) => (m.to_string(), Some(mc.decl_range.clone())),
+                    None => continue,
+                }
+            }
+        };
+        let kind = if matches!(ep, RemoveEndpoint::Module(_)) {
+            "module"
+        } else {
+            "resource"
+        };
+        let mut d = Diagnostic::error(
+            format!("Removed {kind} still exists"),
+            format!("This statement declares that {what} was removed, but it is still declared in configuration."),
+        );
+        d.subject = range;
+        diags.push(d);
+    }
+    diags
 }
 
 pub(crate) fn plan(
     ctx: &Context,
-    prior: &State,
+    prev_run: &State,
     opts: &PlanOptions,
     hooks: &dyn Hooks,
 ) -> (Plan, Diagnostics) {
+    plan_with_imports(ctx, prev_run, opts, hooks, &[])
+}
+
+/// The plan, importing `extra_imports` besides what import blocks ask.
+pub(crate) fn plan_with_imports(
+    ctx: &Context,
+    prev_run: &State,
+    opts: &PlanOptions,
+    hooks: &dyn Hooks,
+    extra_imports: &[ImportTarget],
+) -> (Plan, Diagnostics) {
+    // Moves rename the previous run's objects before anything looks at
+    // them; the plan's prior and previous-run states both carry the new
+    // addresses, and each change remembers the old one.
+    let mut stmts = moves::find_statements(&ctx.config);
+    let implied = moves::implied_statements(&ctx.config, prev_run, &stmts);
+    stmts.extend(implied);
+    let mut moved_state = prev_run.clone();
+    let move_results = moves::apply_moves(&stmts, &mut moved_state);
+    let prior = &moved_state;
     let now = if opts.timestamp.is_empty() {
         now_rfc3339()
     } else {
@@ -100,6 +250,17 @@ pub(crate) fn plan(
     out.complete = opts.targets.is_empty() && opts.excludes.is_empty();
 
     let (model, mut diags) = model::build(ctx, Some(prior));
+    diags.extend(removed_still_declared(ctx));
+    if extra_imports.is_empty() {
+        if let Some(w) = targeting_warning(opts) {
+            diags.push(w);
+        }
+    }
+    if opts.mode == PlanMode::Normal {
+        let declared =
+            |cr: &ConfigResource| model.resources.get(cr).is_some_and(|i| i.config.is_some());
+        diags.extend(imports::validate_blocks(&ctx.config, &declared));
+    }
     if has_errors(&diags) {
         out.errored = true;
         return (out, diags);
@@ -144,13 +305,62 @@ pub(crate) fn plan(
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
         target_deps,
+        triggers: TriggerIndex::default(),
+        trigger_targets: trigger_targets(&env),
+        removed: removed_statements(ctx),
+        forgotten: Mutex::new(Vec::new()),
+        extra_imports: extra_imports.to_vec(),
+        imports_seen: Mutex::new(Vec::new()),
+        imports_used: Mutex::new(HashSet::new()),
     };
     walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
 
     diags.extend(take(&walker.diags));
+    if opts.mode == PlanMode::Normal {
+        let used = take(&walker.imports_used);
+        let mut unused: Vec<ImportTarget> = take(&walker.imports_seen)
+            .into_iter()
+            .filter(|t| !used.contains(&t.addr))
+            .collect();
+        unused.sort_by(|a, b| a.addr.cmp(&b.addr));
+        for t in &unused {
+            if walker.targeted(&t.addr) {
+                diags.push(imports::undeclared_instance(t));
+            }
+        }
+    }
     out.changes = take(&walker.changes);
     out.drift = take(&walker.drift);
+    for c in out.changes.iter_mut().chain(out.drift.iter_mut()) {
+        c.prev_run_addr = move_results.prev_addr(&c.addr);
+        let orphaned = matches!(
+            c.action_reason,
+            ActionReason::DeleteBecauseNoResourceConfig | ActionReason::DeleteBecauseNoModule
+        );
+        if orphaned && move_results.explicitly_moved(&c.addr) {
+            c.action_reason = ActionReason::DeleteBecauseNoMoveTarget;
+        }
+    }
+    if let Some(w) = move_results.blocked_warning() {
+        diags.push(w);
+    }
+    if opts.mode != PlanMode::Destroy {
+        let declared = PlanDeclared {
+            env: &env,
+            changes: &out.changes,
+        };
+        diags.extend(moves::validate(&stmts, &declared));
+    }
+    let mut forgotten = take(&walker.forgotten);
+    if !forgotten.is_empty() {
+        forgotten.sort();
+        let list: String = forgotten.iter().map(|a| format!("\n - {a}")).collect();
+        diags.push(Diagnostic::warning(
+            "Some objects will no longer be managed by Terraform",
+            format!("If you apply this plan, Terraform will discard its tracking information for the following objects, but it will not delete them:{list}\n\nAfter applying this plan, Terraform will no longer manage these objects. You will need to import them into Terraform to manage them again."),
+        ));
+    }
     let mut state = prior.clone();
     for r in take(&walker.refreshed) {
         match r.deposed {
@@ -160,10 +370,24 @@ pub(crate) fn plan(
     }
     out.output_changes = output_changes(&env, prior, opts.mode);
     out.prior_state = state;
+    out.prev_run_state = moved_state.clone();
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
     (out, diags)
+}
+
+/// Terraform's warning that `-target` (or `-exclude`) narrows the plan.
+fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
+    let detail = match (opts.targets.is_empty(), opts.excludes.is_empty()) {
+        (true, true) => return None,
+        (false, true) => "You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target option is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.",
+        _ => "You are creating a plan with either the -target option or the -exclude option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target and -exclude options are not for routine use, and are provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.",
+    };
+    Some(Diagnostic::warning(
+        "Resource targeting is in effect",
+        detail,
+    ))
 }
 
 fn take<T: Default>(m: &Mutex<T>) -> T {
@@ -192,6 +416,32 @@ fn target_dependencies(
             if hit {
                 if let Some(deps) = graph.resource_deps.get(r) {
                     out.extend(deps.iter().cloned());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The resources named in some `replace_triggered_by`, whose changes the
+/// walk indexes for the instances that name them.
+fn trigger_targets(env: &Env<'_>) -> HashSet<ConfigResource> {
+    let mut out = HashSet::new();
+    for info in env.model.resources.values() {
+        let Some(r) = info.config else { continue };
+        for e in &r.triggers_replacement {
+            for reference in graph::expr_refs(e) {
+                if let Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. } =
+                    &reference.subject
+                {
+                    out.insert(
+                        terrace_addrs::Resource::new(
+                            model::addr_mode(res.mode),
+                            res.type_name.as_str(),
+                            res.name.as_str(),
+                        )
+                        .in_module(info.addr.module.clone()),
+                    );
                 }
             }
         }
@@ -289,6 +539,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
     }
 
     fn record(&self, c: ResourceInstanceChange) {
+        if c.deposed.is_none() && self.trigger_targets.contains(&c.addr.config_resource()) {
+            self.triggers.record(
+                c.addr.containing_resource(),
+                c.addr.resource.key.clone(),
+                c.action,
+                &c.before,
+                &c.after,
+            );
+        }
         if c.action != Action::NoOp {
             if let Ok(mut p) = self.pending.lock() {
                 p.insert(c.addr.config_resource());
@@ -323,6 +582,18 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 .iter()
                 .any(|x| x.subject.target_contains(&t) || x.subject.target_contains(&abs))
             || self.target_deps.contains(&addr.config_resource())
+    }
+
+    /// A `removed` block with `destroy = false` covers the instance.
+    fn forget(&self, addr: &AbsResourceInstance) -> bool {
+        let cr = addr.config_resource();
+        self.removed.iter().any(|(ep, destroy)| {
+            !destroy
+                && match ep {
+                    RemoveEndpoint::Resource(r) => *r == cr,
+                    RemoveEndpoint::Module(m) => cr.module.names().starts_with(m.names()),
+                }
+        })
     }
 
     fn visit_provider(&'e self, addr: &'e AbsProviderConfig) -> Visit<'e> {
@@ -368,6 +639,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 }
                 self.report(d);
                 expansion = exp;
+                let imports = Arc::new(self.import_targets(addr));
                 let live: HashSet<ModuleInstance> = self
                     .env
                     .values
@@ -383,8 +655,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                         let iaddr = abs.instance(key.clone());
                         let rep = rep.clone();
                         let acc = acc.clone();
+                        let imports = imports.clone();
                         jobs.push(Box::new(move || {
-                            self.plan_instance(info, r, iaddr, rep, rs, &acc)
+                            let import = imports.get(&iaddr).cloned();
+                            self.plan_instance(info, r, iaddr, rep, rs, import, &acc)
                         }));
                     }
                     if let Some(rs) = rs {
@@ -469,6 +743,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn plan_instance(
         &self,
         info: &ResourceInfo<'_>,
@@ -476,9 +751,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         addr: AbsResourceInstance,
         rep: Repetition,
         rs: Option<&ResourceState>,
+        import: Option<ImportTarget>,
         acc: &InstanceValues,
     ) -> bool {
         let is = rs.and_then(|rs| rs.instances.get(&addr.resource.key));
+        if import.is_some() {
+            if let Ok(mut u) = self.imports_used.lock() {
+                u.insert(addr.clone());
+            }
+        }
         if !self.targeted(&addr) {
             if let Some(obj) = is.and_then(|i| i.current.as_ref()) {
                 store(acc, &addr, decode_object(info, obj));
@@ -500,7 +781,16 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let result = match addr.resource.resource.mode {
             ResourceMode::Data => self.plan_data(info, r, &addr, &rep, pinst, provider.as_ref()),
-            _ => self.plan_managed(info, r, &addr, &rep, is, pinst, provider.as_ref()),
+            _ => self.plan_managed(
+                info,
+                r,
+                &addr,
+                &rep,
+                is,
+                import.as_ref(),
+                pinst,
+                provider.as_ref(),
+            ),
         };
         match result {
             Ok(Some(v)) => {
@@ -601,6 +891,90 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         Ok(Some(marked))
     }
 
+    /// The targets of import blocks (and of `terrace import`) naming
+    /// `resource`, evaluated once for all its instances.
+    fn import_targets(
+        &self,
+        resource: &ConfigResource,
+    ) -> HashMap<AbsResourceInstance, ImportTarget> {
+        if resource.resource.mode != ResourceMode::Managed {
+            return HashMap::new();
+        }
+        let (mut targets, d) = imports::targets_for(self.env, resource);
+        self.report(d);
+        for t in &self.extra_imports {
+            if &t.addr.config_resource() == resource {
+                targets.insert(t.addr.clone(), t.clone());
+            }
+        }
+        if let Ok(mut seen) = self.imports_seen.lock() {
+            seen.extend(targets.values().cloned());
+        }
+        targets
+    }
+
+    /// ImportResourceState and ReadResource for one import target: the
+    /// object and its private data.
+    fn import_object(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: &AbsResourceInstance,
+        id: &str,
+        provider: &dyn Provider,
+    ) -> Result<(Value, Vec<u8>), Diagnostics> {
+        let type_name = addr.resource.resource.type_name.to_string();
+        self.hooks.importing(addr, id);
+        let resp = provider.import_resource_state(terrace_providers::ImportResourceStateRequest {
+            type_name: type_name.clone(),
+            id: id.to_string(),
+            client_capabilities: ClientCapabilities::default(),
+        });
+        let mut diags = convert_diags(resp.diagnostics, None);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let Some(imported) = resp
+            .imported_resources
+            .into_iter()
+            .find(|r| r.type_name == type_name)
+        else {
+            diags.push(Diagnostic::error(
+                "Import returned no resources",
+                format!("While attempting to import with ID {id}, the provider returned no instance states."),
+            ));
+            return Err(diags);
+        };
+        let state = typed(imported.state, &info.ty);
+        self.hooks.refreshing(addr, Some(id));
+        let resp = provider.read_resource(ReadResourceRequest {
+            type_name,
+            prior_state: state,
+            private: imported.private,
+            provider_meta: None,
+            client_capabilities: ClientCapabilities::default(),
+        });
+        diags.extend(convert_diags(resp.diagnostics, None));
+        let failed = has_errors(&diags);
+        self.hooks.refreshed(addr, !failed);
+        if failed {
+            return Err(diags);
+        }
+        let new = typed(resp.new_state, &info.ty);
+        if new.is_null() {
+            diags.push(Diagnostic::error(
+                "Cannot import non-existent remote object",
+                format!("While attempting to import an existing object to {addr:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terraform apply\" to create a new remote object for this resource.", addr = addr.to_string()),
+            ));
+            return Err(diags);
+        }
+        self.report(diags);
+        let marked = match &info.schema {
+            Some(s) => mark_schema_sensitive(&s.block, &new),
+            None => new,
+        };
+        Ok((marked, resp.private))
+    }
+
     fn push_drift(&self, c: ResourceInstanceChange) {
         if let Ok(mut g) = self.drift.lock() {
             g.push(c);
@@ -615,6 +989,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         addr: &AbsResourceInstance,
         rep: &Repetition,
         is: Option<&InstanceState>,
+        import: Option<&ImportTarget>,
         pinst: AbsProviderInstance,
         provider: &dyn Provider,
     ) -> Result<Option<Value>, Diagnostics> {
@@ -625,9 +1000,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return Ok(None);
         };
         let cur = is.and_then(|i| i.current.as_ref());
-        let prior = match cur {
-            Some(obj) => self.refresh(info, addr, obj, &pinst, provider)?,
-            None => None,
+        let mut importing: Option<(String, Vec<u8>)> = None;
+        let prior = match (cur, import) {
+            (Some(obj), _) => self.refresh(info, addr, obj, &pinst, provider)?,
+            (None, Some(t)) => {
+                let (v, private) = self.import_object(info, addr, &t.id, provider)?;
+                importing = Some((t.id.clone(), private));
+                Some(v)
+            }
+            (None, None) => None,
         };
         if self.opts.mode == PlanMode::RefreshOnly {
             return Ok(prior);
@@ -661,7 +1042,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         } else {
             cfg_plain
         };
-        let private = cur.and_then(|o| o.private.clone()).unwrap_or_default();
+        let private = match &importing {
+            Some((_, p)) => p.clone(),
+            None => cur.and_then(|o| o.private.clone()).unwrap_or_default(),
+        };
         let provider_name = info.provider.provider.to_string();
         let addr_s = addr.to_string();
         let plan_once = |prior_v: &Value,
@@ -703,6 +1087,21 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         };
         let (mut planned, requires_replace, mut planned_private) =
             plan_once(&prior_plain, private)?;
+        let triggered = !r.triggers_replacement.is_empty() && {
+            let declared = |t: &str, n: &str| {
+                cfg_module
+                    .module
+                    .managed_resources
+                    .contains_key(&format!("{t}.{n}"))
+            };
+            replace_triggered(
+                &self.triggers,
+                &r.triggers_replacement,
+                &addr.module,
+                rep,
+                &declared,
+            )?
+        };
 
         let tainted = cur.is_some_and(|o| o.status == ObjectStatus::Tainted);
         let (mut action, reason) = if prior.is_none() {
@@ -714,6 +1113,8 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             )
         } else if self.opts.force_replace.contains(addr) {
             (Action::DeleteThenCreate, ActionReason::ReplaceByRequest)
+        } else if triggered {
+            (Action::DeleteThenCreate, ActionReason::ReplaceByTriggers)
         } else if planned.raw_equals(&prior_plain) {
             (Action::NoOp, ActionReason::None)
         } else if requires_replace.iter().any(|p| {
@@ -764,6 +1165,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         c.action_reason = reason;
         c.required_replace = requires_replace;
         c.private = planned_private;
+        c.importing = importing.map(|(id, _)| id);
         self.record(c);
         Ok(Some(after))
     }
@@ -966,6 +1368,27 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if !self.targeted(&addr) {
             if let (Some(acc), Some(obj)) = (acc, is.current.as_ref()) {
                 store(acc, &addr, decode_object(info, obj));
+            }
+            return true;
+        }
+        if self.opts.mode == PlanMode::Normal && self.forget(&addr) {
+            let Some(obj) = &is.current else { return true };
+            let before = decode_object(info, obj);
+            if let Some(acc) = acc {
+                store(acc, &addr, before.clone());
+            }
+            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+            self.record(change(
+                &addr,
+                None,
+                rs.provider.instance(is.provider_key.clone()),
+                Action::Forget,
+                before,
+                Value::null(info.ty.clone()),
+                version,
+            ));
+            if let Ok(mut f) = self.forgotten.lock() {
+                f.push(addr.to_string());
             }
             return true;
         }

@@ -46,6 +46,10 @@ fn parse_args() -> Result<Settings, String> {
         only: None,
     };
     let mut args = std::env::args().skip(1);
+    // `cargo bench` passes `--bench`; without it (`cargo test
+    // --all-targets`) one launch and one plan per provider only check
+    // that the benchmark works.
+    let mut benchmarking = false;
     while let Some(arg) = args.next() {
         let mut number = |what: &str| -> Result<usize, String> {
             args.next()
@@ -57,10 +61,13 @@ fn parse_args() -> Result<Settings, String> {
             "--runs" => settings.runs = number("--runs")?,
             "--plans" => settings.plans = number("--plans")?,
             "--only" => settings.only = args.next(),
-            // cargo bench passes `--bench`; nothing else is expected.
-            "--bench" => {}
+            "--bench" => benchmarking = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
+    }
+    if !benchmarking {
+        settings.runs = settings.runs.min(1);
+        settings.plans = settings.plans.min(1);
     }
     Ok(settings)
 }

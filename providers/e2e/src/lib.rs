@@ -68,10 +68,36 @@ pub fn build_providers() -> Result<PathBuf, String> {
     BUILT.get_or_init(build_providers_now).clone()
 }
 
+/// The environment variables (prefixes) cargo sets for a test process
+/// about its package, none of which concerns building the providers.
+const TEST_PACKAGE_VARIABLES: [&str; 7] = [
+    "CARGO_PKG_",
+    "CARGO_MANIFEST_",
+    "CARGO_CRATE_NAME",
+    "CARGO_BIN_",
+    "CARGO_PRIMARY_PACKAGE",
+    "CARGO_TARGET_TMPDIR",
+    "OUT_DIR",
+];
+
 fn build_providers_now() -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.arg("build").arg("--quiet");
+    // Cargo describes this test package to the test process in these
+    // variables. Build scripts that read them (ring's does) record their
+    // values, so passing them on would make this build's dependencies
+    // differ from the ones built without them, and every switch between
+    // the two rebuilds ring, rustls, terrace-sdk and the providers.
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if TEST_PACKAGE_VARIABLES
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+        {
+            command.env_remove(name.as_ref());
+        }
+    }
     for (package, _) in PROVIDERS {
         command.arg("-p").arg(package);
     }

@@ -177,7 +177,12 @@ fn render_object(
     };
     let schema = schemas
         .resource_schema(&provider, r.mode, &r.type_name)
-        .ok_or_else(|| format!("no schema found for {} (in provider {provider})", so.resource))?;
+        .ok_or_else(|| {
+            format!(
+                "no schema found for {} (in provider {provider})",
+                so.resource
+            )
+        })?;
     if so.deposed.is_none() && i64::try_from(so.object.schema_version).ok() != Some(schema.version)
     {
         return Err(format!(
@@ -262,13 +267,7 @@ mod tests {
         (mode == ResourceMode::Managed && ty == "terraform_data").then(terraform_data)
     }
 
-    fn instance(
-        module: Option<&str>,
-        name: &str,
-        key: &str,
-        attrs: &str,
-        extra: &str,
-    ) -> String {
+    fn instance(module: Option<&str>, name: &str, key: &str, attrs: &str, extra: &str) -> String {
         let module = module
             .map(|m| format!("\"module\": \"{m}\","))
             .unwrap_or_default();
@@ -378,9 +377,17 @@ mod tests {
         let mut s = state(&[instance(None, "a", "", A, "")], "{}");
         let none = |_: &Provider, _: ResourceMode, _: &str| -> Option<Arc<Schema>> { None };
         let err = render_state(&s, &none, &RenderOptions::new(false)).expect_err("no schema");
-        assert!(err.starts_with("no schema found for terraform_data.a"), "{err}");
+        assert!(
+            err.starts_with("no schema found for terraform_data.a"),
+            "{err}"
+        );
         if let Some(rs) = s.resources.values_mut().next() {
-            if let Some(obj) = rs.instances.values_mut().next().and_then(|i| i.current.as_mut()) {
+            if let Some(obj) = rs
+                .instances
+                .values_mut()
+                .next()
+                .and_then(|i| i.current.as_mut())
+            {
                 obj.schema_version = 3;
             }
         }

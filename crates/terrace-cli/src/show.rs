@@ -1,0 +1,206 @@
+//! `terrace show [-json] [-no-color] [PATH]`: the current state (or the
+//! state file or saved plan at PATH) as Terraform shows it: every object
+//! as `state show` prints it, then the root outputs ("No state." without
+//! a state), or the plan as `plan` rendered it; with `-json`, Terraform's
+//! JSON state or plan document.
+
+// A command reports at most a few diagnostics, so returning them by value
+// costs nothing worth boxing for.
+#![allow(clippy::result_large_err)]
+
+use crate::state_meta::{self, Schemas, Ui};
+use std::collections::BTreeSet;
+use terrace_plans::model::Plan;
+use terrace_plans::planfile;
+use terrace_plans::render::{render_plan, render_state, RenderOptions};
+use terrace_states::backend::StateError;
+use terrace_states::model::State;
+use terrace_states::statefile;
+use terrace_syntax::Diagnostic;
+
+const HELP: &str = "Usage: terrace [global options] show [options] [path]
+
+  Reads and outputs a state file in a human-readable form. If no path
+  is specified, the current state will be shown.
+
+Options:
+
+  -no-color           If specified, output won't contain any color.
+  -json               If specified, output the state in a machine-readable
+                      form.
+";
+
+const HELP_HINT: &str = "For more help on using this command, run:\n  terrace show -help";
+
+pub fn run(argv: &[String]) -> i32 {
+    let mut ui = Ui::new();
+    let (flags, positionals) = state_meta::parse_args(argv, &[]);
+    let mut json = false;
+    let mut problems = Vec::new();
+    for (name, value) in flags {
+        match name.as_str() {
+            "help" | "h" => {
+                print!("{HELP}");
+                return 0;
+            }
+            "no-color" => ui.color = false,
+            "json" => match state_meta::parse_bool("json", value.as_deref()) {
+                Ok(b) => json = b,
+                Err(e) => problems.push(Diagnostic::error("Failed to parse command-line flags", e)),
+            },
+            other => problems.push(Diagnostic::error(
+                "Failed to parse command-line flags",
+                format!("flag provided but not defined: -{other}"),
+            )),
+        }
+    }
+    if positionals.len() > 1 {
+        problems.push(Diagnostic::error(
+            "Too many command line arguments",
+            "Expected at most one positional argument.",
+        ));
+    }
+    if json {
+        ui.color = false;
+    }
+    if let Some(d) = problems.into_iter().next() {
+        // The hint follows the diagnostic, outside its box.
+        ui.diagnostics(&[d]);
+        eprintln!("\n{HELP_HINT}");
+        return 1;
+    }
+
+    let shown = match positionals.first() {
+        Some(path) => match read_file(path) {
+            Ok(shown) => shown,
+            Err(d) => {
+                ui.diagnostics(&[d]);
+                return 1;
+            }
+        },
+        None => {
+            let loaded = state_meta::open_backend(Default::default())
+                .map_err(|e| {
+                    vec![Diagnostic::error(
+                        format!("Error selecting workspace: {e}"),
+                        "",
+                    )]
+                })
+                .and_then(|mut backend| state_meta::read_state(&mut backend));
+            match loaded {
+                Ok(loaded) => {
+                    if !json {
+                        ui.diagnostics(&loaded.warnings);
+                    }
+                    Shown::State(loaded.state)
+                }
+                Err(diags) => {
+                    ui.diagnostics(&diags);
+                    return 1;
+                }
+            }
+        }
+    };
+    let mut providers = BTreeSet::new();
+    let mut add_state = |s: &State| {
+        providers.extend(s.resources.values().map(|rs| rs.provider.provider.clone()));
+    };
+    match &shown {
+        Shown::State(state) => state.iter().for_each(&mut add_state),
+        Shown::Plan(plan) => {
+            add_state(&plan.prior_state);
+            add_state(&plan.prev_run_state);
+            providers.extend(
+                plan.changes
+                    .iter()
+                    .chain(&plan.drift)
+                    .map(|c| c.provider.config.provider.clone()),
+            );
+        }
+    }
+    let schemas = match Schemas::load(providers) {
+        Ok(s) => s,
+        Err(diags) => {
+            ui.diagnostics(&diags);
+            return 1;
+        }
+    };
+    let lookup = |p: &_, m, t: &str| schemas.resource(p, m, t);
+    let document = match (&shown, json) {
+        (Shown::State(state), true) => {
+            terrace_plans::json::state_json(state.as_ref(), &lookup).map_err(|e| e.to_string())
+        }
+        (Shown::Plan(plan), true) => terrace_plans::json::plan_json(
+            plan,
+            &lookup,
+            &terrace_plans::json::PlanJsonOptions {
+                terraform_version: crate::operation::TERRAFORM_VERSION,
+                configuration: None,
+            },
+        )
+        .map_err(|e| e.to_string()),
+        (Shown::Plan(plan), false) => Ok(render_plan(plan, &lookup, &RenderOptions::new(ui.color))),
+        (Shown::State(None), false) => Ok("No state.".to_string()),
+        (Shown::State(Some(state)), false) => {
+            render_state(state, &lookup, &RenderOptions::new(ui.color))
+        }
+    };
+    match document {
+        Ok(text) => {
+            println!("{}", text.strip_suffix('\n').unwrap_or(&text));
+            0
+        }
+        Err(e) => {
+            ui.diagnostics(&[crate::state_show::marshal_error(&e)]);
+            1
+        }
+    }
+}
+
+/// What `show` displays.
+enum Shown {
+    /// `None`: there is no state.
+    State(Option<State>),
+    Plan(Box<Plan>),
+}
+
+/// `show PATH`: a saved plan, else a state file.
+fn read_file(path: &str) -> Result<Shown, Diagnostic> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            let e = format!("open {path}: {}", state_meta::go_os_error(&e));
+            return Err(unreadable(
+                &format!("Error loading statefile: {e}"),
+                &format!(
+                    "couldn't load the provided path as either a local plan file ({e}) or a \
+                     saved cloud plan ({e})"
+                ),
+            ));
+        }
+    };
+    let plan_error = match planfile::read(&bytes) {
+        Ok(file) => return Ok(Shown::Plan(Box::new(file.plan))),
+        Err(e) => format!("couldn't load the provided path as a local plan file ({e})"),
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Shown::State(None));
+    }
+    match statefile::read(&bytes) {
+        Ok((state, _)) => Ok(Shown::State(Some(state))),
+        Err(diags) => Err(unreadable(
+            &format!(
+                "Error reading {path} as a statefile: {}",
+                StateError::Invalid(diags)
+            ),
+            &plan_error,
+        )),
+    }
+}
+
+fn unreadable(state_error: &str, plan_error: &str) -> Diagnostic {
+    Diagnostic::error(
+        "Failed to read the given file as a state or plan file",
+        format!("State read error: {state_error}\n\nPlan read error: {plan_error}"),
+    )
+}

@@ -1,0 +1,599 @@
+//! Shared by the `engine_*` integration tests: scratch working directories
+//! with a CLI configuration of `dev_overrides` (the bundled providers built
+//! once per test binary, and the AWS provider package from the image), the
+//! `terrace` and `terraform` commands run in them, a `moto_server` on
+//! loopback, and the rule for missing tools: a test skips with the reason
+//! printed, except in CI (`CI=true`) where a missing tool fails it.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// The bundled provider packages and their source addresses.
+pub const BUNDLED: [(&str, &str); 4] = [
+    ("terraform-provider-null", "hashicorp/null"),
+    ("terraform-provider-random", "hashicorp/random"),
+    ("terraform-provider-local", "hashicorp/local"),
+    ("terraform-provider-kv", "terrace/kv"),
+];
+
+/// The package directory of the real AWS provider in the image; a
+/// `dev_overrides` entry naming it works for terraform and terrace alike.
+pub const AWS_PACKAGE: &str =
+    "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64";
+
+/// Reports a tool this test needs and does not have: a failure in CI, a
+/// printed skip elsewhere. The caller returns when this returns.
+pub fn missing_tool(reason: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("CI=true and a required tool is missing: {reason}");
+    }
+    // Written past the test harness's output capture, so that a skip is
+    // seen in a normal `cargo test` run.
+    let _ = writeln!(std::io::stderr(), "skipped: {reason}");
+}
+
+/// Whether terraform runs here; reports it missing otherwise.
+pub fn have_terraform() -> bool {
+    let run = Command::new("terraform")
+        .arg("version")
+        .env("CHECKPOINT_DISABLE", "1")
+        .output();
+    match run {
+        Ok(out) if out.status.success() => true,
+        Ok(out) => {
+            missing_tool(&format!(
+                "`terraform version` failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            false
+        }
+        Err(e) => {
+            missing_tool(&format!("no terraform on PATH ({e})"));
+            false
+        }
+    }
+}
+
+/// Whether the AWS provider package and `moto_server` are both here.
+pub fn have_aws_and_moto() -> bool {
+    if !Path::new(AWS_PACKAGE).is_dir() {
+        missing_tool(&format!(
+            "the hashicorp/aws 5.100.0 package is not at {AWS_PACKAGE}"
+        ));
+        return false;
+    }
+    match Command::new("moto_server").arg("--help").output() {
+        Ok(out) if out.status.success() => {}
+        Ok(_) | Err(_) => {
+            missing_tool("moto_server is not on PATH (pip install 'moto[server]')");
+            return false;
+        }
+    }
+    match Command::new("python3")
+        .args(["-c", "import boto3"])
+        .output()
+    {
+        Ok(out) if out.status.success() => true,
+        _ => {
+            missing_tool("python3 with boto3 is needed to check moto's contents");
+            false
+        }
+    }
+}
+
+/// The directory holding the bundled provider binaries, built once per
+/// test binary (a no-op when cargo finds them current).
+pub fn bundled_providers() -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BUILT.get_or_init(build_bundled) {
+        Ok(dir) => dir.clone(),
+        Err(message) => panic!("{message}"),
+    }
+}
+
+fn build_bundled() -> Result<PathBuf, String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command.arg("build").arg("--quiet");
+    for (package, _) in BUNDLED {
+        command.arg("-p").arg(package);
+    }
+    let out = command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "building the bundled providers failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    // The test binary runs from <target>/<profile>/deps and cargo puts the
+    // provider binaries in <target>/<profile>.
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let profile = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot find the target directory")?
+        .to_path_buf();
+    for (package, _) in BUNDLED {
+        if !profile.join(package).is_file() {
+            return Err(format!("{package} was not built in {}", profile.display()));
+        }
+    }
+    Ok(profile)
+}
+
+/// The outcome of one command.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    pub fn output(&self) -> String {
+        format!(
+            "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    /// stdout and stderr together, for messages that may go to either.
+    pub fn all(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// The bound on any one command: far above what any of them takes, only
+/// there so that a hang fails instead of stalling CI.
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// Which providers the CLI configuration overrides.
+pub struct Overrides {
+    pub bundled: bool,
+    pub aws: bool,
+}
+
+/// A scratch working directory with its own CLI configuration, removed on
+/// drop.
+pub struct Work {
+    pub dir: PathBuf,
+    cli_config: PathBuf,
+}
+
+impl Work {
+    pub fn new(name: &str, overrides: Overrides) -> Work {
+        static SEQ: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "terrace-engine-{name}-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("creating {}: {e}", dir.display()));
+        let mut lines = String::new();
+        if overrides.bundled {
+            let bin = bundled_providers();
+            for (_, source) in BUNDLED {
+                lines.push_str(&format!(
+                    "    {source:?} = {:?}\n",
+                    bin.display().to_string()
+                ));
+            }
+        }
+        if overrides.aws {
+            lines.push_str(&format!("    \"hashicorp/aws\" = {AWS_PACKAGE:?}\n"));
+        }
+        // Outside the working directory, so that configurations see only
+        // their own files.
+        let cli_config = dir.with_extension("tfrc");
+        let text = if lines.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "provider_installation {{\n  dev_overrides {{\n{lines}  }}\n  direct {{}}\n}}\n"
+            )
+        };
+        std::fs::write(&cli_config, text).unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
+        Work { dir, cli_config }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    pub fn write(&self, name: &str, text: &str) {
+        let path = self.dir.join(name);
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    }
+
+    fn command(&self, program: &str, args: &[&str]) -> Command {
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .current_dir(&self.dir)
+            .env("TF_CLI_CONFIG_FILE", &self.cli_config)
+            .env("CHECKPOINT_DISABLE", "1")
+            .env("TF_IN_AUTOMATION", "1")
+            .env("NO_COLOR", "1")
+            // Nothing from the surrounding environment may point the
+            // tools or the AWS provider elsewhere.
+            .env("AWS_EC2_METADATA_DISABLED", "true")
+            .stdin(Stdio::null());
+        for name in [
+            "TF_LOG",
+            "TF_DATA_DIR",
+            "TF_PLUGIN_CACHE_DIR",
+            "TF_WORKSPACE",
+            "AWS_PROFILE",
+            "AWS_CONFIG_FILE",
+            "AWS_SHARED_CREDENTIALS_FILE",
+            "AWS_ACCESS_KEY_ID",
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_SESSION_TOKEN",
+            "AWS_REGION",
+            "AWS_DEFAULT_REGION",
+            "AWS_ENDPOINT_URL",
+        ] {
+            command.env_remove(name);
+        }
+        command
+    }
+
+    /// Runs a command to its end, bounded by [`COMMAND_TIMEOUT`] so a hung
+    /// command fails the test instead of stalling it.
+    fn run(&self, program: &str, args: &[&str]) -> Run {
+        self.spawn(program, args).finish(COMMAND_TIMEOUT)
+    }
+
+    fn spawn(&self, program: &str, args: &[&str]) -> Running {
+        let mut child = self
+            .command(program, args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {program}: {e}"));
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let readers = vec![
+            collect(child.stdout.take(), stdout.clone()),
+            collect(child.stderr.take(), stderr.clone()),
+        ];
+        Running {
+            child,
+            stdout,
+            stderr,
+            readers,
+        }
+    }
+
+    /// `terrace <args> -no-color`.
+    pub fn terrace(&self, args: &[&str]) -> Run {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        self.run(env!("CARGO_BIN_EXE_terrace"), &all)
+    }
+
+    /// `terraform <args> -no-color`.
+    pub fn terraform(&self, args: &[&str]) -> Run {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        self.run("terraform", &all)
+    }
+
+    /// Runs terrace and requires the exit status `code`.
+    pub fn terrace_ok(&self, args: &[&str], code: i32) -> Run {
+        let run = self.terrace(args);
+        assert_eq!(
+            run.code,
+            Some(code),
+            "terrace {}:\n{}",
+            args.join(" "),
+            run.output()
+        );
+        run
+    }
+
+    /// Runs terraform and requires the exit status `code`.
+    pub fn terraform_ok(&self, args: &[&str], code: i32) -> Run {
+        let run = self.terraform(args);
+        assert_eq!(
+            run.code,
+            Some(code),
+            "terraform {}:\n{}",
+            args.join(" "),
+            run.output()
+        );
+        run
+    }
+
+    /// Starts `terrace <args> -no-color` without waiting for it.
+    pub fn spawn_terrace(&self, args: &[&str]) -> Running {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        self.spawn(env!("CARGO_BIN_EXE_terrace"), &all)
+    }
+
+    /// Starts `terraform <args> -no-color` without waiting for it.
+    pub fn spawn_terraform(&self, args: &[&str]) -> Running {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        self.spawn("terraform", &all)
+    }
+
+    /// The state file's bytes (empty when there is none).
+    pub fn state_bytes(&self) -> Vec<u8> {
+        std::fs::read(self.path("terraform.tfstate")).unwrap_or_default()
+    }
+
+    /// The state file as JSON.
+    pub fn state(&self) -> serde_json::Value {
+        let bytes = self.state_bytes();
+        serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+            panic!(
+                "terraform.tfstate is not JSON ({e}):\n{}",
+                String::from_utf8_lossy(&bytes)
+            )
+        })
+    }
+
+    /// Every resource instance address in the state (managed and data),
+    /// as `terraform state list` writes them.
+    pub fn state_addresses(&self) -> Vec<String> {
+        let state = self.state();
+        let mut out = Vec::new();
+        for resource in state["resources"].as_array().into_iter().flatten() {
+            let mut base = String::new();
+            if let Some(module) = resource["module"].as_str() {
+                base.push_str(module);
+                base.push('.');
+            }
+            if resource["mode"] == "data" {
+                base.push_str("data.");
+            }
+            base.push_str(&format!(
+                "{}.{}",
+                resource["type"].as_str().unwrap_or_default(),
+                resource["name"].as_str().unwrap_or_default()
+            ));
+            for instance in resource["instances"].as_array().into_iter().flatten() {
+                let key = match &instance["index_key"] {
+                    serde_json::Value::Null => String::new(),
+                    serde_json::Value::String(s) => format!("[{s:?}]"),
+                    other => format!("[{other}]"),
+                };
+                out.push(format!("{base}{key}"));
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+impl Drop for Work {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_file(&self.cli_config);
+    }
+}
+
+fn collect<R: Read + Send + 'static>(pipe: Option<R>, into: Arc<Mutex<String>>) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let Some(pipe) = pipe else { return };
+        let mut reader = BufReader::new(pipe);
+        let mut line = String::new();
+        while matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
+            into.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push_str(&line);
+            line.clear();
+        }
+    })
+}
+
+/// A terrace process started in the background, its output gathered as
+/// it comes.
+pub struct Running {
+    pub child: Child,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Running {
+    pub fn stdout(&self) -> String {
+        self.stdout
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The process ids of its child processes (the provider plugins).
+    pub fn children(&self) -> Vec<i32> {
+        let pid = self.child.id();
+        let mut out = Vec::new();
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            return out;
+        };
+        for task in tasks.flatten() {
+            let text = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            out.extend(
+                text.split_whitespace()
+                    .filter_map(|p| p.parse::<i32>().ok()),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Waits for the process to end (bounded) and returns what it did.
+    pub fn finish(mut self, timeout: Duration) -> Run {
+        let deadline = Instant::now() + timeout;
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(50))
+                }
+                Ok(None) => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    panic!(
+                        "the command did not finish within {timeout:?}\n--- stdout\n{}\n--- stderr\n{}",
+                        self.stdout(),
+                        self.stderr()
+                    );
+                }
+                Err(e) => panic!("waiting for the command: {e}"),
+            }
+        };
+        for reader in self.readers.drain(..) {
+            let _ = reader.join();
+        }
+        Run {
+            code: status.code(),
+            stdout: self.stdout(),
+            stderr: self.stderr(),
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Polls `done` every 20 ms until it holds; panics with `what` and the
+/// last observation after `timeout`. Timing is never what is tested: the
+/// timeout only bounds a wait for a condition that must come.
+pub fn wait_until<T: std::fmt::Debug>(
+    what: &str,
+    timeout: Duration,
+    mut probe: impl FnMut() -> T,
+    mut done: impl FnMut(&T) -> bool,
+) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let seen = probe();
+        if done(&seen) {
+            return seen;
+        }
+        if Instant::now() >= deadline {
+            panic!("timed out after {timeout:?} waiting for {what}; last seen: {seen:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// moto's server on a free loopback port, stopped on drop.
+pub struct Moto {
+    child: Child,
+    pub endpoint: String,
+}
+
+impl Moto {
+    pub fn start() -> Moto {
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|listener| listener.local_addr())
+            .map(|addr| addr.port())
+            .unwrap_or_else(|e| panic!("finding a free port: {e}"));
+        let child = Command::new("moto_server")
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting moto_server: {e}"));
+        let moto = Moto {
+            child,
+            endpoint: format!("http://127.0.0.1:{port}"),
+        };
+        wait_until(
+            "moto_server to listen",
+            Duration::from_secs(60),
+            || TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_ok(),
+            |up| *up,
+        );
+        moto
+    }
+
+    /// Runs a Python snippet with `boto3` imported and `client(service,
+    /// region)` defined against this server; returns what it prints as
+    /// JSON.
+    pub fn query(&self, script: &str) -> serde_json::Value {
+        let prelude = format!(
+            "import boto3, json\n\
+             def client(service, region):\n    \
+                 return boto3.client(service, region_name=region, endpoint_url={:?}, \
+                 aws_access_key_id='test', aws_secret_access_key='test')\n",
+            self.endpoint
+        );
+        let out = Command::new("python3")
+            .arg("-c")
+            .arg(format!("{prelude}{script}"))
+            .env_remove("AWS_PROFILE")
+            .env_remove("AWS_CONFIG_FILE")
+            .output()
+            .unwrap_or_else(|e| panic!("running python3: {e}"));
+        assert!(
+            out.status.success(),
+            "the moto query failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "the moto query printed no JSON ({e}):\n{}",
+                String::from_utf8_lossy(&out.stdout)
+            )
+        })
+    }
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The body lines of a provider block pointing the AWS provider at moto:
+/// fake keys, every check that would reach AWS off, and an endpoint (the
+/// HCL expression `endpoint_expr`) for each of `services`.
+pub fn aws_moto_provider_body(endpoint_expr: &str, services: &[&str]) -> String {
+    let mut endpoints = String::new();
+    for service in services {
+        endpoints.push_str(&format!("    {service} = {endpoint_expr}\n"));
+    }
+    format!(
+        "  access_key                  = \"test\"\n  \
+           secret_key                  = \"test\"\n  \
+           skip_credentials_validation = true\n  \
+           skip_requesting_account_id  = true\n  \
+           skip_metadata_api_check     = true\n  \
+           endpoints {{\n{endpoints}  }}\n"
+    )
+}
