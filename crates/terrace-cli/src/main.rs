@@ -3,6 +3,7 @@
 mod args;
 mod console;
 mod format;
+mod graph;
 mod init;
 mod journal;
 mod jsondiag;
@@ -44,6 +45,7 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
   output        Show output values from your root module
   providers     Show the providers required for this configuration
@@ -115,6 +117,7 @@ fn run(argv: Vec<String>) -> i32 {
         "destroy" => operation::run(operation_args::Command::Destroy, command_args),
         "refresh" => operation::run(operation_args::Command::Refresh, command_args),
         "import" => operation::run(operation_args::Command::Import, command_args),
+        "graph" => graph::run(&dir, command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),
         "state" => state_command::run(command_args),

@@ -264,6 +264,21 @@ impl Operation {
             return self.import(&addr, &id);
         }
         let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
+        if self.args.plan_file.is_none() {
+            // As terraform, a plan starts with the validation walk; its
+            // warnings come again from the plan walk, so only errors are
+            // kept from it.
+            let errors: Diagnostics = terrace_engine::validate(&self.ctx)
+                .into_iter()
+                .filter(Diagnostic::is_error)
+                .collect();
+            if !errors.is_empty() {
+                let mut all = std::mem::take(&mut self.warnings);
+                all.extend(errors);
+                print_diagnostics(&all, &self.sources, self.color());
+                return 1;
+            }
+        }
         let plan = if let Some(path) = self.args.plan_file.clone() {
             match crate::planfile_io::read(&path, &self.prior, &self.config) {
                 Ok(plan) => plan,

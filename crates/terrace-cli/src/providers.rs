@@ -309,7 +309,7 @@ pub fn print_cli_config_problems(diags: &[Diagnostic]) {
     for diag in diags {
         eprint!(
             "{}",
-            render_diagnostic(diag, &SourceMap::new(), RenderStyle::Plain, DEFAULT_WIDTH)
+            render_diagnostic(diag, &SourceMap::new(), RenderStyle::Boxed, DEFAULT_WIDTH)
         );
     }
     if diags.iter().any(Diagnostic::is_error) {

@@ -168,6 +168,19 @@ fn validate(
 /// input variables and instance keys, every body decoded against its
 /// provider's schema and passed to one unconfigured instance of it.
 fn validate_walk(dir: &Path, config: &terrace_config::loader::Config) -> Diagnostics {
+    match static_context(dir, config) {
+        Ok(ctx) => terrace_engine::validate(&ctx),
+        Err(errors) => errors,
+    }
+}
+
+/// An engine context for walks that need no state and no variable values
+/// (`validate`, `graph`): the configuration's providers located, root
+/// variables unknown.
+pub fn static_context(
+    dir: &Path,
+    config: &terrace_config::loader::Config,
+) -> Result<terrace_engine::Context, Diagnostics> {
     let (reqs, _) = crate::providers::requirements_by_module(config);
     let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
     let env = terrace_getproviders::cliconfig::CliEnv::from_process();
@@ -180,10 +193,10 @@ fn validate_walk(dir: &Path, config: &terrace_config::loader::Config) -> Diagnos
         &data_dir(),
     ) {
         Ok(found) => found,
-        Err(errors) => return errors,
+        Err(errors) => return Err(errors),
     };
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
-    let ctx = terrace_engine::Context {
+    Ok(terrace_engine::Context {
         config: std::sync::Arc::new(config.clone()),
         providers: std::sync::Arc::new(crate::provider_factory::CliProviderFactory::new(
             executables,
@@ -194,8 +207,7 @@ fn validate_walk(dir: &Path, config: &terrace_config::loader::Config) -> Diagnos
         working_dir,
         parallelism: 10,
         terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
-    };
-    terrace_engine::validate(&ctx)
+    })
 }
 
 /// The data directory (`TF_DATA_DIR`, `.terraform` by default).

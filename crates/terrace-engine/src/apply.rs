@@ -5,9 +5,9 @@
 //! so the CLI can journal it.
 
 use crate::common::{
-    check_rule, decode_object, encode_object, expand_resource, ignore_changes, now_rfc3339,
-    set_aggregates, traversal_path, value_id, visit_local, visit_module_call, visit_output,
-    visit_variable, ResourceExpansion,
+    as_warnings, check_container, check_rule, decode_object, encode_object, expand_resource,
+    ignore_changes, now_rfc3339, set_aggregates, traversal_path, value_id, visit_local,
+    visit_module_call, visit_output, visit_variable, ResourceExpansion,
 };
 use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node};
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
@@ -26,7 +26,6 @@ use terrace_addrs::{
     AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
     ResourceMode,
 };
-use terrace_config::hcldec::decode_body;
 use terrace_config::model::Resource;
 use terrace_plans::model::{Action, Plan, PlanMode, ResourceInstanceChange};
 use terrace_providers::objchange::{assert_object_compatible, check_apply_result, proposed_new};
@@ -65,7 +64,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
             state,
             vec![Diagnostic::error(
                 "Cannot apply incomplete plan",
-                "OpenTofu encountered an error when generating this plan, so it cannot be applied.",
+                "Terraform encountered an error when generating this plan, so it cannot be applied.",
             )],
         );
     }
@@ -112,6 +111,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         },
         applying: true,
         validating: false,
+        functions: Default::default(),
     };
     let mut by_resource: HashMap<ConfigResource, Vec<&ResourceInstanceChange>> = HashMap::new();
     let mut needed = HashSet::new();
@@ -120,7 +120,8 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
             .entry(c.addr.config_resource())
             .or_default()
             .push(c);
-        if c.action != Action::NoOp {
+        // Forgetting only edits the state: no provider is needed for it.
+        if !matches!(c.action, Action::NoOp | Action::Forget) {
             needed.insert(c.provider.config.clone());
         }
     }
@@ -156,7 +157,14 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         .lock()
         .map(|mut g| std::mem::replace(&mut *g, State::new_with_lineage(String::new())))
         .unwrap_or_else(|_| plan.prior_state.clone());
-    save_outputs(&env, plan.mode, &mut state);
+    let only: Option<HashSet<&str>> =
+        (!plan.targets.is_empty() || !plan.excludes.is_empty()).then(|| {
+            plan.output_changes
+                .iter()
+                .map(|o| o.name.as_str())
+                .collect()
+        });
+    save_outputs(&env, plan.mode, &mut state, only.as_ref());
     if !plan.targets.is_empty() || !plan.excludes.is_empty() {
         let (opt, opts, provided) = if plan.excludes.is_empty() {
             ("the -target option", "the -target option is", "is provided")
@@ -175,15 +183,26 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     (state, diags)
 }
 
-fn save_outputs(env: &Env<'_>, mode: PlanMode, state: &mut State) {
-    if mode == PlanMode::Destroy {
+/// Root outputs into the state; under `-target`/`-exclude` only those the
+/// plan covered (`only`), the others keep their previous values.
+fn save_outputs(env: &Env<'_>, mode: PlanMode, state: &mut State, only: Option<&HashSet<&str>>) {
+    if mode == PlanMode::Destroy && only.is_none() {
         state.outputs.clear();
         return;
     }
     let root = ModuleInstance::root();
     let outputs = &env.ctx.config.module.outputs;
-    state.outputs.retain(|name, _| outputs.contains_key(name));
+    if only.is_none() {
+        state.outputs.retain(|name, _| outputs.contains_key(name));
+    }
     for (name, decl) in outputs {
+        if only.is_some_and(|o| !o.contains(name.as_str())) {
+            continue;
+        }
+        if mode == PlanMode::Destroy {
+            state.set_output(name.clone(), None);
+            continue;
+        }
         let Some(v) = env.values.output(&root, name) else {
             continue;
         };
@@ -509,7 +528,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let scope = self
             .env
             .scope(cfg_module, c.addr.module.clone(), rep.clone());
-        let (config, mut diags) = decode_body(&r.config, &schema.block, &scope);
+        let (config, mut diags) = crate::common::decode_config(&r.config, &schema.block, &scope);
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -537,7 +556,16 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             !failed,
         );
         if failed {
+            if let Some(check) = check_container(cfg_module, r) {
+                // Reported as warnings; the check's assertions are skipped.
+                self.env.values.fail_check(&c.addr.module, check);
+                self.report(as_warnings(diags));
+                return Ok(None);
+            }
             return Err(diags);
+        }
+        if check_container(cfg_module, r).is_some() {
+            diags = as_warnings(diags);
         }
         self.report(diags);
         let obj = encode_object(&marked, &info.ty, schema.version)?;
@@ -564,7 +592,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         };
         let addr = &c.addr;
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
-        let (config, mut diags) = decode_body(&r.config, &schema.block, &scope);
+        let (config, mut diags) = crate::common::decode_config(&r.config, &schema.block, &scope);
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -664,7 +692,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             if !new.is_wholly_known() {
                 diags.push(Diagnostic::error(
                     "Provider returned invalid result object after apply",
-                    format!("After the apply operation, the provider still indicated an unknown value for {addr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. OpenTofu will still save the other known object values in the state."),
+                    format!("After the apply operation, the provider still indicated an unknown value for {addr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. Terraform will still save the other known object values in the state."),
                 ));
                 new = unknowns_as_null(&new);
             }
@@ -697,7 +725,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 .cloned()
                 .unwrap_or_default(),
         );
-        obj.create_before_destroy = managed.create_before_destroy;
+        obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
         self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
         if failed {
             return Err(diags);
@@ -867,6 +895,13 @@ impl<'e, 'a> Walker<'e> for ApplyWalker<'e, 'a> {
             Node::Provider(p) => return self.visit_provider(p),
             Node::Resource(r) => return self.visit_apply(r),
             Node::Destroy(r) => return self.visit_destroy(r),
+            Node::Check(m, n) => {
+                if self.plan.mode == PlanMode::Destroy {
+                    (true, Diagnostics::new())
+                } else {
+                    crate::common::visit_check(self.env, m, n, crate::common::CheckPhase::Apply)
+                }
+            }
         };
         self.report(d);
         Visit::Done(ok)

@@ -75,8 +75,11 @@ fn finalize_variable(
             Some(d) => d.clone(),
             None => {
                 let mut d = Diagnostic::error(
-                    "Invalid value for input variable",
-                    format!("The given value is not suitable for {addr}: required attribute value is null."),
+                    "Required variable not set",
+                    format!(
+                        "The given value is not suitable for {addr} defined at {}: required variable may not be set to null.",
+                        short_range(&decl.decl_range)
+                    ),
                 );
                 d.subject = range;
                 diags.push(d);
@@ -113,10 +116,17 @@ fn finalize_variable(
 }
 
 fn short_range(r: &SourceRange) -> String {
-    format!(
-        "{}:{},{}-{}",
-        r.filename, r.start.line, r.start.column, r.end.column
-    )
+    if r.start.line == r.end.line {
+        format!(
+            "{}:{},{}-{}",
+            r.filename, r.start.line, r.start.column, r.end.column
+        )
+    } else {
+        format!(
+            "{}:{},{}-{},{}",
+            r.filename, r.start.line, r.start.column, r.end.line, r.end.column
+        )
+    }
 }
 
 pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
@@ -134,7 +144,9 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
             Some(v) => v,
             None => finalize_variable(decl, None, &format!("var.{name}"), None, &mut diags),
         };
-        env.values.set_var(&ModuleInstance::root(), name, value);
+        let root = ModuleInstance::root();
+        env.values.set_var(&root, name, value);
+        validate_variable(env, cfg, &root, decl, None, &mut diags);
         return (!has_errors(&diags), diags);
     }
     let Some((parent_m, call)) = m.call() else {
@@ -173,8 +185,19 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
             );
         }
         let addr = format!("{inst}.var.{name}");
+        let failed = has_errors(&diags);
         let value = finalize_variable(decl, given, &addr, arg.map(|a| a.expr.range()), &mut diags);
         env.values.set_var(inst, name, value);
+        if !failed && !has_errors(&diags) {
+            validate_variable(
+                env,
+                cfg,
+                inst,
+                decl,
+                arg.map(|a| a.expr.range()),
+                &mut diags,
+            );
+        }
     }
     (!has_errors(&diags), diags)
 }
@@ -226,7 +249,7 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
             diags.push(
                 Diagnostic::error(
                     "Output refers to sensitive values",
-                    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, OpenTofu requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
+                    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
                 )
                 .with_subject(out.decl_range.clone()),
             );
@@ -241,51 +264,132 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
     (!has_errors(&diags), diags)
 }
 
-/// Evaluates a precondition/postcondition/check rule; a false condition
-/// is an error with the rule's message.
+/// Evaluates a precondition/postcondition rule; a false condition is an
+/// error with the rule's message.
 pub(crate) fn check_rule(
     scope: &dyn terrace_lang::scope::Scope,
     rule: &terrace_config::model::CheckRule,
     summary: &str,
     diags: &mut Diagnostics,
 ) {
-    let Some(cond) = &rule.condition else { return };
+    if let RuleResult::Fail(message) = eval_rule(scope, rule, diags) {
+        let mut d = Diagnostic::error(summary, message);
+        if let Some(cond) = &rule.condition {
+            d.subject = Some(cond.range());
+            d.expression_values = crate::diagvals::expression_values(cond, scope);
+        }
+        diags.push(d);
+    }
+}
+
+/// The outcome of one condition.
+pub(crate) enum RuleResult {
+    Pass,
+    /// The condition is false; the evaluated error message.
+    Fail(String),
+    /// Not known yet (during plan).
+    Unknown,
+    /// The condition or its message could not be evaluated; reported.
+    Error,
+}
+
+/// Evaluates a rule's condition (and, when it is false, its message) as
+/// OpenTofu's `evalCheckRule` does; problems with the expressions
+/// themselves go into `diags` as errors.
+pub(crate) fn eval_rule(
+    scope: &dyn terrace_lang::scope::Scope,
+    rule: &terrace_config::model::CheckRule,
+    diags: &mut Diagnostics,
+) -> RuleResult {
+    let Some(cond) = &rule.condition else {
+        return RuleResult::Pass;
+    };
     let (v, d) = cond.evaluate(scope);
     let failed = has_errors(&d);
     diags.extend(d);
     if failed {
-        return;
+        return RuleResult::Error;
     }
     let (v, _) = v.unmark_deep();
     if !v.is_known() {
-        return;
+        return RuleResult::Unknown;
+    }
+    let invalid = |detail: String, diags: &mut Diagnostics| {
+        let mut d =
+            Diagnostic::error("Invalid condition result", detail).with_subject(cond.range());
+        d.expression_values = crate::diagvals::expression_values(cond, scope);
+        diags.push(d);
+        RuleResult::Error
+    };
+    if v.is_null() {
+        return invalid(
+            "Condition expression must return either true or false, not null.".into(),
+            diags,
+        );
     }
     let holds = match convert(&v, &terrace_value::Type::Bool) {
-        Ok(b) if !b.is_null() => b.as_bool().unwrap_or(true),
-        _ => {
-            diags.push(
-                Diagnostic::error(
-                    "Invalid condition result",
-                    "Invalid condition result value: a bool is required.",
-                )
-                .with_subject(cond.range()),
-            );
-            return;
-        }
+        Ok(b) => b.as_bool().unwrap_or(true),
+        Err(e) => return invalid(format!("Invalid condition result value: {e}."), diags),
     };
     if holds {
-        return;
+        return RuleResult::Pass;
     }
     let message = match &rule.error_message {
         Some(e) => {
             let (m, d) = e.evaluate(scope);
+            let bad = has_errors(&d);
             diags.extend(d);
             let (m, _) = m.unmark_deep();
-            m.as_str().map(str::to_string).unwrap_or_default()
+            match convert(&m, &terrace_value::Type::String) {
+                Ok(s) if !bad => s.as_str().map(str::to_string).unwrap_or_default(),
+                _ => String::new(),
+            }
         }
         None => String::new(),
     };
-    diags.push(Diagnostic::error(summary, message).with_subject(cond.range()));
+    if message.is_empty() {
+        return RuleResult::Fail(
+            "This check failed, but has an invalid error message as described in the other accompanying messages.".into(),
+        );
+    }
+    RuleResult::Fail(message)
+}
+
+/// A variable's `validation` rules, evaluated in the module instance the
+/// variable belongs to (Terraform 1.9 and later allow references to other
+/// objects there). A rule whose condition is not known yet is skipped.
+fn validate_variable(
+    env: &Env<'_>,
+    cfg: &Config,
+    inst: &ModuleInstance,
+    decl: &Variable,
+    given_range: Option<SourceRange>,
+    diags: &mut Diagnostics,
+) {
+    if decl.validations.is_empty() {
+        return;
+    }
+    let scope = env.scope(cfg, inst.clone(), Repetition::default());
+    for rule in &decl.validations {
+        if let RuleResult::Fail(message) = eval_rule(&scope, rule, diags) {
+            let mut d = Diagnostic::error(
+                "Invalid value for variable",
+                format!(
+                    "{message}\n\nThis was checked by the validation rule at {}.",
+                    short_range(&rule.decl_range)
+                ),
+            );
+            d.subject = Some(
+                given_range
+                    .clone()
+                    .unwrap_or_else(|| decl.decl_range.clone()),
+            );
+            if let Some(cond) = &rule.condition {
+                d.expression_values = crate::diagvals::expression_values(cond, &scope);
+            }
+            diags.push(d);
+        }
+    }
 }
 
 pub(crate) fn visit_module_call(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
@@ -313,8 +417,7 @@ pub(crate) fn visit_module_call(env: &Env<'_>, m: &Module, name: &str) -> (bool,
     let mut children = Vec::new();
     for inst in env.values.module_instances(m).iter() {
         let scope = env.scope(cfg, inst.clone(), Repetition::default());
-        let excl = inst.child_call(name).to_string();
-        match expand(&scope, mc.count.as_ref(), mc.for_each.as_ref(), Some(&excl)) {
+        match expand(&scope, mc.count.as_ref(), mc.for_each.as_ref()) {
             Ok((kind, keys)) => {
                 env.values.set_call_kind(inst, name, kind);
                 for (key, rep) in keys {
@@ -345,8 +448,7 @@ pub(crate) fn expand_resource(
     };
     for inst in env.values.module_instances(&info.addr.module).iter() {
         let scope = env.scope(cfg, inst.clone(), Repetition::default());
-        let abs = info.addr.resource.absolute(inst.clone()).to_string();
-        match expand(&scope, r.count.as_ref(), r.for_each.as_ref(), Some(&abs)) {
+        match expand(&scope, r.count.as_ref(), r.for_each.as_ref()) {
             Ok((kind, keys)) => out.push((inst.clone(), kind, keys)),
             Err(d) => diags.extend(d),
         }
@@ -586,4 +688,151 @@ fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
         }
         _ => v.clone(),
     }
+}
+
+/// References of a body checked before it is decoded, as OpenTofu's
+/// `EvalBlock` does: first what can be checked statically (resources,
+/// module calls, `self`), and only when those are fine every other
+/// reference. A body whose references fail is not decoded, so it gets no
+/// second round of errors (such as "Unsupported argument") for the same
+/// block.
+pub(crate) fn check_body_refs(
+    body: &terrace_config::body::Body,
+    block: &terrace_providers::Block,
+    scope: &dyn terrace_lang::scope::Scope,
+) -> Diagnostics {
+    use terrace_lang::references::{parse_ref, Subject};
+    use terrace_lang::scope::Lookup;
+    let refs = terrace_config::hcldec::body_references(body, block);
+    let mut diags = Diagnostics::new();
+    let mut dynamic = Vec::new();
+    for (t, file) in &refs {
+        let is_static = matches!(
+            parse_ref(t, file).0.map(|r| r.subject),
+            Some(
+                Subject::Resource(_)
+                    | Subject::ResourceInstance { .. }
+                    | Subject::ModuleCall(_)
+                    | Subject::ModuleCallInstance { .. }
+                    | Subject::ModuleCallInstanceOutput { .. }
+                    | Subject::SelfObject
+            )
+        );
+        if !is_static {
+            dynamic.push((t, file));
+            continue;
+        }
+        if let Lookup::Failed(d) = scope.lookup(t, file) {
+            diags.extend(d);
+        }
+    }
+    if has_errors(&diags) {
+        return diags;
+    }
+    for (t, file) in dynamic {
+        if let Lookup::Failed(d) = scope.lookup(t, file) {
+            diags.extend(d);
+        }
+    }
+    diags
+}
+
+/// A configuration body decoded against its schema after its references
+/// were checked ([`check_body_refs`]).
+pub(crate) fn decode_config(
+    body: &terrace_config::body::Body,
+    block: &terrace_providers::Block,
+    scope: &dyn terrace_lang::scope::Scope,
+) -> (Value, Diagnostics) {
+    let diags = check_body_refs(body, block, scope);
+    if has_errors(&diags) {
+        return (Value::unknown(block.implied_type()), diags);
+    }
+    let (v, mut d) = terrace_config::hcldec::decode_body(body, block, scope);
+    let mut all = diags;
+    all.append(&mut d);
+    (v, all)
+}
+
+/// Which walk evaluates a `check` block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CheckPhase {
+    /// References only; results are not reported.
+    Validate,
+    /// Unknown results are reported as "known after apply".
+    Plan,
+    Apply,
+}
+
+/// A `check` block's assertions in every instance of its module: a false
+/// assertion is a warning, never an error. Assertions of a check whose
+/// scoped data source failed are skipped (the failure was reported).
+pub(crate) fn visit_check(
+    env: &Env<'_>,
+    m: &Module,
+    name: &str,
+    phase: CheckPhase,
+) -> (bool, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    let Some(cfg) = module_config(env, m) else {
+        return (true, diags);
+    };
+    let Some(check) = cfg.module.checks.get(name) else {
+        return (true, diags);
+    };
+    for inst in env.values.module_instances(m).iter() {
+        if env.values.check_failed(inst, name) {
+            continue;
+        }
+        let scope = env.scope(cfg, inst.clone(), Repetition::default());
+        for rule in &check.asserts {
+            let result = eval_rule(&scope, rule, &mut diags);
+            let (summary, detail) = match (result, phase) {
+                (_, CheckPhase::Validate) | (RuleResult::Pass | RuleResult::Error, _) => continue,
+                (RuleResult::Fail(message), _) => ("Check block assertion failed", message),
+                (RuleResult::Unknown, CheckPhase::Plan) => (
+                    "Check block assertion known after apply",
+                    "The condition could not be evaluated at this time, a result will be known when this plan is applied.".to_string(),
+                ),
+                (RuleResult::Unknown, CheckPhase::Apply) => continue,
+            };
+            let mut d = Diagnostic::warning(summary, detail);
+            if let Some(cond) = &rule.condition {
+                d.subject = Some(cond.range());
+                d.expression_values = crate::diagvals::expression_values(cond, &scope);
+            }
+            diags.push(d);
+        }
+    }
+    (!has_errors(&diags), diags)
+}
+
+/// The name of the `check` block a data resource is scoped to, if any.
+pub(crate) fn check_container<'c>(
+    cfg: &'c Config,
+    r: &terrace_config::model::Resource,
+) -> Option<&'c str> {
+    if r.mode != terrace_lang::references::ResourceMode::Data {
+        return None;
+    }
+    cfg.module
+        .checks
+        .values()
+        .find(|c| {
+            c.data_resource
+                .as_ref()
+                .is_some_and(|d| d.type_name == r.type_name && d.name == r.name)
+        })
+        .map(|c| c.name.as_str())
+}
+
+/// Diagnostics of a check-scoped data source: all warnings.
+pub(crate) fn as_warnings(diags: Diagnostics) -> Diagnostics {
+    diags
+        .into_iter()
+        .map(|mut d| {
+            d.severity = terrace_syntax::Severity::Warning;
+            d
+        })
+        .collect()
 }

@@ -13,34 +13,21 @@ use terrace_value::{Number, Type, Value};
 
 pub(crate) type Expansion = (EachKind, Vec<(InstanceKey, Repetition)>);
 
-fn shell_arg(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "._-/=".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
-}
-
 fn error(summary: &str, detail: String, e: &Expression) -> Diagnostic {
     Diagnostic::error(summary, detail).with_subject(e.range())
 }
 
 /// Expands `count`/`for_each` (at most one is set) evaluated in `scope`.
-/// `excludable` is the address suggested for `-exclude` when a value is
-/// unknown.
 pub(crate) fn expand(
     scope: &dyn Scope,
     count: Option<&Expression>,
     for_each: Option<&Expression>,
-    excludable: Option<&str>,
 ) -> Result<Expansion, Diagnostics> {
     if let Some(e) = count {
-        return expand_count(scope, e, excludable);
+        return expand_count(scope, e);
     }
     if let Some(e) = for_each {
-        return expand_for_each(scope, e, excludable);
+        return expand_for_each(scope, e);
     }
     Ok((
         EachKind::Single,
@@ -48,11 +35,7 @@ pub(crate) fn expand(
     ))
 }
 
-fn expand_count(
-    scope: &dyn Scope,
-    e: &Expression,
-    excludable: Option<&str>,
-) -> Result<Expansion, Diagnostics> {
+fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnostics> {
     let (v, mut diags) = e.evaluate(scope);
     if has_errors(&diags) {
         return Err(diags);
@@ -82,11 +65,7 @@ fn expand_count(
         return Err(diags);
     }
     if !v.is_known() {
-        let suggestion = match excludable {
-            Some(a) => format!("To work around this, use the planning option -exclude={} to first apply without this object, and then apply normally to converge.", shell_arg(a)),
-            None => "To work around this, use the -target option to first apply only the resources that the count depends on, and then apply normally to converge.".into(),
-        };
-        diags.push(error("Invalid count argument", format!("The \"count\" value depends on resource attributes that cannot be determined until apply, so OpenTofu cannot predict how many instances will be created.\n\n{suggestion}"), e));
+        diags.push(error("Invalid count argument", ("The \"count\" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created.\n\nTo work around this, use the -target argument to first apply only the resources that the count depends on.").to_string(), e));
         return Err(diags);
     }
     let n = v
@@ -119,32 +98,25 @@ fn expand_count(
     Ok((EachKind::Count, insts))
 }
 
-fn expand_for_each(
-    scope: &dyn Scope,
-    e: &Expression,
-    excludable: Option<&str>,
-) -> Result<Expansion, Diagnostics> {
+fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnostics> {
     let (v, mut diags) = e.evaluate(scope);
     if has_errors(&diags) {
         return Err(diags);
     }
     let ty = v.ty().clone();
     let unknown_detail = if ty.is_map() || ty.is_object() {
-        "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+        "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
     } else if ty.is_set() {
-        "The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n"
+        "The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n"
     } else {
-        "The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so OpenTofu cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+        "The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so Terraform cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
     };
     if !(ty.is_map() || ty.is_object() || ty.is_set() || ty.is_dynamic()) {
         diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()), e));
         return Err(diags);
     }
     if !v.is_wholly_known() && (!v.is_known() || !ty.is_map() && !ty.is_object()) {
-        let suggestion = match excludable {
-            Some(a) => format!("Alternatively, you could use the planning option -exclude={} to first apply without this object, and then apply normally to converge.", shell_arg(a)),
-            None => "Alternatively, you could use the -target option to first apply only the resources that for_each depends on, and then apply normally to converge.".into(),
-        };
+        let suggestion = "Alternatively, you could use the -target planning option to first apply only the resources that the for_each value depends on, and then apply a second time to fully converge.";
         diags.push(error(
             "Invalid for_each argument",
             format!("{unknown_detail}{suggestion}"),

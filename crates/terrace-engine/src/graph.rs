@@ -29,6 +29,8 @@ pub(crate) enum Node {
     /// Apply only: the resource's deletes.
     Destroy(ConfigResource),
     Provider(AbsProviderConfig),
+    /// A `check` block declared in the given module.
+    Check(Module, String),
 }
 
 fn prefixed(f: &mut fmt::Formatter<'_>, m: &Module) -> fmt::Result {
@@ -62,6 +64,10 @@ impl fmt::Display for Node {
             Node::Resource(r) => write!(f, "{r}"),
             Node::Destroy(r) => write!(f, "{r} (destroy)"),
             Node::Provider(p) => write!(f, "{p}"),
+            Node::Check(m, n) => {
+                prefixed(f, m)?;
+                write!(f, "check.{n} (expand)")
+            }
         }
     }
 }
@@ -80,6 +86,9 @@ pub(crate) struct Graph {
     /// For each resource node, the resources it depends on, directly or
     /// through other nodes (what the state records as `dependencies`).
     pub resource_deps: HashMap<ConfigResource, Vec<ConfigResource>>,
+    /// Resources replaced create-before-destroy: those that ask for it and,
+    /// as Terraform forces it, everything they depend on.
+    pub cbd: std::collections::HashSet<ConfigResource>,
 }
 
 impl Graph {
@@ -187,6 +196,7 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
         index: HashMap::new(),
         deps: Vec::new(),
         resource_deps: HashMap::new(),
+        cbd: std::collections::HashSet::new(),
     };
     let root: &Config = &model.ctx.config;
     let mut configs: Vec<&Config> = Vec::new();
@@ -208,6 +218,9 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
             if c.children.contains_key(n) {
                 g.add(Node::ModuleCall(m.clone(), n.clone()));
             }
+        }
+        for n in c.module.checks.keys() {
+            g.add(Node::Check(m.clone(), n.clone()));
         }
     }
     for addr in model.providers.keys() {
@@ -262,13 +275,19 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
                 .unwrap_or_default(),
             _ => HashMap::new(),
         };
-        for n in c.module.variables.keys() {
+        for (n, v) in &c.module.variables {
             let Some(i) = in_module(&g, &Node::Variable(m.clone(), n.clone())) else {
                 continue;
             };
             if let (Some(p), Some(e)) = (parent_cfg, call_args.get(n)) {
                 refs_into(&mut wanted, i, p, &m.parent(), expr_refs(e));
             }
+            let mut refs = Vec::new();
+            for rule in &v.validations {
+                refs.extend(rule.condition.iter().flat_map(expr_refs));
+                refs.extend(rule.error_message.iter().flat_map(expr_refs));
+            }
+            refs_into(&mut wanted, i, c, &m, refs);
         }
         for (n, l) in &c.module.locals {
             let Some(i) = in_module(&g, &Node::Local(m.clone(), n.clone())) else {
@@ -296,6 +315,21 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
             refs.extend(mc.for_each.iter().flat_map(expr_refs));
             refs.extend(mc.depends_on.iter().filter_map(traversal_ref));
             refs_into(&mut wanted, i, c, &m, refs);
+        }
+        for (n, ck) in &c.module.checks {
+            let Some(i) = in_module(&g, &Node::Check(m.clone(), n.clone())) else {
+                continue;
+            };
+            let mut refs = Vec::new();
+            for rule in &ck.asserts {
+                refs.extend(rule.condition.iter().flat_map(expr_refs));
+                refs.extend(rule.error_message.iter().flat_map(expr_refs));
+            }
+            refs_into(&mut wanted, i, c, &m, refs);
+            if let Some(d) = &ck.data_resource {
+                let addr = crate::model::resource_addr(c, d);
+                wanted.push((i, Node::Resource(addr)));
+            }
         }
         // Everything in a child module waits for its call to expand.
         if let Some(call) = &call_node {
@@ -376,6 +410,22 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
         return (g, diags);
     }
     g.resource_deps = resource_dependencies(&g);
+    for (addr, info) in &model.resources {
+        let wants = info
+            .config
+            .and_then(|c| c.managed.as_ref())
+            .is_some_and(|m| m.create_before_destroy);
+        if wants {
+            g.cbd.insert(addr.clone());
+            if let Some(deps) = g.resource_deps.get(addr) {
+                g.cbd.extend(
+                    deps.iter()
+                        .filter(|d| d.resource.mode == terrace_addrs::ResourceMode::Managed)
+                        .cloned(),
+                );
+            }
+        }
+    }
 
     if kind == GraphKind::Apply {
         add_destroy_edges(model, &mut g);
@@ -388,9 +438,11 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
 
 fn node_module(n: &Node) -> Option<&Module> {
     match n {
-        Node::Variable(m, _) | Node::Local(m, _) | Node::Output(m, _) | Node::ModuleCall(m, _) => {
-            Some(m)
-        }
+        Node::Variable(m, _)
+        | Node::Local(m, _)
+        | Node::Output(m, _)
+        | Node::ModuleCall(m, _)
+        | Node::Check(m, _) => Some(m),
         Node::Resource(r) | Node::Destroy(r) => Some(&r.module),
         Node::Provider(_) => None,
     }
@@ -435,14 +487,8 @@ fn resource_dependencies(g: &Graph) -> HashMap<ConfigResource, Vec<ConfigResourc
 /// are deleted after its creates and its dependents' updates).
 fn add_destroy_edges(model: &Model, g: &mut Graph) {
     let mut edges: Vec<(usize, usize)> = Vec::new();
-    let cbd = |r: &ConfigResource| {
-        model
-            .resources
-            .get(r)
-            .and_then(|i| i.config)
-            .and_then(|c| c.managed.as_ref())
-            .is_some_and(|m| m.create_before_destroy)
-    };
+    let forced = g.cbd.clone();
+    let cbd = |r: &ConfigResource| forced.contains(r);
     for (r, deps) in &g.resource_deps {
         let (Some(&apply_r), Some(&destroy_r)) = (
             g.index.get(&Node::Resource(r.clone())),
@@ -604,4 +650,56 @@ fn tarjan(g: &Graph) -> Vec<Vec<usize>> {
         }
     }
     st.out
+}
+
+/// For `terraform graph`: each resource block with the resources it
+/// depends on, found through locals, variables, outputs and module calls
+/// (not through provider configurations), minus the dependencies another
+/// of its dependencies already implies, as Terraform draws it.
+pub(crate) fn resource_edges(g: &Graph) -> Vec<(ConfigResource, BTreeSet<ConfigResource>)> {
+    let order = topo_order(g);
+    // The nearest resources each node reaches.
+    let mut front: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); g.nodes.len()];
+    // Every resource each node reaches.
+    let mut reach: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); g.nodes.len()];
+    for &i in &order {
+        if matches!(g.nodes[i], Node::Provider(_) | Node::Destroy(_)) {
+            continue;
+        }
+        let mut f = BTreeSet::new();
+        let mut r = BTreeSet::new();
+        for &d in &g.deps[i] {
+            match &g.nodes[d] {
+                Node::Resource(_) => {
+                    f.insert(d);
+                    r.insert(d);
+                    r.extend(reach[d].iter().copied());
+                }
+                Node::Provider(_) | Node::Destroy(_) => {}
+                _ => {
+                    f.extend(front[d].iter().copied());
+                    r.extend(reach[d].iter().copied());
+                }
+            }
+        }
+        f.remove(&i);
+        r.remove(&i);
+        front[i] = f;
+        reach[i] = r;
+    }
+    let mut out = Vec::new();
+    for (i, n) in g.nodes.iter().enumerate() {
+        let Node::Resource(addr) = n else { continue };
+        let direct: BTreeSet<ConfigResource> = front[i]
+            .iter()
+            .filter(|d| !front[i].iter().any(|o| o != *d && reach[*o].contains(d)))
+            .filter_map(|d| match &g.nodes[*d] {
+                Node::Resource(x) => Some(x.clone()),
+                _ => None,
+            })
+            .collect();
+        out.push((addr.clone(), direct));
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }

@@ -82,7 +82,7 @@ pub(crate) fn targets_for(
             continue;
         }
         let base = env.scope(root, ModuleInstance::root(), Default::default());
-        let reps = match expand(&base, None, i.for_each.as_ref(), None) {
+        let reps = match expand(&base, None, i.for_each.as_ref()) {
             Ok((_, keys)) => keys,
             Err(d) => {
                 diags.extend(d);

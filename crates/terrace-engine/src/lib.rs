@@ -14,8 +14,10 @@
 
 mod apply;
 mod common;
+mod diagvals;
 
 mod expand;
+mod functions;
 mod graph;
 mod imports;
 mod marks;
@@ -24,6 +26,7 @@ mod moves;
 mod plan;
 mod providers;
 mod scope;
+mod targeting;
 mod triggers;
 mod validate;
 mod values;
@@ -288,4 +291,30 @@ pub fn import(
         return (prior.clone(), diags);
     }
     (state, diags)
+}
+
+/// What `terrace graph` draws: every resource block (managed and data, in
+/// every module) with the resources it depends on, found through locals,
+/// variables, outputs and module calls and reduced as Terraform reduces
+/// them (an edge another path already implies is left out). Sorted by
+/// address.
+pub fn resource_graph(
+    ctx: &Context,
+) -> Result<
+    Vec<(
+        terrace_addrs::ConfigResource,
+        std::collections::BTreeSet<terrace_addrs::ConfigResource>,
+    )>,
+    Diagnostics,
+> {
+    let (model, mut diags) = model::build(ctx, None);
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return Err(diags);
+    }
+    let (g, gd) = graph::build(&model, graph::GraphKind::Plan);
+    diags.extend(gd);
+    if terrace_syntax::diagnostic::has_errors(&diags) {
+        return Err(diags);
+    }
+    Ok(graph::resource_edges(&g))
 }

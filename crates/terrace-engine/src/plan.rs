@@ -5,9 +5,9 @@
 //! state.
 
 use crate::common::{
-    check_rule, decode_object, encode_object, expand_resource, ignore_changes, now_rfc3339,
-    set_aggregates, traversal_path, upgrade_object, value_at, value_id, visit_local,
-    visit_module_call, visit_output, visit_variable, ResourceExpansion,
+    as_warnings, check_container, check_rule, decode_object, encode_object, expand_resource,
+    ignore_changes, now_rfc3339, set_aggregates, traversal_path, upgrade_object, value_at,
+    value_id, visit_local, visit_module_call, visit_output, visit_variable, ResourceExpansion,
 };
 use crate::graph::{self, Graph, GraphKind, Node};
 use crate::imports::{self, ImportTarget};
@@ -28,9 +28,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use terrace_addrs::{
     AbsProviderConfig, AbsProviderInstance, AbsResource, AbsResourceInstance, ConfigResource,
-    InstanceKey, ModuleInstance, ResourceMode, Targetable,
+    InstanceKey, ModuleInstance, ResourceMode,
 };
-use terrace_config::hcldec::decode_body;
 use terrace_config::model::RemoveEndpoint;
 use terrace_config::model::Resource;
 use terrace_lang::references::{parse_ref, Subject};
@@ -76,8 +75,8 @@ struct PlanWalker<'e, 'a> {
     by_config: HashMap<ConfigResource, Vec<(&'e AbsResource, &'e ResourceState)>>,
     provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
-    /// Resources `-target` pulls in as dependencies of a target.
-    target_deps: HashSet<ConfigResource>,
+    /// What `-target`/`-exclude` keep.
+    targeting: crate::targeting::Targeting,
     /// Planned changes of the resources some `replace_triggered_by` names.
     triggers: TriggerIndex,
     trigger_targets: HashSet<ConfigResource>,
@@ -278,6 +277,7 @@ pub(crate) fn plan_with_imports(
         now,
         applying: false,
         validating: false,
+        functions: Default::default(),
     };
     let mut by_config: HashMap<ConfigResource, Vec<(&AbsResource, &ResourceState)>> =
         HashMap::new();
@@ -288,7 +288,7 @@ pub(crate) fn plan_with_imports(
     for info in env.model.resources.values() {
         *users.entry(info.provider.clone()).or_default() += 1;
     }
-    let target_deps = target_dependencies(&env, &graph, opts);
+    let targeting = crate::targeting::Targeting::new(&graph, &opts.targets, &opts.excludes);
     let walker = PlanWalker {
         env: &env,
         graph: &graph,
@@ -304,7 +304,7 @@ pub(crate) fn plan_with_imports(
         by_config,
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
-        target_deps,
+        targeting,
         triggers: TriggerIndex::default(),
         trigger_targets: trigger_targets(&env),
         removed: removed_statements(ctx),
@@ -369,6 +369,8 @@ pub(crate) fn plan_with_imports(
         }
     }
     out.output_changes = output_changes(&env, prior, opts.mode);
+    out.output_changes
+        .retain(|o| walker.targeting.output(&o.name));
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
     out.errored = has_errors(&diags);
@@ -394,33 +396,6 @@ fn take<T: Default>(m: &Mutex<T>) -> T {
     m.lock()
         .map(|mut g| std::mem::take(&mut *g))
         .unwrap_or_default()
-}
-
-fn target_dependencies(
-    env: &Env<'_>,
-    graph: &Graph,
-    opts: &PlanOptions,
-) -> HashSet<ConfigResource> {
-    let mut out = HashSet::new();
-    for t in &opts.targets {
-        for r in env.model.resources.keys() {
-            let hit = match &t.subject {
-                Targetable::Module(m) => Targetable::Module(m.clone())
-                    .target_contains(&Targetable::ConfigResource(r.clone())),
-                Targetable::ModuleInstance(m) => Targetable::Module(m.module())
-                    .target_contains(&Targetable::ConfigResource(r.clone())),
-                Targetable::ConfigResource(c) => c == r,
-                Targetable::AbsResource(a) => &a.config() == r,
-                Targetable::AbsResourceInstance(a) => &a.config_resource() == r,
-            };
-            if hit {
-                if let Some(deps) = graph.resource_deps.get(r) {
-                    out.extend(deps.iter().cloned());
-                }
-            }
-        }
-    }
-    out
 }
 
 /// The resources named in some `replace_triggered_by`, whose changes the
@@ -565,23 +540,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
     }
 
     fn targeted(&self, addr: &AbsResourceInstance) -> bool {
-        let t = Targetable::AbsResourceInstance(addr.clone());
-        let abs = Targetable::AbsResource(addr.containing_resource());
-        if self
-            .opts
-            .excludes
-            .iter()
-            .any(|x| x.subject.target_contains(&t) || x.subject.target_contains(&abs))
-        {
-            return false;
-        }
-        self.opts.targets.is_empty()
-            || self
-                .opts
-                .targets
-                .iter()
-                .any(|x| x.subject.target_contains(&t) || x.subject.target_contains(&abs))
-            || self.target_deps.contains(&addr.config_resource())
+        self.targeting.instance(addr)
     }
 
     /// A `removed` block with `destroy = false` covers the instance.
@@ -1018,7 +977,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         for rule in &r.preconditions {
             check_rule(&scope, rule, "Resource precondition failed", &mut diags);
         }
-        let (config, d) = decode_body(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
@@ -1131,7 +1090,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             (Action::Update, ActionReason::None)
         };
         if action == Action::DeleteThenCreate {
-            if managed.create_before_destroy {
+            if self.graph.cbd.contains(&info.addr) {
                 action = Action::CreateThenDelete;
             }
             check_prevent_destroy(r, addr, &mut diags);
@@ -1220,7 +1179,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         for rule in &r.preconditions {
             check_rule(&scope, rule, "Resource precondition failed", &mut diags);
         }
-        let (config, d) = decode_body(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
@@ -1251,6 +1210,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let start = Instant::now();
         self.hooks.apply_started(addr, Action::Read, None);
+        let cfg_plain_for_check = cfg_plain.clone();
         let resp = provider.read_data_source(ReadDataSourceRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             config: cfg_plain,
@@ -1277,6 +1237,41 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             start.elapsed(),
             !failed,
         );
+        if let Some(check) = check_container(cfg_module, r) {
+            // A check's data source never fails the plan: its problems are
+            // warnings, the check is marked failed, and it is read again
+            // during apply.
+            let after = if failed {
+                self.env.values.fail_check(&addr.module, check);
+                let unknown = planned_unknown_object(&schema.block, &cfg_plain_for_check);
+                apply_mark_paths(&mark_schema_sensitive(&schema.block, &unknown), &cfg_marks)
+            } else {
+                let obj = encode_object(&marked, &info.ty, schema.version)?;
+                self.refreshed(Refreshed {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: pinst.config.clone(),
+                    key: pinst.key.clone(),
+                    object: Some(obj),
+                });
+                marked
+            };
+            self.report(as_warnings(diags));
+            if self.opts.mode != PlanMode::RefreshOnly {
+                let mut c = change(
+                    addr,
+                    None,
+                    pinst,
+                    Action::Read,
+                    Value::null(info.ty.clone()),
+                    after.clone(),
+                    schema.version,
+                );
+                c.action_reason = ActionReason::ReadBecauseCheckNested;
+                self.record(c);
+            }
+            return Ok(Some(after));
+        }
         if failed {
             return Err(diags);
         }
@@ -1513,6 +1508,13 @@ impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
             Node::Provider(p) => return self.visit_provider(p),
             Node::Resource(r) => return self.visit_resource(r),
             Node::Destroy(_) => (true, Diagnostics::new()),
+            Node::Check(m, n) => {
+                if self.opts.mode == PlanMode::Destroy {
+                    (true, Diagnostics::new())
+                } else {
+                    crate::common::visit_check(self.env, m, n, crate::common::CheckPhase::Plan)
+                }
+            }
         };
         self.report(d);
         Visit::Done(ok)

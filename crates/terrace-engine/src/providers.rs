@@ -13,7 +13,6 @@ use terrace_addrs::{
     AbsProviderConfig, AbsProviderInstance, AbsResourceInstance, InstanceKey, ModuleInstance,
 };
 use terrace_config::body::{Body, BodySchema};
-use terrace_config::hcldec::decode_body;
 use terrace_config::loader::Config;
 use terrace_providers::{
     Block, ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
@@ -101,24 +100,130 @@ pub(crate) fn convert_diags(
             terrace_providers::Severity::Error => Diagnostic::error(pd.summary, pd.detail),
             terrace_providers::Severity::Warning => Diagnostic::warning(pd.summary, pd.detail),
         };
-        if let (Some((body, block)), Some(path)) = (body, &pd.attribute) {
-            if let Some(terrace_providers::PathStep::Attribute(name)) = path.steps().first() {
-                let mut schema = BodySchema::new();
-                for n in block.attributes.keys() {
-                    schema = schema.attr(n);
-                }
-                let (content, _, _) = body.partial_content(&schema);
-                if let Some(a) = content.attribute(name) {
-                    diag.subject = Some(a.expr.range());
-                }
-            }
-            if diag.subject.is_none() {
-                diag.subject = Some(body.missing_item_range());
+        if let (Some((body, _)), Some(path)) = (body, &pd.attribute) {
+            if !path.steps().is_empty() {
+                diag.subject = Some(path_range(body, path.steps()));
             }
         }
         out.push(diag);
     }
     out
+}
+
+/// Where an attribute path points in a configuration body, as OpenTofu's
+/// `InConfigBody` finds it: nested blocks are followed (by position for a
+/// number index, by label for a string key), the final attribute's
+/// expression (or the element of a list or map it selects) is the range;
+/// anything not found falls back to the deepest body's missing-item range.
+fn path_range(body: &Body, steps: &[terrace_providers::PathStep]) -> terrace_syntax::SourceRange {
+    use terrace_providers::PathStep as S;
+    let Some(first) = steps.first() else {
+        return body.missing_item_range();
+    };
+    if !matches!(first, S::Attribute(_)) {
+        return body.missing_item_range();
+    }
+    let (mut traverse, mut last) = (steps, steps.len() - 1);
+    let index = match &steps[last] {
+        S::Key(_) | S::Index(_) if last > 0 => {
+            let i = steps[last].clone();
+            last -= 1;
+            traverse = &steps[..=last];
+            Some(i)
+        }
+        _ => None,
+    };
+    let mut body = body.clone();
+    if traverse.len() > 1 {
+        body = descend(&body, traverse);
+    }
+    let missing = body.missing_item_range();
+    let S::Attribute(name) = &steps[last] else {
+        return missing;
+    };
+    let (content, _, d) = body.partial_content(&BodySchema::new().attr(name));
+    if has_errors(&d) {
+        return missing;
+    }
+    let Some(attr) = content.attribute(name) else {
+        return missing;
+    };
+    match index {
+        None => attr.expr.range(),
+        Some(S::Index(i)) => match attr.expr.as_list() {
+            None => attr.expr.range(),
+            Some(items) => usize::try_from(i)
+                .ok()
+                .and_then(|i| items.get(i).map(|e| e.range()))
+                .unwrap_or_else(|| attr.name_range.clone()),
+        },
+        Some(S::Key(k)) => match attr.expr.as_map() {
+            None => attr.expr.range(),
+            Some(pairs) => {
+                for (key, value) in pairs {
+                    let (kv, kd) = key.constant_value();
+                    if has_errors(&kd) {
+                        return attr.expr.range();
+                    }
+                    if kv.as_str() == Some(k.as_str()) {
+                        return value.start_range();
+                    }
+                }
+                attr.name_range.clone()
+            }
+        },
+        Some(S::Attribute(_)) => attr.expr.range(),
+    }
+}
+
+/// OpenTofu's `traversePathSteps`: the body of the nested block a path
+/// leads to (as far as it can be followed).
+fn descend(body: &Body, steps: &[terrace_providers::PathStep]) -> Body {
+    use terrace_providers::PathStep as S;
+    let mut body = body.clone();
+    let mut i = 0;
+    while i < steps.len() {
+        let S::Attribute(name) = &steps[i] else {
+            return body;
+        };
+        let index = match steps.get(i + 1) {
+            Some(s @ (S::Key(_) | S::Index(_))) => {
+                i += 1;
+                Some(s.clone())
+            }
+            _ => None,
+        };
+        i += 1;
+        let schema = match index {
+            Some(S::Key(_)) => BodySchema::new().labeled_block(name, &["key"]),
+            _ => BodySchema::new().block(name),
+        };
+        let (content, _, d) = body.partial_content(&schema);
+        if has_errors(&d) {
+            return body;
+        }
+        let blocks: Vec<&terrace_config::body::Block> = content
+            .blocks
+            .iter()
+            .filter(|b| &b.block_type == name)
+            .collect();
+        if blocks.is_empty() {
+            continue;
+        }
+        body = match index {
+            None if blocks.len() == 1 => blocks[0].body.clone(),
+            Some(S::Index(n)) => match usize::try_from(n).ok().and_then(|n| blocks.get(n)) {
+                Some(b) => b.body.clone(),
+                None => return body,
+            },
+            Some(S::Key(k)) => match blocks.iter().find(|b| b.labels.first() == Some(&k)) {
+                Some(b) => b.body.clone(),
+                None => return body,
+            },
+            _ => return body,
+        };
+    }
+    body
 }
 
 /// The keys a provider configuration expands to, with `each.*`.
@@ -170,7 +275,7 @@ pub(crate) fn start_instance(
     let root_cfg: &Config = &env.ctx.config;
     let module_cfg = p.module.unwrap_or(root_cfg);
     let scope = env.scope(module_cfg, p.addr.module.unkeyed_instance(), rep.clone());
-    let (value, d) = decode_body(body, block, &scope);
+    let (value, d) = crate::common::decode_config(body, block, &scope);
     diags.extend(d);
     if has_errors(&diags) {
         return (false, diags);
@@ -253,7 +358,7 @@ pub(crate) fn instance_key_for(
         return Err(diags);
     }
     if !value.is_known() {
-        diags.push(bad(format!("The provider instance key for {addr} depends on values that cannot be determined until apply, and so OpenTofu cannot select a provider instance to create a plan for this resource instance.")));
+        diags.push(bad(format!("The provider instance key for {addr} depends on values that cannot be determined until apply, and so Terraform cannot select a provider instance to create a plan for this resource instance.")));
         return Err(diags);
     }
     match convert(&value, &Type::String) {
@@ -291,4 +396,60 @@ pub(crate) fn typed(v: Value, ty: &Type) -> Value {
         return v;
     }
     convert(&v, ty).unwrap_or_else(|_| Value::unknown(ty.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_range;
+    use terrace_config::body::Body;
+    use terrace_providers::PathStep as S;
+
+    #[test]
+    fn attribute_paths_find_their_source() {
+        let text = r#"a = "x"
+list = ["p", "q"]
+map = { k1 = "v1", k2 = "v2" }
+nested {
+  inner = 1
+}
+multi {
+  inner = 2
+}
+multi {
+  inner = 3
+}
+labeled "one" {
+  inner = 4
+}
+"#;
+        let (file, d) = terrace_syntax::parse_native_file("t.tf", text);
+        assert!(d.is_empty(), "{d:#?}");
+        let body = Body::from_file(&file);
+        let attr = |n: &str| S::Attribute(n.to_string());
+        // (path, line, start column) of the range found.
+        let cases: Vec<(Vec<S>, usize, usize)> = vec![
+            (vec![attr("a")], 1, 5),
+            (vec![attr("list"), S::Index(1)], 2, 14),
+            (vec![attr("map"), S::Key("k2".into())], 3, 25),
+            (vec![attr("nested"), attr("inner")], 5, 11),
+            (vec![attr("multi"), S::Index(1), attr("inner")], 11, 11),
+            (
+                vec![attr("labeled"), S::Key("one".into()), attr("inner")],
+                14,
+                11,
+            ),
+            // Not found: the missing-item range (its opening brace) of the
+            // body it got to.
+            (vec![attr("nested"), attr("nope")], 4, 8),
+            (vec![attr("missing")], 1, 1),
+        ];
+        for (path, line, col) in cases {
+            let r = path_range(&body, &path);
+            assert_eq!(
+                (r.start.line as usize, r.start.column as usize),
+                (line, col),
+                "{path:?}"
+            );
+        }
+    }
 }

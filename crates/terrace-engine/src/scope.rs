@@ -26,6 +26,8 @@ pub(crate) struct Env<'a> {
     pub applying: bool,
     /// Validate walk: impure functions are unknown, nothing is expanded.
     pub validating: bool,
+    /// Provider instances serving `provider::NAME::FUNC` calls.
+    pub functions: crate::functions::ProviderFunctions,
 }
 
 impl<'a> Env<'a> {
@@ -302,5 +304,34 @@ impl Scope for EvalScope<'_, '_> {
 
     fn now(&self) -> Option<&str> {
         Some(&self.env.now)
+    }
+
+    fn provider_function(
+        &self,
+        provider: &str,
+        name: &str,
+    ) -> Result<
+        std::sync::Arc<dyn terrace_lang::scope::ExternalFunction>,
+        terrace_lang::scope::FunctionLookupError,
+    > {
+        let module = &self.config.module;
+        // Terraform offers provider functions only for providers the
+        // module names in required_providers.
+        let declared = module.required_providers.providers.contains_key(provider);
+        let fqn = match module.provider_for_local_name(provider) {
+            Some(f) if declared => f,
+            _ => {
+                return Err(terrace_lang::scope::undeclared_provider_function(
+                    provider, name,
+                ))
+            }
+        };
+        if fqn.is_builtin() && fqn.type_name() == "terraform" {
+            return terrace_lang::scope::terraform_provider_function(name)
+                .ok_or_else(|| terrace_lang::scope::undeclared_provider_function(provider, name));
+        }
+        self.env
+            .functions
+            .lookup(self.env.ctx, &fqn, provider, name)
     }
 }

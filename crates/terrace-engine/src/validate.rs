@@ -16,7 +16,6 @@ use std::sync::Arc;
 use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
 use terrace_config::body::Body;
 use terrace_config::expr::Expression;
-use terrace_config::hcldec::decode_body;
 use terrace_providers::{
     ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateProviderConfigRequest,
     ValidateResourceConfigRequest,
@@ -59,6 +58,7 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         now: String::new(),
         applying: false,
         validating: true,
+        functions: Default::default(),
     };
     // Root variables are unknown while validating.
     for (name, v) in &ctx.config.module.variables {
@@ -104,7 +104,7 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                     diags.extend(e.evaluate(&scope).1);
                 }
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), rep);
-                let (value, d) = decode_body(&rc.config, &schema.block, &scope);
+                let (value, d) = crate::common::decode_config(&rc.config, &schema.block, &scope);
                 let failed = has_errors(&d);
                 diags.extend(d);
                 if failed {
@@ -135,6 +135,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 diags.extend(convert_diags(pd, Some((&rc.config, &schema.block))));
             }
             Node::Destroy(_) => {}
+            Node::Check(m, n) => {
+                let (_, d) =
+                    crate::common::visit_check(&env, m, n, crate::common::CheckPhase::Validate);
+                diags.extend(d);
+            }
         }
     }
     for p in unconfigured.values() {
@@ -178,7 +183,7 @@ fn validate_provider(
     let cfg = info.module.unwrap_or(root);
     for (_, rep) in provider_keys(info) {
         let scope = env.scope(cfg, info.addr.module.unkeyed_instance(), rep);
-        let (value, d) = decode_body(body, &schema.provider.block, &scope);
+        let (value, d) = crate::common::decode_config(body, &schema.provider.block, &scope);
         let failed = has_errors(&d);
         diags.extend(d);
         if failed {

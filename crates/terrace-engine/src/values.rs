@@ -4,7 +4,7 @@
 //! expanded. Readers take a read lock for one lookup; values are
 //! `Arc`-shared, so handing one out is O(1).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use terrace_addrs::{InstanceKey, Module, ModuleInstance};
 use terrace_value::Value;
@@ -58,6 +58,9 @@ pub(crate) struct Values {
     module_reps: RwLock<HashMap<ModuleInstance, Repetition>>,
     /// How each call expanded within each instance of its module.
     call_kinds: RwLock<HashMap<ModuleInstance, HashMap<String, EachKind>>>,
+    /// `check` blocks (by module instance and name) whose scoped data
+    /// source failed: their assertions are not evaluated.
+    failed_checks: RwLock<HashSet<(ModuleInstance, String)>>,
 }
 
 fn get(map: &Named, module: &ModuleInstance, name: &str) -> Option<Value> {
@@ -160,5 +163,18 @@ impl Values {
             attrs.insert(name.clone(), v);
         }
         Value::object(attrs)
+    }
+
+    pub fn fail_check(&self, m: &ModuleInstance, name: &str) {
+        if let Ok(mut g) = self.failed_checks.write() {
+            g.insert((m.clone(), name.to_string()));
+        }
+    }
+
+    pub fn check_failed(&self, m: &ModuleInstance, name: &str) -> bool {
+        self.failed_checks
+            .read()
+            .map(|g| g.contains(&(m.clone(), name.to_string())))
+            .unwrap_or(false)
     }
 }

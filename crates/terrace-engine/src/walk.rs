@@ -101,8 +101,14 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
             let queue = &queue;
             scope.spawn(move || {
                 while let Some(task) = queue.pop() {
+                    // Once stopping, nothing new starts: work already
+                    // running finishes, queued visits and instance jobs
+                    // are dropped as failed. Finishing steps and detached
+                    // jobs (closing providers) still run.
                     let msg = match task {
+                        Task::Visit(i) if walker.stopping() => Msg::Visited(i, Visit::Done(false)),
                         Task::Visit(i) => Msg::Visited(i, walker.visit(i)),
+                        Task::Job(Some(i), _) if walker.stopping() => Msg::JobDone(Some(i), false),
                         Task::Job(i, job) => Msg::JobDone(i, job()),
                         Task::Finish(i, job) => Msg::Finished(i, job()),
                     };
@@ -181,6 +187,10 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
 
         while done < n || detached > 0 {
             let Ok(msg) = rx.recv() else { break };
+            if !stopped && walker.stopping() {
+                stopped = true;
+                walker.stop();
+            }
             match msg {
                 Msg::Visited(i, Visit::Done(success)) => complete(
                     i,

@@ -27,6 +27,18 @@ pub struct Cloud {
     pub configured: Mutex<Vec<String>>,
     pub closed: AtomicU64,
     pub started: AtomicU64,
+    /// CallFunction requests.
+    pub function_calls: AtomicU64,
+    /// Provider::stop calls.
+    pub stopped: AtomicU64,
+    /// Planned `input` values whose next apply fails halfway: a create
+    /// leaves a partial object, an update leaves `input` changed but
+    /// `output` as it was.
+    pub fail_once: Mutex<std::collections::HashSet<String>>,
+    /// How long each apply takes.
+    pub apply_delay: Mutex<Option<std::time::Duration>>,
+    /// Resources the provider was asked to create or update, in order.
+    pub applied: Mutex<Vec<String>>,
 }
 
 pub struct Fake {
@@ -76,11 +88,29 @@ pub fn fake_schema() -> ProviderSchema {
     provider
         .attributes
         .insert("region".into(), attr(Type::String, false, true, false));
+    let text = |name: &str| FunctionParameter {
+        name: name.into(),
+        ty: Type::String,
+        allow_null_value: false,
+        allow_unknown_values: false,
+        description: String::new(),
+        description_kind: StringKind::Plain,
+    };
+    let shout = FunctionSpec {
+        parameters: vec![text("s")],
+        variadic_parameter: None,
+        return_type: Type::String,
+        summary: String::new(),
+        description: String::new(),
+        description_kind: StringKind::Plain,
+        deprecation_message: String::new(),
+    };
     ProviderSchema {
         provider: Schema {
             version: 0,
             block: provider,
         },
+        functions: BTreeMap::from([("shout".to_string(), shout)]),
         resource_types: BTreeMap::from([(
             "fake_thing".to_string(),
             Schema {
@@ -141,9 +171,15 @@ impl Provider for Fake {
     }
     fn validate_resource_config(
         &self,
-        _: ValidateResourceConfigRequest,
+        r: ValidateResourceConfigRequest,
     ) -> ValidateResourceConfigResponse {
-        ValidateResourceConfigResponse::default()
+        let mut resp = ValidateResourceConfigResponse::default();
+        if get(&r.config, "input").as_str() == Some("bad-attr") {
+            let mut d = Diagnostic::error("Invalid input", "The input may not be bad-attr.");
+            d.attribute = Some(AttributePath::root().attribute("input"));
+            resp.diagnostics.push(d);
+        }
+        resp
     }
     fn validate_data_resource_config(
         &self,
@@ -225,16 +261,61 @@ impl Provider for Fake {
                 planned = with(&planned, "id", get(&r.prior_state, "id"));
             }
         }
+        let mut diagnostics = Diagnostics::new();
+        if get(&planned, "input").as_str() == Some("bad-attr") {
+            let mut d = Diagnostic::error("Invalid input", "The input may not be bad-attr.");
+            d.attribute = Some(AttributePath::root().attribute("input"));
+            diagnostics.push(d);
+        }
         PlanResourceChangeResponse {
             planned_state: planned,
             requires_replace,
             planned_private: Vec::new(),
             legacy_type_system: false,
             deferred: None,
-            diagnostics: Diagnostics::new(),
+            diagnostics,
         }
     }
     fn apply_resource_change(&self, r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        if let Some(d) = self.cloud.apply_delay.lock().ok().and_then(|d| *d) {
+            std::thread::sleep(d);
+        }
+        let input = get(&r.planned_state, "input");
+        let failing = input.as_str().is_some_and(|i| {
+            self.cloud
+                .fail_once
+                .lock()
+                .map(|mut f| f.remove(i))
+                .unwrap_or(false)
+        });
+        if failing {
+            let mut new = r.planned_state.clone();
+            let detail = if r.prior_state.is_null() {
+                let n = self.cloud.next.fetch_add(1, Ordering::SeqCst);
+                new = with(&new, "id", Value::string(format!("obj-{n}")));
+                "Create failed halfway"
+            } else {
+                new = with(&new, "output", get(&r.prior_state, "output"));
+                "Update failed halfway"
+            };
+            if let (Some(id), Ok(mut o)) = (
+                get(&new, "id").as_str().map(str::to_string),
+                self.cloud.objects.lock(),
+            ) {
+                o.insert(id, new.clone());
+            }
+            return ApplyResourceChangeResponse {
+                new_state: new,
+                private: Vec::new(),
+                legacy_type_system: false,
+                diagnostics: Diagnostic::error("Apply failed", detail).into(),
+            };
+        }
+        if !r.planned_state.is_null() {
+            if let (Some(i), Ok(mut a)) = (input.as_str(), self.cloud.applied.lock()) {
+                a.push(i.to_string());
+            }
+        }
         let mut new = r.planned_state.clone();
         if new.is_null() {
             if let Some(id) = get(&r.prior_state, "id").as_str() {
@@ -311,12 +392,24 @@ impl Provider for Fake {
     fn get_functions(&self) -> GetFunctionsResponse {
         GetFunctionsResponse::default()
     }
-    fn call_function(&self, _: CallFunctionRequest) -> CallFunctionResponse {
-        CallFunctionResponse {
-            result: Err(FunctionError::new("no functions")),
-        }
+    fn call_function(&self, r: CallFunctionRequest) -> CallFunctionResponse {
+        self.cloud.function_calls.fetch_add(1, Ordering::SeqCst);
+        let arg = r
+            .arguments
+            .first()
+            .and_then(|a| a.as_str().map(str::to_string));
+        let result = match (r.name.as_str(), arg.as_deref()) {
+            ("shout", Some("boom")) => Err(FunctionError {
+                text: "cannot shout boom".into(),
+                argument: Some(0),
+            }),
+            ("shout", Some(s)) => Ok(Value::string(format!("{}!", s.to_uppercase()))),
+            _ => Err(FunctionError::new("no such function")),
+        };
+        CallFunctionResponse { result }
     }
     fn stop(&self) -> Diagnostics {
+        self.cloud.stopped.fetch_add(1, Ordering::SeqCst);
         Diagnostics::new()
     }
     fn close(&self) -> Diagnostics {
