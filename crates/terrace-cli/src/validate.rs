@@ -185,16 +185,13 @@ pub fn static_context(
     let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
     let env = terrace_getproviders::cliconfig::CliEnv::from_process();
     let (cli, _) = terrace_getproviders::cliconfig::load(&env);
-    let executables = match crate::providers_schema::locate_executables(
+    let executables = crate::providers_schema::locate_executables(
         &reqs.merged(),
         &locks,
         &cli,
         &env,
         &data_dir(),
-    ) {
-        Ok(found) => found,
-        Err(errors) => return Err(errors),
-    };
+    )?;
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
     Ok(terrace_engine::Context {
         config: std::sync::Arc::new(config.clone()),
