@@ -63,15 +63,33 @@ Global options:
   -help         Show this help output.
 ";
 
+/// Commands that only print: like a Go program, they end quietly when the
+/// reader of their output goes away (`terrace show -json | head`). The
+/// others talk to plugins over sockets, where a peer that has gone away
+/// must be an error to handle, not a signal that kills terrace and leaves
+/// its plugins running.
+const PRINT_ONLY_COMMANDS: &[&str] = &[
+    "validate",
+    "show",
+    "output",
+    "graph",
+    "providers",
+    "state",
+    "version",
+    "console",
+];
+
 fn main() {
-    // Like a Go program, end quietly when the reader of our output goes
-    // away (`terrace show -json | head`) instead of failing to print.
-    // SAFETY: restoring the default disposition of SIGPIPE at start-up,
-    // before any thread exists.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let command = argv.iter().find(|a| !a.starts_with('-'));
+    if command.is_some_and(|c| PRINT_ONLY_COMMANDS.contains(&c.as_str())) {
+        // SAFETY: restoring the default disposition of SIGPIPE at start-up,
+        // before any thread exists.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
     }
-    std::process::exit(run(std::env::args().skip(1).collect()));
+    std::process::exit(run(argv));
 }
 
 fn run(argv: Vec<String>) -> i32 {

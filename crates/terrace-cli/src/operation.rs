@@ -80,8 +80,25 @@ impl Operation {
             print_diagnostics(diags, sources, color);
             1
         };
-        let (config, mut diags) = terrace_config::loader::load_config(dir, &LoadOptions::default());
+        // The variables and the workspace first: provider `for_each` and
+        // module sources are evaluated while loading, from them.
+        let (inputs, mut diags) = collect_input_values(dir, &args.variables, std::env::vars());
+        let inputs = Arc::new(inputs);
+        let selected_workspace = LocalBackend::new(dir, LocalBackendOptions::default())
+            .with_data_dir(data_dir(dir))
+            .current_workspace()
+            .unwrap_or_else(|_| "default".to_string());
+        let load_options = LoadOptions {
+            input_values: inputs.clone(),
+            workspace: selected_workspace,
+            ..LoadOptions::default()
+        };
+        let (config, load_diags) = terrace_config::loader::load_config(dir, &load_options);
+        diags.extend(load_diags);
         let mut sources = source_map(&config);
+        for file in inputs.files() {
+            sources.add_source(file.clone());
+        }
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
         }
@@ -90,11 +107,6 @@ impl Operation {
             return Err(fail(&diags, &sources));
         }
 
-        let (inputs, input_diags) = collect_input_values(dir, &args.variables, std::env::vars());
-        diags.extend(input_diags);
-        for file in inputs.files() {
-            sources.add_source(file.clone());
-        }
         let (variables, variable_diags) = inputs.final_values(&config.module.variables);
         diags.extend(variable_diags);
         for (name, variable) in &config.module.variables {

@@ -135,15 +135,22 @@ fn build_bundled() -> Result<PathBuf, String> {
 /// The outcome of one command.
 pub struct Run {
     pub code: Option<i32>,
+    /// The signal that ended the process, when one did.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
 }
 
 impl Run {
     pub fn output(&self) -> String {
+        let end = match (self.code, self.signal) {
+            (Some(code), _) => format!("exit status {code}"),
+            (None, Some(signal)) => format!("killed by signal {signal}"),
+            (None, None) => "ended without a status".to_string(),
+        };
         format!(
-            "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
-            self.code, self.stdout, self.stderr
+            "{end}\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout, self.stderr
         )
     }
 
@@ -472,6 +479,7 @@ impl Running {
         }
         Run {
             code: status.code(),
+            signal: std::os::unix::process::ExitStatusExt::signal(&status),
             stdout: self.stdout(),
             stderr: self.stderr(),
         }
