@@ -46,6 +46,9 @@ pub fn diagnostic_json(diag: &Diagnostic, sources: &mut Sources) -> Json {
     );
     obj.insert("summary".into(), Json::from(diag.summary.clone()));
     obj.insert("detail".into(), Json::from(diag.detail.clone()));
+    if let Some(address) = &diag.address {
+        obj.insert("address".into(), Json::from(address.clone()));
+    }
     if let Some((highlight, snippet_range)) = ranges(diag) {
         obj.insert("range".into(), range_json(&highlight));
         if let Some(snippet) = snippet_json(diag, &highlight, &snippet_range, sources) {
@@ -253,6 +256,29 @@ mod tests {
         assert_eq!(j["snippet"]["context"], Json::Null);
         let plain = diagnostic_json(&Diagnostic::error("S", "D"), &mut sources);
         assert!(plain.get("range").is_none() && plain.get("snippet").is_none());
+    }
+
+    /// Terraform's key order: `address` between `detail` and `range`,
+    /// and absent when the diagnostic names no object.
+    #[test]
+    fn address_follows_detail() {
+        let src = SourceFile::new("main.tf", "data \"x\" \"y\" {\n  a = 1\n}\n");
+        let diag = Diagnostic::error("S", "D")
+            .with_address("data.x.y")
+            .with_subject(range(&src, 22, 23));
+        let mut sources = Sources::new([src]);
+        let j = diagnostic_json(&diag, &mut sources);
+        let keys: Vec<&str> = j
+            .as_object()
+            .map(|o| o.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(
+            keys,
+            ["severity", "summary", "detail", "address", "range", "snippet"]
+        );
+        assert_eq!(j["address"], "data.x.y");
+        let plain = diagnostic_json(&Diagnostic::error("S", "D"), &mut sources);
+        assert!(plain.get("address").is_none());
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod format;
 mod graph;
 mod init;
 mod journal;
+mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
 mod operation;

@@ -10,12 +10,14 @@
 
 use crate::state_meta::{self, Schemas, Ui};
 use std::collections::BTreeSet;
+use std::path::Path;
 use terrace_plans::model::Plan;
 use terrace_plans::planfile;
 use terrace_plans::render::{render_plan, render_state, RenderOptions};
 use terrace_states::backend::StateError;
 use terrace_states::model::State;
 use terrace_states::statefile;
+use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::Diagnostic;
 
 const HELP: &str = "Usage: terrace [global options] show [options] [path]
@@ -118,6 +120,21 @@ pub fn run(argv: &[String]) -> i32 {
             );
         }
     }
+    // Terraform describes the configuration a plan was made from; terrace
+    // plan files carry no copy of it, so it is read from the working
+    // directory, and left out when it does not load.
+    let config = match (&shown, json) {
+        (Shown::Plan(_), true) => {
+            let options = terrace_config::loader::LoadOptions::default();
+            let (config, diags) = terrace_config::loader::load_config(Path::new("."), &options);
+            (!has_errors(&diags)).then_some(config)
+        }
+        _ => None,
+    };
+    if let Some(config) = &config {
+        let (reqs, _) = crate::providers::requirements_by_module(config);
+        providers.extend(reqs.merged().into_keys());
+    }
     let schemas = match Schemas::load(providers) {
         Ok(s) => s,
         Err(diags) => {
@@ -126,6 +143,9 @@ pub fn run(argv: &[String]) -> i32 {
         }
     };
     let lookup = |p: &_, m, t: &str| schemas.resource(p, m, t);
+    let configuration = config
+        .as_ref()
+        .map(|c| crate::jsonconfig::configuration_json(c, &|p| schemas.provider(p)));
     let document = match (&shown, json) {
         (Shown::State(state), true) => {
             terrace_plans::json::state_json(state.as_ref(), &lookup).map_err(|e| e.to_string())
@@ -135,7 +155,7 @@ pub fn run(argv: &[String]) -> i32 {
             &lookup,
             &terrace_plans::json::PlanJsonOptions {
                 terraform_version: crate::operation::TERRAFORM_VERSION,
-                configuration: None,
+                configuration: configuration.as_deref(),
             },
         )
         .map_err(|e| e.to_string()),

@@ -484,6 +484,11 @@ impl Schemas {
         Ok(Schemas(schemas))
     }
 
+    /// The whole schema of `provider`, if it was loaded.
+    pub fn provider(&self, provider: &Provider) -> Option<Arc<ProviderSchema>> {
+        self.0.get(provider).cloned()
+    }
+
     /// The schema of a resource type, as the renderer asks for it.
     pub fn resource(
         &self,

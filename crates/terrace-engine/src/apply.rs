@@ -541,10 +541,8 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(
-            resp.diagnostics,
-            Some((&r.config, &schema.block)),
-        ));
+        let address = c.addr.to_string();
+        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
         let value = typed(resp.state, &info.ty);
         let failed = has_errors(&diags) || value.is_null();
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
@@ -641,10 +639,8 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(
-            resp.diagnostics,
-            Some((&r.config, &schema.block)),
-        ));
+        let address = addr.to_string();
+        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -673,10 +669,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             planned_private: resp.planned_private,
             provider_meta: None,
         });
-        diags.extend(convert_diags(
-            ar.diagnostics,
-            Some((&r.config, &schema.block)),
-        ));
+        diags.extend(convert_diags(ar.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
         let mut new = typed(ar.new_state, &info.ty);
         let mut failed = has_errors(&diags);
         if !failed && !new.is_null() {

@@ -6,13 +6,13 @@
 use crate::expand::expand;
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, MarkPath};
 use crate::model::{path_names, ResourceInfo};
-use crate::providers::{convert_diags, typed};
+use crate::providers::{convert_diags, typed, InBody};
 use crate::scope::Env;
 use crate::values::{EachKind, Repetition};
 use std::collections::{BTreeMap, HashMap};
 
 use std::time::{SystemTime, UNIX_EPOCH};
-use terrace_addrs::{InstanceKey, Module, ModuleInstance};
+use terrace_addrs::{AbsResourceInstance, InstanceKey, Module, ModuleInstance};
 
 use terrace_config::loader::Config;
 use terrace_config::model::Variable;
@@ -512,11 +512,29 @@ pub(crate) fn decode_object(info: &ResourceInfo<'_>, obj: &ObjectState) -> Value
     }
 }
 
+/// Provider diagnostics about a resource instance that may exist only in
+/// the state: placed in its configuration when it has one, sourceless
+/// otherwise, as Terraform reports them.
+pub(crate) fn instance_diags(
+    d: terrace_providers::Diagnostics,
+    info: &ResourceInfo<'_>,
+    addr: &AbsResourceInstance,
+) -> Diagnostics {
+    match info.config {
+        Some(r) => {
+            let address = addr.to_string();
+            convert_diags(d, Some(InBody::new(&r.config, &address, &info.provider.provider)))
+        }
+        None => convert_diags(d, None),
+    }
+}
+
 /// UpgradeResourceState for a stored object: the provider's current form
 /// of it, marked.
 pub(crate) fn upgrade_object(
     provider: &dyn Provider,
     info: &ResourceInfo<'_>,
+    addr: &AbsResourceInstance,
     obj: &ObjectState,
 ) -> Result<Value, Diagnostics> {
     let raw_state = match &obj.attributes {
@@ -534,7 +552,7 @@ pub(crate) fn upgrade_object(
         version: obj.schema_version as i64,
         raw_state,
     });
-    let diags = convert_diags(resp.diagnostics, None);
+    let diags = instance_diags(resp.diagnostics, info, addr);
     if has_errors(&diags) {
         return Err(diags);
     }

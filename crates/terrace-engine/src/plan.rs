@@ -6,8 +6,9 @@
 
 use crate::common::{
     as_warnings, check_container, check_rule, decode_object, encode_object, expand_resource,
-    ignore_changes, now_rfc3339, set_aggregates, traversal_path, upgrade_object, value_at,
-    value_id, visit_local, visit_module_call, visit_output, visit_variable, ResourceExpansion,
+    ignore_changes, instance_diags, now_rfc3339, set_aggregates, traversal_path, upgrade_object,
+    value_at, value_id, visit_local, visit_module_call, visit_output, visit_variable,
+    ResourceExpansion,
 };
 use crate::graph::{self, Graph, GraphKind, Node};
 use crate::imports::{self, ImportTarget};
@@ -774,7 +775,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         pinst: &AbsProviderInstance,
         provider: &dyn Provider,
     ) -> Result<Option<Value>, Diagnostics> {
-        let upgraded = upgrade_object(provider, info, obj)?;
+        let upgraded = upgrade_object(provider, info, addr, obj)?;
         if !self.opts.refresh || addr.resource.resource.mode == ResourceMode::Data {
             return Ok(Some(upgraded));
         }
@@ -790,7 +791,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        let diags = convert_diags(resp.diagnostics, None);
+        let diags = instance_diags(resp.diagnostics, info, addr);
         let failed = has_errors(&diags);
         self.hooks.refreshed(addr, !failed);
         if failed {
@@ -912,7 +913,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(resp.diagnostics, None));
+        diags.extend(instance_diags(resp.diagnostics, info, addr));
         let failed = has_errors(&diags);
         self.hooks.refreshed(addr, !failed);
         if failed {
@@ -1023,7 +1024,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 provider_meta: None,
                 client_capabilities: ClientCapabilities::default(),
             });
-            let mut diags = convert_diags(resp.diagnostics, Some((&r.config, &schema.block)));
+            let mut diags = convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &addr_s, &info.provider.provider)));
             if has_errors(&diags) {
                 return Err(diags);
             }
@@ -1217,10 +1218,8 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             provider_meta: None,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(
-            resp.diagnostics,
-            Some((&r.config, &schema.block)),
-        ));
+        let address = addr.to_string();
+        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
         let value = typed(resp.state, &info.ty);
         if !has_errors(&diags) && value.is_null() {
             diags.push(Diagnostic::error(
@@ -1314,7 +1313,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             )]);
             return false;
         };
-        let before = match upgrade_object(provider.as_ref(), info, obj) {
+        let before = match upgrade_object(provider.as_ref(), info, addr, obj) {
             Ok(v) => v,
             Err(d) => {
                 self.report(d);

@@ -15,7 +15,7 @@ use terrace_addrs::{
 use terrace_config::body::{Body, BodySchema};
 use terrace_config::loader::Config;
 use terrace_providers::{
-    Block, ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
+    ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
 };
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -88,11 +88,36 @@ impl Instances {
     }
 }
 
-/// Provider diagnostics as configuration diagnostics; an attribute path's
-/// first step is pointed at that argument of `body` when there is one.
+/// The configuration body a provider call was about and the address of
+/// the object it configures, for placing the provider's diagnostics.
+pub(crate) struct InBody<'a> {
+    pub body: &'a Body,
+    pub address: &'a str,
+    /// Terraform's built-in provider runs in-process: a diagnostic of it
+    /// without a path is a plain error, not one about the whole body as a
+    /// plugin's is over the protocol.
+    pub builtin: bool,
+}
+
+impl<'a> InBody<'a> {
+    pub fn new(body: &'a Body, address: &'a str, provider: &Provider) -> InBody<'a> {
+        InBody {
+            body,
+            address,
+            builtin: provider.is_builtin(),
+        }
+    }
+}
+
+/// Provider diagnostics as configuration diagnostics. With `in_body` each
+/// one is placed as OpenTofu's `InConfigBody` places it: it names the
+/// address, and points at the argument its attribute path leads to, or at
+/// the body itself when the path is empty (or absent, for a plugin).
+/// Terraform leaves diagnostics about objects without configuration
+/// (deletions, imports) sourceless.
 pub(crate) fn convert_diags(
     d: terrace_providers::Diagnostics,
-    body: Option<(&Body, &Block)>,
+    in_body: Option<InBody<'_>>,
 ) -> Diagnostics {
     let mut out = Diagnostics::new();
     for pd in d {
@@ -100,9 +125,16 @@ pub(crate) fn convert_diags(
             terrace_providers::Severity::Error => Diagnostic::error(pd.summary, pd.detail),
             terrace_providers::Severity::Warning => Diagnostic::warning(pd.summary, pd.detail),
         };
-        if let (Some((body, _)), Some(path)) = (body, &pd.attribute) {
-            if !path.steps().is_empty() {
-                diag.subject = Some(path_range(body, path.steps()));
+        if let Some(ctx) = &in_body {
+            let subject = match &pd.attribute {
+                Some(path) if !path.steps().is_empty() => Some(path_range(ctx.body, path.steps())),
+                Some(_) => Some(ctx.body.missing_item_range()),
+                None if ctx.builtin => None,
+                None => Some(ctx.body.missing_item_range()),
+            };
+            if subject.is_some() {
+                diag.address = Some(ctx.address.to_string());
+                diag.subject = subject;
             }
         }
         out.push(diag);
@@ -281,10 +313,13 @@ pub(crate) fn start_instance(
         return (false, diags);
     }
     let (value, _) = unmark(&value);
+    // Terraform names the provider configuration, with the instance key
+    // OpenTofu adds for a provider with for_each.
+    let address = format!("{}{key}", p.addr);
     let resp = provider.validate_provider_config(ValidateProviderConfigRequest {
         config: value.clone(),
     });
-    diags.extend(convert_diags(resp.diagnostics, Some((body, block))));
+    diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &p.addr.provider))));
     if has_errors(&diags) {
         return (false, diags);
     }
@@ -294,7 +329,7 @@ pub(crate) fn start_instance(
             config: value,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(resp.diagnostics, Some((body, block))));
+        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &p.addr.provider))));
         if has_errors(&diags) {
             return (false, diags);
         }
@@ -400,9 +435,42 @@ pub(crate) fn typed(v: Value, ty: &Type) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::path_range;
+    use super::{convert_diags, path_range};
     use terrace_config::body::Body;
     use terrace_providers::PathStep as S;
+
+    /// As `InConfigBody`: with a body, every diagnostic names the address
+    /// and points at its argument or, without a path, at the body; without
+    /// one it stays sourceless.
+    #[test]
+    fn provider_diagnostics_name_the_object() {
+        let (file, d) = terrace_syntax::parse_native_file("t.tf", "x = 0\na = 1\n");
+        assert!(d.is_empty(), "{d:#?}");
+        let body = Body::from_file(&file);
+        let with_path = terrace_providers::Diagnostic::error("P", "d")
+            .with_attribute(terrace_providers::AttributePath::root().attribute("a"));
+        let whole = terrace_providers::Diagnostic::warning("W", "d");
+        let diags = vec![with_path, whole];
+        let placed = convert_diags(diags.clone().into(), Some((&body, "x.y[0]")));
+        let got: Vec<_> = placed
+            .iter()
+            .map(|d| {
+                let s = d.subject.as_ref().map(|s| (s.start.line, s.start.column));
+                (d.address.as_deref(), s)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Some("x.y[0]"), Some((2, 5))),
+                (Some("x.y[0]"), Some((1, 1)))
+            ]
+        );
+        let bare = convert_diags(diags.into(), None);
+        assert!(bare
+            .iter()
+            .all(|d| d.address.is_none() && d.subject.is_none()));
+    }
 
     #[test]
     fn attribute_paths_find_their_source() {

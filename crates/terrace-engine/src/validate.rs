@@ -7,7 +7,7 @@ use crate::common::{visit_local, visit_output, visit_variable};
 use crate::graph::{self, GraphKind, Node};
 use crate::marks::unmark;
 use crate::model;
-use crate::providers::{convert_diags, provider_keys};
+use crate::providers::{convert_diags, provider_keys, InBody};
 use crate::scope::Env;
 use crate::values::{Repetition, Values};
 use crate::Context;
@@ -132,7 +132,8 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                         .diagnostics
                     }
                 };
-                diags.extend(convert_diags(pd, Some((&rc.config, &schema.block))));
+                let address = r.to_string();
+                diags.extend(convert_diags(pd, Some(InBody::new(&rc.config, &address, &info.provider.provider))));
             }
             Node::Destroy(_) => {}
             Node::Check(m, n) => {
@@ -191,10 +192,8 @@ fn validate_provider(
         }
         let (value, _) = unmark(&value);
         let resp = p.validate_provider_config(ValidateProviderConfigRequest { config: value });
-        diags.extend(convert_diags(
-            resp.diagnostics,
-            Some((body, &schema.provider.block)),
-        ));
+        let address = info.addr.to_string();
+        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &info.addr.provider))));
     }
 }
 

@@ -65,6 +65,10 @@ pub struct Diagnostic {
     /// For evaluation errors: the expression text and the values of the
     /// references in it, rendered below the excerpt as Terraform does.
     pub expression_values: Vec<(String, String)>,
+    /// The resource (or provider) instance the diagnostic concerns, which
+    /// Terraform names in a `with ADDR,` line and a JSON `address` field.
+    /// Only diagnostics Terraform attributes to an object carry it.
+    pub address: Option<String>,
 }
 
 impl Diagnostic {
@@ -76,6 +80,7 @@ impl Diagnostic {
             subject: None,
             context: None,
             expression_values: Vec::new(),
+            address: None,
         }
     }
 
@@ -93,6 +98,11 @@ impl Diagnostic {
 
     pub fn with_context(mut self, context: SourceRange) -> Diagnostic {
         self.context = Some(context);
+        self
+    }
+
+    pub fn with_address(mut self, address: impl Into<String>) -> Diagnostic {
+        self.address = Some(address.into());
         self
     }
 

@@ -184,6 +184,12 @@ pub fn render_diagnostic(
         buf.push_str(&format!("{label}: {}\n\n", diag.summary));
     }
 
+    // The address line sits directly above the source location, and with
+    // no location the detail follows it without a blank line, as Terraform
+    // lays it out.
+    if let Some(address) = &diag.address {
+        buf.push_str(&format!("  with {address},\n"));
+    }
     if let Some(subject) = &diag.subject {
         append_snippet(&mut buf, diag, subject, sources, color);
     }
@@ -518,6 +524,41 @@ mod tests {
             render_diagnostic(&d, &sources, RenderStyle::Boxed, DEFAULT_WIDTH),
             "╷\n│ Warning: Something odd\n│\n│   on a.tf line 2, in locals:\n│    2:   x = var.a + 1\n│     ├────────────────\n│     │ var.a is \"x\"\n│\n│ Detail here.\n╵\n"
         );
+    }
+
+    /// The `with ADDR,` line. The cases with a source range are what
+    /// `terraform validate` (1.11.4) printed for a data source whose
+    /// provider rejected an argument; without a range the line is followed
+    /// directly by the detail.
+    #[test]
+    fn address_line() {
+        let src = "data \"terraform_remote_state\" \"x\" {\n  backend = \"nope\"\n}\n";
+        let mut sources = SourceMap::new();
+        sources.add_text("main.tf", src);
+        let Some(file) = sources.source("main.tf").cloned() else {
+            panic!("source missing")
+        };
+        let at = src.find("\"nope\"").unwrap_or(0);
+        let located = Diagnostic::error(
+            "Invalid backend configuration",
+            "There is no backend type named \"nope\".",
+        )
+        .with_address("data.terraform_remote_state.x")
+        .with_subject(file.range(crate::Span::new(at, at + 6)));
+        let sourceless =
+            Diagnostic::warning("Odd", "Detail.").with_address("terraform_data.a[\"k\"]");
+        let cases: &[(&Diagnostic, RenderStyle, &str)] = &[
+            (&located, RenderStyle::Plain, "\nError: Invalid backend configuration\n\n  with data.terraform_remote_state.x,\n  on main.tf line 2, in data \"terraform_remote_state\" \"x\":\n   2:   backend = \"nope\"\n\nThere is no backend type named \"nope\".\n"),
+            (&located, RenderStyle::Boxed, "╷\n│ Error: Invalid backend configuration\n│\n│   with data.terraform_remote_state.x,\n│   on main.tf line 2, in data \"terraform_remote_state\" \"x\":\n│    2:   backend = \"nope\"\n│\n│ There is no backend type named \"nope\".\n╵\n"),
+            (&located, RenderStyle::Color, "\x1b[31m╷\x1b[0m\x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\x1b[1m\x1b[31mError: \x1b[0m\x1b[0m\x1b[1mInvalid backend configuration\x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\x1b[0m  with data.terraform_remote_state.x,\n\x1b[31m│\x1b[0m \x1b[0m  on main.tf line 2, in data \"terraform_remote_state\" \"x\":\n\x1b[31m│\x1b[0m \x1b[0m   2:   backend = \x1b[4m\"nope\"\x1b[0m\x1b[0m\n\x1b[31m│\x1b[0m \x1b[0m\n\x1b[31m│\x1b[0m \x1b[0mThere is no backend type named \"nope\".\n\x1b[31m╵\x1b[0m\x1b[0m\n"),
+            (&sourceless, RenderStyle::Plain, "\nWarning: Odd\n\n  with terraform_data.a[\"k\"],\nDetail.\n"),
+            (&sourceless, RenderStyle::Boxed, "╷\n│ Warning: Odd\n│\n│   with terraform_data.a[\"k\"],\n│ Detail.\n╵\n"),
+            (&sourceless, RenderStyle::Color, "\x1b[33m╷\x1b[0m\x1b[0m\n\x1b[33m│\x1b[0m \x1b[0m\x1b[1m\x1b[33mWarning: \x1b[0m\x1b[0m\x1b[1mOdd\x1b[0m\n\x1b[33m│\x1b[0m \x1b[0m\n\x1b[33m│\x1b[0m \x1b[0m\x1b[0m  with terraform_data.a[\"k\"],\n\x1b[33m│\x1b[0m \x1b[0mDetail.\n\x1b[33m╵\x1b[0m\x1b[0m\n"),
+        ];
+        for (diag, style, want) in cases {
+            let got = render_diagnostic(diag, &sources, *style, DEFAULT_WIDTH);
+            assert_eq!(got, *want, "{style:?} {:?}", diag.subject.is_some());
+        }
     }
 
     #[test]

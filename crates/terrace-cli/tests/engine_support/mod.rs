@@ -100,36 +100,10 @@ pub fn bundled_providers() -> PathBuf {
 }
 
 fn build_bundled() -> Result<PathBuf, String> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command.arg("build").arg("--quiet");
-    for (package, _) in BUNDLED {
-        command.arg("-p").arg(package);
-    }
-    let out = command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .map_err(|e| format!("running cargo: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "building the bundled providers failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    // The test binary runs from <target>/<profile>/deps and cargo puts the
-    // provider binaries in <target>/<profile>.
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let profile = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("cannot find the target directory")?
-        .to_path_buf();
-    for (package, _) in BUNDLED {
-        if !profile.join(package).is_file() {
-            return Err(format!("{package} was not built in {}", profile.display()));
-        }
-    }
-    Ok(profile)
+    // provider-e2e's build: the same cargo invocation (and environment) as
+    // the providers' own end-to-end tests, so the two suites share one
+    // build of the providers instead of rebuilding them in turn.
+    provider_e2e::build_providers()
 }
 
 /// The outcome of one command.

@@ -1,0 +1,4 @@
+data "terraform_remote_state" "x" {
+  count   = 2
+  backend = "nope"
+}
