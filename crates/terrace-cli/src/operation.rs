@@ -320,7 +320,8 @@ impl Operation {
             let failed = has_errors(&all);
             // `refresh` is `apply -refresh-only -auto-approve` without the
             // plan on screen.
-            if (!failed || !plan.changes.is_empty()) && self.args.command != Command::Refresh {
+            let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
+            if (!failed || changes_planned) && self.args.command != Command::Refresh {
                 print!(
                     "{}",
                     render_plan(&plan, &self.schemas(), &self.render_options())

@@ -188,7 +188,8 @@ fn configuration_matches_live_terraform() {
 
 #[test]
 fn configuration_text_is_found_at_the_top_level_only() {
-    let doc = r#"{"a":{"configuration":1},"s":"\"configuration\":","configuration":{"x":["}"]},"z":2}"#;
+    let doc =
+        r#"{"a":{"configuration":1},"s":"\"configuration\":","configuration":{"x":["}"]},"z":2}"#;
     assert_eq!(configuration_text(doc), Some(r#"{"x":["}"]}"#));
     assert_eq!(configuration_text(r#"{"a":{"configuration":{}}}"#), None);
 }

@@ -13,7 +13,7 @@ use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
 use crate::providers::{
-    convert_diags, instance_not_present, provider_keys, start_instance, typed, Instances,
+    convert_diags, instance_not_present, provider_keys, start_instance, typed, InBody, Instances,
 };
 use crate::scope::Env;
 use crate::values::{Repetition, Values};
@@ -542,7 +542,10 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             client_capabilities: ClientCapabilities::default(),
         });
         let address = c.addr.to_string();
-        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some(InBody::new(&r.config, &address, &info.provider.provider)),
+        ));
         let value = typed(resp.state, &info.ty);
         let failed = has_errors(&diags) || value.is_null();
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
@@ -640,7 +643,10 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             client_capabilities: ClientCapabilities::default(),
         });
         let address = addr.to_string();
-        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some(InBody::new(&r.config, &address, &info.provider.provider)),
+        ));
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -669,7 +675,10 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             planned_private: resp.planned_private,
             provider_meta: None,
         });
-        diags.extend(convert_diags(ar.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
+        diags.extend(convert_diags(
+            ar.diagnostics,
+            Some(InBody::new(&r.config, &address, &info.provider.provider)),
+        ));
         let mut new = typed(ar.new_state, &info.ty);
         let mut failed = has_errors(&diags);
         if !failed && !new.is_null() {

@@ -523,7 +523,10 @@ pub(crate) fn instance_diags(
     match info.config {
         Some(r) => {
             let address = addr.to_string();
-            convert_diags(d, Some(InBody::new(&r.config, &address, &info.provider.provider)))
+            convert_diags(
+                d,
+                Some(InBody::new(&r.config, &address, &info.provider.provider)),
+            )
         }
         None => convert_diags(d, None),
     }

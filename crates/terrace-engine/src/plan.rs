@@ -17,7 +17,7 @@ use crate::model::{self, ResourceInfo};
 use crate::moves;
 use crate::providers::{
     convert_diags, instance_key_for, instance_not_present, provider_keys, start_instance, typed,
-    Instances,
+    InBody, Instances,
 };
 use crate::scope::Env;
 use crate::triggers::{replace_triggered, TriggerIndex};
@@ -1024,7 +1024,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 provider_meta: None,
                 client_capabilities: ClientCapabilities::default(),
             });
-            let mut diags = convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &addr_s, &info.provider.provider)));
+            let mut diags = convert_diags(
+                resp.diagnostics,
+                Some(InBody::new(&r.config, &addr_s, &info.provider.provider)),
+            );
             if has_errors(&diags) {
                 return Err(diags);
             }
@@ -1219,7 +1222,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             client_capabilities: ClientCapabilities::default(),
         });
         let address = addr.to_string();
-        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(&r.config, &address, &info.provider.provider))));
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some(InBody::new(&r.config, &address, &info.provider.provider)),
+        ));
         let value = typed(resp.state, &info.ty);
         if !has_errors(&diags) && value.is_null() {
             diags.push(Diagnostic::error(

@@ -100,7 +100,7 @@ pub(crate) struct InBody<'a> {
 }
 
 impl<'a> InBody<'a> {
-    pub fn new(body: &'a Body, address: &'a str, provider: &Provider) -> InBody<'a> {
+    pub fn new(body: &'a Body, address: &'a str, provider: &terrace_addrs::Provider) -> InBody<'a> {
         InBody {
             body,
             address,
@@ -319,7 +319,10 @@ pub(crate) fn start_instance(
     let resp = provider.validate_provider_config(ValidateProviderConfigRequest {
         config: value.clone(),
     });
-    diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &p.addr.provider))));
+    diags.extend(convert_diags(
+        resp.diagnostics,
+        Some(InBody::new(body, &address, &p.addr.provider)),
+    ));
     if has_errors(&diags) {
         return (false, diags);
     }
@@ -329,7 +332,10 @@ pub(crate) fn start_instance(
             config: value,
             client_capabilities: ClientCapabilities::default(),
         });
-        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &p.addr.provider))));
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some(InBody::new(body, &address, &p.addr.provider)),
+        ));
         if has_errors(&diags) {
             return (false, diags);
         }
@@ -435,7 +441,7 @@ pub(crate) fn typed(v: Value, ty: &Type) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::{convert_diags, path_range};
+    use super::{convert_diags, path_range, InBody};
     use terrace_config::body::Body;
     use terrace_providers::PathStep as S;
 
@@ -451,7 +457,13 @@ mod tests {
             .with_attribute(terrace_providers::AttributePath::root().attribute("a"));
         let whole = terrace_providers::Diagnostic::warning("W", "d");
         let diags = vec![with_path, whole];
-        let placed = convert_diags(diags.clone().into(), Some((&body, "x.y[0]")));
+        let Ok(plugin) = terrace_addrs::Provider::new_default("null") else {
+            panic!("provider address")
+        };
+        let placed = convert_diags(
+            diags.clone().into(),
+            Some(InBody::new(&body, "x.y[0]", &plugin)),
+        );
         let got: Vec<_> = placed
             .iter()
             .map(|d| {
@@ -466,6 +478,16 @@ mod tests {
                 (Some("x.y[0]"), Some((1, 1)))
             ]
         );
+        // The built-in provider's pathless diagnostics are plain errors.
+        let Ok(builtin) = terrace_addrs::Provider::new_builtin("terraform") else {
+            panic!("provider address")
+        };
+        let placed = convert_diags(
+            diags.clone().into(),
+            Some(InBody::new(&body, "x.y[0]", &builtin)),
+        );
+        assert_eq!(placed[1].address, None);
+        assert_eq!(placed[1].subject, None);
         let bare = convert_diags(diags.into(), None);
         assert!(bare
             .iter()

@@ -133,7 +133,10 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                     }
                 };
                 let address = r.to_string();
-                diags.extend(convert_diags(pd, Some(InBody::new(&rc.config, &address, &info.provider.provider))));
+                diags.extend(convert_diags(
+                    pd,
+                    Some(InBody::new(&rc.config, &address, &info.provider.provider)),
+                ));
             }
             Node::Destroy(_) => {}
             Node::Check(m, n) => {
@@ -193,7 +196,10 @@ fn validate_provider(
         let (value, _) = unmark(&value);
         let resp = p.validate_provider_config(ValidateProviderConfigRequest { config: value });
         let address = info.addr.to_string();
-        diags.extend(convert_diags(resp.diagnostics, Some(InBody::new(body, &address, &info.addr.provider))));
+        diags.extend(convert_diags(
+            resp.diagnostics,
+            Some(InBody::new(body, &address, &info.addr.provider)),
+        ));
     }
 }
 
