@@ -719,3 +719,222 @@ fn normalize_provider_keys(m: &mut ModuleJson, pcs: &BTreeMap<String, ProviderCo
         normalize_provider_keys(&mut call.module, pcs);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use terrace_config::loader::{load_config, LoadOptions};
+    use terrace_providers::schema::{NestedBlock, Schema};
+    use terrace_syntax::ast::SourceFile;
+
+    fn text(j: &J) -> String {
+        let mut s = String::new();
+        j.write(&mut s);
+        s
+    }
+
+    fn expr_json(src: &str) -> String {
+        let file = SourceFile::new("t.tf", src);
+        let (e, diags) = terrace_syntax::parse_expression(&file);
+        assert!(!has_errors(&diags), "{src}: {diags:?}");
+        text(&expression(&Expression::native(&file, e)))
+    }
+
+    #[test]
+    fn expressions_are_constants_or_reference_lists() {
+        let cases = [
+            ("1.5", r#"{"constant_value":1.5}"#),
+            ("null", r#"{"constant_value":null}"#),
+            (r#""<&>""#, r#"{"constant_value":"\u003c\u0026\u003e"}"#),
+            (
+                r#"{ b = [true], a = "x" }"#,
+                r#"{"constant_value":{"a":"x","b":[true]}}"#,
+            ),
+            ("upper(\"x\")", "{}"),
+            ("var.x", r#"{"references":["var.x"]}"#),
+            (
+                r#"var.m["k"][0].z"#,
+                r#"{"references":["var.m[\"k\"][0].z","var.m[\"k\"][0]","var.m[\"k\"]","var.m"]}"#,
+            ),
+            (
+                "aws_instance.a[1].id",
+                r#"{"references":["aws_instance.a[1].id","aws_instance.a[1]","aws_instance.a"]}"#,
+            ),
+            (
+                "aws_instance.a.id",
+                r#"{"references":["aws_instance.a.id","aws_instance.a"]}"#,
+            ),
+            (
+                "aws_instance.a[*].id",
+                r#"{"references":["aws_instance.a"]}"#,
+            ),
+            (
+                "data.d.n.out",
+                r#"{"references":["data.d.n.out","data.d.n"]}"#,
+            ),
+            (
+                r#"module.m["k"].o"#,
+                r#"{"references":["module.m[\"k\"].o","module.m[\"k\"]"]}"#,
+            ),
+            (
+                "module.m[2]",
+                r#"{"references":["module.m[2]","module.m"]}"#,
+            ),
+            ("module.m.o", r#"{"references":["module.m.o","module.m"]}"#),
+            (
+                "[for v in var.l : v if v != local.y]",
+                r#"{"references":["var.l","local.y"]}"#,
+            ),
+            (
+                "count.index + each.key",
+                r#"{"references":["count.index","each.key"]}"#,
+            ),
+            // Not a valid reference: left out, as Terraform's parser drops it.
+            ("nope", "{}"),
+        ];
+        for (src, want) in cases {
+            assert_eq!(expr_json(src), want, "{src}");
+        }
+    }
+
+    #[test]
+    fn source_keys_follow_parents_of_the_same_provider() {
+        let mut m = BTreeMap::new();
+        let pc = |full: &str, parent: Option<&str>| {
+            let mut p = ProviderConfig::new("aws", full.to_string(), String::new());
+            p.parent_key = parent.map(str::to_string);
+            p
+        };
+        m.insert("aws".to_string(), pc("hashicorp/aws", None));
+        m.insert("module.a:aws".to_string(), pc("hashicorp/aws", Some("aws")));
+        m.insert("module.b:aws".to_string(), pc("other/aws", Some("aws")));
+        let find = |k: &str, full: &str| source_provider_key(k.to_string(), full, &m);
+        assert_eq!(
+            find("module.a:aws", "hashicorp/aws").as_deref(),
+            Some("aws")
+        );
+        assert_eq!(find("module.b:aws", "hashicorp/aws"), None);
+        assert_eq!(find("missing", "hashicorp/aws"), None);
+        assert_eq!(provider_key("aws.west", ""), "aws.west");
+        assert_eq!(
+            provider_key("aws", "module.a.module.b"),
+            "module.a.module.b:aws"
+        );
+    }
+
+    /// A provider whose config has one block of each nesting mode.
+    fn fake_schema() -> Arc<ProviderSchema> {
+        let mut inner = Block::default();
+        inner
+            .attributes
+            .insert("v".into(), Attribute::new(Type::String));
+        let mut provider = Block::default();
+        provider
+            .attributes
+            .insert("region".into(), Attribute::new(Type::String));
+        for (name, nesting) in [
+            ("single", NestingMode::Single),
+            ("list", NestingMode::List),
+            ("map", NestingMode::Map),
+        ] {
+            provider.block_types.insert(
+                name.into(),
+                NestedBlock {
+                    nesting,
+                    block: inner.clone(),
+                    min_items: 0,
+                    max_items: 0,
+                },
+            );
+        }
+        let mut resource = Block::default();
+        resource
+            .attributes
+            .insert("name".into(), Attribute::new(Type::String));
+        Arc::new(ProviderSchema {
+            provider: Schema {
+                version: 0,
+                block: provider,
+            },
+            resource_types: BTreeMap::from([(
+                "fake_thing".to_string(),
+                Schema {
+                    version: 3,
+                    block: resource,
+                },
+            )]),
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn provider_configs_modules_and_blocks() {
+        let dir = std::env::temp_dir().join(format!("terrace-jsonconfig-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("child")).expect("create test directory");
+        let root = r#"
+terraform {
+  required_providers {
+    fake = { source = "example/fake", version = "~> 1.2" }
+  }
+}
+provider "fake" {
+  region = var.r
+  list { v = "a" }
+  list { v = "b" }
+  map "k2" { v = "y" }
+  map "k1" { v = "x" }
+  single { v = "s" }
+  dynamic "list" {
+    for_each = [1]
+    content { v = "d" }
+  }
+}
+provider "fake" {
+  alias = "two"
+}
+variable "r" {}
+module "c" {
+  source    = "./child"
+  providers = { fake = fake.two }
+  x         = 1
+  unknown   = 2
+}
+resource "fake_thing" "t" {
+  name       = "n"
+  depends_on = [module.c]
+}
+"#;
+        let child = r#"
+terraform {
+  required_providers {
+    fake = { source = "example/fake" }
+  }
+}
+variable "x" {}
+resource "fake_thing" "u" {}
+"#;
+        std::fs::write(dir.join("main.tf"), root).expect("write main.tf");
+        std::fs::write(dir.join("child/main.tf"), child).expect("write child");
+        let (config, diags) = load_config(&dir, &LoadOptions::default());
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(!has_errors(&diags), "{diags:?}");
+        let schema = fake_schema();
+        let got = configuration_json(&config, &|p: &Provider| {
+            (p.type_name() == "fake").then(|| schema.clone())
+        });
+        let want = concat!(
+            r#"{"provider_config":{"#,
+            r#""fake":{"name":"fake","full_name":"registry.terraform.io/example/fake","version_constraint":"~\u003e 1.2","expressions":{"#,
+            r#""list":[{"v":{"constant_value":"a"}},{"v":{"constant_value":"b"}}],"#,
+            r#""map":{"k1":{"v":{"constant_value":"x"}},"k2":{"v":{"constant_value":"y"}}},"#,
+            r#""region":{"references":["var.r"]},"single":{"v":{"constant_value":"s"}}}},"#,
+            r#""fake.two":{"name":"fake","full_name":"registry.terraform.io/example/fake","alias":"two","version_constraint":"~\u003e 1.2"}},"#,
+            r#""root_module":{"resources":[{"address":"fake_thing.t","mode":"managed","type":"fake_thing","name":"t","provider_config_key":"fake","expressions":{"name":{"constant_value":"n"}},"schema_version":3,"depends_on":["module.c"]}],"#,
+            r#""module_calls":{"c":{"source":"./child","expressions":{"x":{"constant_value":1}},"module":{"#,
+            r#""resources":[{"address":"fake_thing.u","mode":"managed","type":"fake_thing","name":"u","provider_config_key":"fake.two","schema_version":3}],"#,
+            r#""variables":{"x":{}}}}},"variables":{"r":{}}}}"#,
+        );
+        assert_eq!(got, want);
+    }
+}

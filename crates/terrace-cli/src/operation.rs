@@ -364,7 +364,8 @@ impl Operation {
             } else {
                 "Apply"
             };
-            eprintln!("\nError: {verb} cancelled\n");
+            // Like terraform: not a diagnostic, just the line.
+            println!("{verb} cancelled.");
             return 1;
         }
         self.apply_plan(&plan, &ui)
