@@ -322,10 +322,10 @@ impl Operation {
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
             if (!failed || changes_planned) && self.args.command != Command::Refresh {
-                print!(
-                    "{}",
-                    render_plan(&plan, &self.schemas(), &self.render_options())
-                );
+                // One newline at the end, whatever the last section was:
+                // the footer brings its own blank line.
+                let rendered = render_plan(&plan, &self.schemas(), &self.render_options());
+                println!("{}", rendered.trim_end_matches('\n'));
             }
             print_diagnostics(&all, &self.sources, self.color());
             if failed {
@@ -341,11 +341,11 @@ impl Operation {
                     return 1;
                 }
                 print!(
-                    "\n{}",
+                    "{}",
                     render_plan_footer(Some(&out.display().to_string()), &self.render_options())
                 );
             } else if has_changes(&plan) {
-                print!("\n{}", render_plan_footer(None, &self.render_options()));
+                print!("{}", render_plan_footer(None, &self.render_options()));
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2

@@ -1050,6 +1050,20 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         };
         let (mut planned, requires_replace, mut planned_private) =
             plan_once(&prior_plain, private)?;
+        // As OpenTofu: a create has nothing to replace, and of the paths
+        // the provider names only those whose value changes force a
+        // replacement (and are shown as "# forces replacement").
+        let requires_replace: Vec<_> = if prior.is_none() {
+            Vec::new()
+        } else {
+            requires_replace
+                .into_iter()
+                .filter(|p| match (value_at(&prior_plain, p), value_at(&planned, p)) {
+                    (Some(a), Some(b)) => !b.is_wholly_known() || !a.raw_equals(&b),
+                    _ => true,
+                })
+                .collect()
+        };
         let triggered = !r.triggers_replacement.is_empty() && {
             let declared = |t: &str, n: &str| {
                 cfg_module
@@ -1080,12 +1094,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             (Action::DeleteThenCreate, ActionReason::ReplaceByTriggers)
         } else if planned.raw_equals(&prior_plain) {
             (Action::NoOp, ActionReason::None)
-        } else if requires_replace.iter().any(|p| {
-            match (value_at(&prior_plain, p), value_at(&planned, p)) {
-                (Some(a), Some(b)) => !b.is_wholly_known() || !a.raw_equals(&b),
-                _ => true,
-            }
-        }) {
+        } else if !requires_replace.is_empty() {
             (
                 Action::DeleteThenCreate,
                 ActionReason::ReplaceBecauseCannotUpdate,
