@@ -56,12 +56,14 @@ impl ProviderFunctions {
                     .get_or_init(|| started.provider.get_functions().functions);
                 match dynamic.get(name) {
                     Some(s) => s.clone(),
-                    None => return Err(lookup_error(
-                        "Function not found in provider",
-                        format!(
+                    None => {
+                        return Err(lookup_error(
+                            "Function not found in provider",
+                            format!(
                             "Function \"provider::{local}::{name}\" was not registered by provider"
                         ),
-                    )),
+                        ))
+                    }
                 }
             }
         };

@@ -1058,10 +1058,12 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         } else {
             requires_replace
                 .into_iter()
-                .filter(|p| match (value_at(&prior_plain, p), value_at(&planned, p)) {
-                    (Some(a), Some(b)) => !b.is_wholly_known() || !a.raw_equals(&b),
-                    _ => true,
-                })
+                .filter(
+                    |p| match (value_at(&prior_plain, p), value_at(&planned, p)) {
+                        (Some(a), Some(b)) => !b.is_wholly_known() || !a.raw_equals(&b),
+                        _ => true,
+                    },
+                )
                 .collect()
         };
         let triggered = !r.triggers_replacement.is_empty() && {

@@ -156,7 +156,7 @@ pub(crate) fn of_removed<'c>(
     root: &'c Config,
     addr: &ConfigResource,
 ) -> Option<(&'c Config, Vec<&'c Provisioner>)> {
-    let names = addr.module.names();
+    let names: Vec<String> = addr.module.names().iter().map(|n| n.to_string()).collect();
     for depth in 0..=names.len() {
         let Some(c) = root.descendant(&names[..depth]) else {
             continue;
@@ -167,8 +167,8 @@ pub(crate) fn of_removed<'c>(
             };
             let full: Vec<String> = names[..depth]
                 .iter()
-                .chain(cr.module.names())
                 .cloned()
+                .chain(cr.module.names().iter().map(|n| n.to_string()))
                 .collect();
             if full.as_slice() == names && cr.resource == addr.resource {
                 let provs = r
