@@ -322,10 +322,10 @@ impl Operation {
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
             if (!failed || changes_planned) && self.args.command != Command::Refresh {
-                // One newline at the end, whatever the last section was:
-                // the footer brings its own blank line.
-                let rendered = render_plan(&plan, &self.schemas(), &self.render_options());
-                println!("{}", rendered.trim_end_matches('\n'));
+                print!(
+                    "{}",
+                    render_plan(&plan, &self.schemas(), &self.render_options())
+                );
             }
             print_diagnostics(&all, &self.sources, self.color());
             if failed {

@@ -114,6 +114,34 @@ impl Shared {
     }
 }
 
+/// Terraform's rendering of one provisioner message: split into lines at
+/// `\n` (or, in a piece without one, at `\r`), trailing blanks dropped,
+/// empty lines skipped, each line after the `ADDR (TYPE): ` prefix. A
+/// message with nothing to show is an empty line.
+fn provision_text(color: bool, addr: &str, type_name: &str, message: &str) -> String {
+    let prefix = if color {
+        format!("\x1b[0m\x1b[1m{addr} ({type_name}):\x1b[0m \x1b[0m")
+    } else {
+        format!("{addr} ({type_name}): ")
+    };
+    let mut out = String::new();
+    let mut rest = message;
+    while !rest.is_empty() {
+        let (line, next) = match rest.find('\n').or_else(|| rest.find('\r')) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, ""),
+        };
+        let line = line.strip_suffix('\r').unwrap_or(line).trim_end();
+        if !line.is_empty() {
+            out.push_str(&prefix);
+            out.push_str(line);
+            out.push('\n');
+        }
+        rest = next;
+    }
+    out.trim().to_string()
+}
+
 /// The engine's hooks for the command line.
 pub struct ApplyUi {
     shared: Arc<Shared>,
@@ -328,6 +356,25 @@ impl Hooks for ApplyUi {
         self.shared.line(&name, &message);
     }
 
+    fn provisioning(&self, addr: &AbsResourceInstance, type_name: &str) {
+        self.shared.line(
+            &addr.to_string(),
+            &format!("Provisioning with '{type_name}'..."),
+        );
+    }
+
+    fn provision_output(&self, addr: &AbsResourceInstance, type_name: &str, message: &str) {
+        let text = provision_text(self.shared.color, &addr.to_string(), type_name, message);
+        let _guard = self
+            .shared
+            .out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
+        let _ = writeln!(stdout, "{text}");
+        let _ = stdout.flush();
+    }
+
     fn object_changed(
         &self,
         addr: &AbsResourceInstance,
@@ -353,6 +400,35 @@ impl Hooks for ApplyUi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn provisioner_messages_print_as_terraform_prints_them() {
+        let a = "terraform_data.a";
+        let cases: &[(bool, &str, &str)] = &[
+            (false, "hi", "terraform_data.a (local-exec): hi"),
+            (false, "  a  ", "terraform_data.a (local-exec):   a"),
+            (false, "", ""),
+            (false, "   ", ""),
+            (
+                false,
+                "y\rz",
+                "terraform_data.a (local-exec): y\nterraform_data.a (local-exec): z",
+            ),
+            (false, "x\r", "terraform_data.a (local-exec): x"),
+            (
+                true,
+                "hi",
+                "\x1b[0m\x1b[1mterraform_data.a (local-exec):\x1b[0m \x1b[0mhi",
+            ),
+        ];
+        for (color, message, want) in cases {
+            assert_eq!(
+                provision_text(*color, a, "local-exec", message),
+                *want,
+                "{message:?}"
+            );
+        }
+    }
 
     #[test]
     fn durations_print_as_go_does() {

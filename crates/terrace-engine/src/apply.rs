@@ -26,7 +26,7 @@ use terrace_addrs::{
     AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
     ResourceMode,
 };
-use terrace_config::model::Resource;
+use terrace_config::model::{ProvisionerWhen, Resource};
 use terrace_plans::model::{Action, Plan, PlanMode, ResourceInstanceChange};
 use terrace_providers::objchange::{assert_object_compatible, check_apply_result, proposed_new};
 use terrace_providers::{
@@ -701,10 +701,19 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             failed = has_errors(&diags);
         }
         let creating = c.action != Action::Update;
+        // Create-time provisioners run before the create is reported done,
+        // so the UI keeps its "Still creating..." ticking through them.
+        let provisioners = if creating && !failed && !new.is_null() {
+            crate::provisioners::of_resource(r, ProvisionerWhen::Create)
+        } else {
+            Vec::new()
+        };
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &new), &cfg_marks);
         let id = value_id(&marked);
-        self.hooks
-            .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
+        if provisioners.is_empty() {
+            self.hooks
+                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
+        }
         if new.is_null() {
             if failed && !creating {
                 // The object was not changed.
@@ -713,7 +722,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             self.set_object(addr, None, &c.provider.config, &c.provider.key, None);
             return if failed { Err(diags) } else { Ok(Some(marked)) };
         }
-        let mut obj = encode_object(&marked, &info.ty, schema.version)?;
+        let mut obj = encode_object(&marked, &info.ty, schema.version).inspect_err(|_| {
+            if !provisioners.is_empty() {
+                self.hooks
+                    .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), false);
+            }
+        })?;
         obj.private = (!ar.private.is_empty()).then_some(ar.private);
         obj.status = if failed && creating {
             ObjectStatus::Tainted
@@ -728,9 +742,26 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 .unwrap_or_default(),
         );
         obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
+        let provisioned = (!provisioners.is_empty()).then(|| obj.clone());
         self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
         if failed {
             return Err(diags);
+        }
+        if let Some(mut obj) = provisioned {
+            scope.self_value = Some(marked.clone());
+            let pd = crate::provisioners::run(&provisioners, &scope, self.hooks, addr);
+            let pfailed = has_errors(&pd);
+            diags.extend(pd);
+            if pfailed {
+                // As Terraform: a half-provisioned object is replaced next time.
+                obj.status = ObjectStatus::Tainted;
+                self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
+            }
+            self.hooks
+                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !pfailed);
+            if pfailed {
+                return Err(diags);
+            }
         }
         if !r.postconditions.is_empty() {
             scope.self_value = Some(marked.clone());
@@ -815,15 +846,33 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 None => st.object(addr),
             };
             match obj {
-                Some(o) => decode_object(info, o),
+                Some(o) => (decode_object(info, o), o.status == ObjectStatus::Tainted),
                 None => return true,
             }
         };
+        let (prior, tainted) = prior;
         let prior_plain = unmark(&prior).0;
         let start = Instant::now();
         let id = value_id(&prior_plain);
         self.hooks
             .apply_started(addr, Action::Delete, id.as_deref());
+        // Deposed and tainted objects get no destroy-time provisioners,
+        // as in Terraform; a failing one keeps the object.
+        if deposed.is_none() && !tainted {
+            let pd = self.destroy_provisioners(info, addr, &prior);
+            if has_errors(&pd) {
+                self.hooks.apply_finished(
+                    addr,
+                    Action::Delete,
+                    id.as_deref(),
+                    start.elapsed(),
+                    false,
+                );
+                self.report(pd);
+                return false;
+            }
+            self.report(pd);
+        }
         let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             prior_state: prior_plain,
@@ -857,6 +906,40 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             None,
         );
         true
+    }
+
+    /// Runs the destroy-time provisioners of `addr` (from its resource
+    /// block, or from a `removed` block once the resource is gone) with
+    /// `self` as the object about to be destroyed.
+    fn destroy_provisioners(
+        &self,
+        info: &ResourceInfo<'_>,
+        addr: &AbsResourceInstance,
+        prior: &Value,
+    ) -> Diagnostics {
+        let root: &terrace_config::loader::Config = &self.env.ctx.config;
+        let (cfg, module, provs) = match (info.config, info.module) {
+            (Some(r), Some(cfg)) => (
+                cfg,
+                addr.module.clone(),
+                crate::provisioners::of_resource(r, ProvisionerWhen::Destroy),
+            ),
+            _ => match crate::provisioners::of_removed(root, &info.addr) {
+                Some((cfg, provs)) => (
+                    cfg,
+                    crate::provisioners::ancestor(&addr.module, cfg.path.len()),
+                    provs,
+                ),
+                None => return Diagnostics::new(),
+            },
+        };
+        if provs.is_empty() {
+            return Diagnostics::new();
+        }
+        let rep = Repetition::for_key(&addr.resource.key, None);
+        let mut scope = self.env.scope(cfg, module, rep);
+        scope.self_value = Some(prior.clone());
+        crate::provisioners::run(&provs, &scope, self.hooks, addr)
     }
 
     fn release(&'e self, provider: &'e AbsProviderConfig) -> Vec<Job<'e>> {

@@ -376,7 +376,13 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
             if let Some(schema) = &info.schema {
                 refs.extend(body_refs(&r.config, &schema.block));
             }
-            // `self` in postconditions is not a dependency.
+            let provisioner = crate::provisioners::local_exec_schema();
+            for p in
+                crate::provisioners::of_resource(r, terrace_config::model::ProvisionerWhen::Create)
+            {
+                refs.extend(body_refs(&p.config, &provisioner));
+            }
+            // `self` in postconditions and provisioners is not a dependency.
             refs.retain(|r| r.subject != Subject::SelfObject);
             refs_into(&mut wanted, i, c, &addr.module, refs);
             for imp in &root.module.imports {

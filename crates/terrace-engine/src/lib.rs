@@ -25,6 +25,7 @@ mod model;
 mod moves;
 mod plan;
 mod providers;
+mod provisioners;
 mod scope;
 mod targeting;
 mod triggers;
@@ -157,6 +158,19 @@ pub trait Hooks: Send + Sync {
         object: Option<&ObjectState>,
     ) {
         let _ = (addr, deposed, provider, provider_key, object);
+    }
+    /// A provisioner of `addr` is about to run (`type_name` is its block
+    /// label, e.g. `local-exec`); called between `apply_started` and
+    /// `apply_finished` of the create or destroy it belongs to.
+    fn provisioning(&self, addr: &AbsResourceInstance, type_name: &str) {
+        let _ = (addr, type_name);
+    }
+    /// One message of a running provisioner, as it arrives: the
+    /// `Executing: [...]` line, then each line of the command's output
+    /// (without its newline; it may hold `\r`). When the provisioner's
+    /// configuration is sensitive, Terraform's suppression note instead.
+    fn provision_output(&self, addr: &AbsResourceInstance, type_name: &str, message: &str) {
+        let _ = (addr, type_name, message);
     }
     /// Ctrl-C was requested: no new work is started and running providers
     /// are asked to stop.

@@ -214,7 +214,11 @@ pub(crate) fn run(
         let (config, marks) = config.unmark_deep();
         let sensitive = marks.is_sensitive();
         let emit = |line: &str| {
-            hooks.provision_output(addr, &p.type_name, if sensitive { SUPPRESSED } else { line })
+            hooks.provision_output(
+                addr,
+                &p.type_name,
+                if sensitive { SUPPRESSED } else { line },
+            )
         };
         let result = if p.type_name == LOCAL_EXEC {
             local_exec(&config, &scope.env.ctx.working_dir, &emit)
@@ -279,7 +283,10 @@ fn local_exec(config: &Value, base_dir: &Path, emit: &dyn Fn(&str)) -> Result<()
     if attr(config, "quiet").as_bool() == Some(true) {
         emit("local-exec: Executing: Suppressed by quiet=true");
     } else {
-        let quoted: Vec<String> = argv.iter().map(|a| terrace_value::gostr::quote(a)).collect();
+        let quoted: Vec<String> = argv
+            .iter()
+            .map(|a| terrace_value::gostr::quote(a))
+            .collect();
         emit(&format!("Executing: [{}]", quoted.join(" ")));
     }
     let fail = |err: String, output: &[u8]| {

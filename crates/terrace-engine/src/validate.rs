@@ -42,6 +42,11 @@ fn unknown_rep(count: Option<&Expression>, for_each: Option<&Expression>) -> Rep
 }
 
 pub(crate) fn validate(ctx: &Context) -> Diagnostics {
+    // As Terraform: provisioners that cannot run stop validation early.
+    let pd = crate::provisioners::check_types(&ctx.config);
+    if has_errors(&pd) {
+        return pd;
+    }
     let (model, mut diags) = model::build(ctx, None);
     if has_errors(&diags) {
         return diags;
@@ -102,6 +107,13 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
                 for e in rc.count.iter().chain(rc.for_each.iter()) {
                     diags.extend(e.evaluate(&scope).1);
+                }
+                if let Some(managed) = &rc.managed {
+                    let mut pscope = env.scope(cfg, r.module.unkeyed_instance(), rep.clone());
+                    pscope.self_value = Some(Value::unknown(info.ty.clone()));
+                    for p in &managed.provisioners {
+                        diags.extend(crate::provisioners::validate(p, &pscope));
+                    }
                 }
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), rep);
                 let (value, d) = crate::common::decode_config(&rc.config, &schema.block, &scope);
