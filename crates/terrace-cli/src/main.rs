@@ -64,21 +64,24 @@ Global options:
   -help         Show this help output.
 ";
 
-/// Commands that only print: like a Go program, they end quietly when the
-/// reader of their output goes away (`terrace show -json | head`). The
-/// others talk to plugins over sockets, where a peer that has gone away
-/// must be an error to handle, not a signal that kills terrace and leaves
-/// its plugins running.
-const PRINT_ONLY_COMMANDS: &[&str] = &[
-    "validate",
-    "show",
-    "output",
-    "graph",
-    "providers",
-    "state",
-    "version",
-    "console",
-];
+/// Commands that never start a provider plugin: like a Go program, they
+/// end quietly when the reader of their output goes away (`terrace output
+/// -json | head`). Commands that talk to plugins keep SIGPIPE ignored: a
+/// plugin's socket closing under a write must be an error to handle, not a
+/// signal that kills terrace and leaves its plugins running; they write
+/// their large documents through `write_stdout`, which tolerates a closed
+/// pipe.
+const PRINT_ONLY_COMMANDS: &[&str] = &["version", "console", "output", "workspace"];
+
+/// Writes `text` to standard output; a reader that went away is not an
+/// error worth a panic.
+pub fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();

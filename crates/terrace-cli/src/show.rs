@@ -167,7 +167,7 @@ pub fn run(argv: &[String]) -> i32 {
     };
     match document {
         Ok(text) => {
-            println!("{}", text.strip_suffix('\n').unwrap_or(&text));
+            crate::write_stdout(&format!("{}\n", text.strip_suffix('\n').unwrap_or(&text)));
             0
         }
         Err(e) => {

@@ -50,7 +50,7 @@ pub fn run(argv: &[String]) -> i32 {
             if let Some(mut state) = loaded.state {
                 state.terraform_version = TERRAFORM_VERSION.to_string();
                 let bytes = statefile::write(&state);
-                println!("{}", String::from_utf8_lossy(&bytes));
+                crate::write_stdout(&format!("{}\n", String::from_utf8_lossy(&bytes)));
             }
             0
         }

@@ -396,7 +396,7 @@ fn print_json(diags: &[Diagnostic], files: Vec<std::sync::Arc<terrace_syntax::as
                 .collect(),
         ),
     );
-    println!("{}", to_go_json(&Json::Object(doc)));
+    crate::write_stdout(&format!("{}\n", to_go_json(&Json::Object(doc))));
 }
 
 #[cfg(test)]
