@@ -16,8 +16,8 @@ use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
 use crate::moves;
 use crate::providers::{
-    convert_diags, instance_key_for, instance_not_present, provider_keys, start_instance, typed,
-    InBody, Instances,
+    convert_diags, instance_key_for, instance_not_present, typed, visit_provider_instances, InBody,
+    Instances,
 };
 use crate::scope::Env;
 use crate::triggers::{replace_triggered, TriggerIndex};
@@ -563,20 +563,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if p.schema.is_none() {
             return Visit::Done(false);
         }
-        let jobs: Vec<Job<'e>> = provider_keys(p)
-            .into_iter()
-            .map(|(key, rep)| -> Job<'e> {
-                Box::new(move || {
-                    let (ok, d) = start_instance(self.env, &self.instances, p, &key, &rep, true);
-                    self.report(d);
-                    ok
-                })
-            })
-            .collect();
-        Visit::Fanout {
-            jobs,
-            finish: Box::new(|| true),
-        }
+        visit_provider_instances(self.env, &self.instances, p, &self.diags)
     }
 
     fn visit_resource(&'e self, addr: &'e ConfigResource) -> Visit<'e> {

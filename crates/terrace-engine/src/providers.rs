@@ -7,6 +7,7 @@ use crate::marks::unmark;
 use crate::model::{ProviderInfo, ResourceInfo};
 use crate::scope::Env;
 use crate::values::Repetition;
+use crate::walk::{Job, Visit};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 use terrace_addrs::{
@@ -279,6 +280,35 @@ pub(crate) fn provider_keys(p: &ProviderInfo<'_>) -> Vec<(InstanceKey, Repetitio
                 )
             })
             .collect(),
+    }
+}
+
+/// A provider configuration node's visit in the plan and apply walks: one
+/// job per instance key, each starting and configuring its instance and
+/// adding what went wrong to `diags`.
+pub(crate) fn visit_provider_instances<'e>(
+    env: &'e Env<'_>,
+    instances: &'e Instances,
+    p: &'e ProviderInfo<'_>,
+    diags: &'e Mutex<Diagnostics>,
+) -> Visit<'e> {
+    let jobs: Vec<Job<'e>> = provider_keys(p)
+        .into_iter()
+        .map(|(key, rep)| -> Job<'e> {
+            Box::new(move || {
+                let (ok, d) = start_instance(env, instances, p, &key, &rep, true);
+                if !d.is_empty() {
+                    if let Ok(mut g) = diags.lock() {
+                        g.extend(d);
+                    }
+                }
+                ok
+            })
+        })
+        .collect();
+    Visit::Fanout {
+        jobs,
+        finish: Box::new(|| true),
     }
 }
 
