@@ -13,7 +13,8 @@ use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
 use crate::providers::{
-    convert_diags, instance_not_present, typed, visit_provider_instances, InBody, Instances,
+    close_when_idle, convert_diags, instance_not_present, typed, visit_provider_instances, InBody,
+    Instances,
 };
 use crate::scope::Env;
 use crate::values::{Repetition, Values};
@@ -930,24 +931,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
     }
 
     fn release(&'e self, provider: &'e AbsProviderConfig) -> Vec<Job<'e>> {
-        let idle = self
-            .provider_users
-            .lock()
-            .map(|u| u.get(provider).copied().unwrap_or(0) == 0)
-            .unwrap_or(false);
-        let done = self
-            .providers_done
-            .lock()
-            .map(|d| d.contains(provider))
-            .unwrap_or(false);
-        if idle && done {
-            vec![Box::new(move || {
-                self.instances.close_config(provider);
-                true
-            })]
-        } else {
-            Vec::new()
-        }
+        close_when_idle(
+            &self.provider_users,
+            &self.providers_done,
+            &self.instances,
+            provider,
+        )
     }
 }
 

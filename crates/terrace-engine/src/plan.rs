@@ -16,8 +16,8 @@ use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
 use crate::moves;
 use crate::providers::{
-    convert_diags, instance_key_for, instance_not_present, typed, visit_provider_instances, InBody,
-    Instances,
+    close_when_idle, convert_diags, instance_key_for, instance_not_present, typed,
+    visit_provider_instances, InBody, Instances,
 };
 use crate::scope::Env;
 use crate::triggers::{replace_triggered, TriggerIndex};
@@ -1544,24 +1544,12 @@ impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
             }
             _ => return Vec::new(),
         };
-        let idle = self
-            .provider_users
-            .lock()
-            .map(|u| u.get(provider).copied().unwrap_or(0) == 0)
-            .unwrap_or(false);
-        let done = self
-            .providers_done
-            .lock()
-            .map(|d| d.contains(provider))
-            .unwrap_or(false);
-        if idle && done {
-            vec![Box::new(move || {
-                self.instances.close_config(provider);
-                true
-            })]
-        } else {
-            Vec::new()
-        }
+        close_when_idle(
+            &self.provider_users,
+            &self.providers_done,
+            &self.instances,
+            provider,
+        )
     }
 
     fn stopping(&'e self) -> bool {

@@ -8,7 +8,7 @@ use crate::model::{ProviderInfo, ResourceInfo};
 use crate::scope::Env;
 use crate::values::Repetition;
 use crate::walk::{Job, Visit};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
 use terrace_addrs::{
     AbsProviderConfig, AbsProviderInstance, AbsResourceInstance, InstanceKey, ModuleInstance,
@@ -280,6 +280,29 @@ pub(crate) fn provider_keys(p: &ProviderInfo<'_>) -> Vec<(InstanceKey, Repetitio
                 )
             })
             .collect(),
+    }
+}
+
+/// A job closing every instance of `provider` once no remaining node uses
+/// it and its own node has run; otherwise nothing.
+pub(crate) fn close_when_idle<'e>(
+    users: &Mutex<HashMap<AbsProviderConfig, usize>>,
+    done: &Mutex<HashSet<AbsProviderConfig>>,
+    instances: &'e Instances,
+    provider: &'e AbsProviderConfig,
+) -> Vec<Job<'e>> {
+    let idle = users
+        .lock()
+        .map(|u| u.get(provider).copied().unwrap_or(0) == 0)
+        .unwrap_or(false);
+    let finished = done.lock().map(|d| d.contains(provider)).unwrap_or(false);
+    if idle && finished {
+        vec![Box::new(move || {
+            instances.close_config(provider);
+            true
+        })]
+    } else {
+        Vec::new()
     }
 }
 

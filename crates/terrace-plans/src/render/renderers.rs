@@ -666,23 +666,37 @@ impl Diff {
                 attribute.render(ind + 1, &attribute_opts)
             );
         }
+        self.close_collection(&mut buf, ind, ("attribute", unchanged_count), '}', opts);
+        buf
+    }
+
+    /// The end of a collection or object: the count of unchanged members
+    /// left out (when any), then the closing bracket and, for a deleted
+    /// value, `-> null`.
+    fn close_collection(
+        &self,
+        buf: &mut String,
+        ind: usize,
+        (kind, unchanged_count): (&str, usize),
+        closer: char,
+        opts: &Opts,
+    ) {
         if unchanged_count > 0 {
             let _ = writeln!(
                 buf,
                 "{}{}{}",
                 indent(ind + 1),
                 symbol(Action::NoOp, opts),
-                unchanged("attribute", unchanged_count, opts)
+                unchanged(kind, unchanged_count, opts)
             );
         }
         let _ = write!(
             buf,
-            "{}{}}}{}",
+            "{}{}{closer}{}",
             indent(ind),
             symbol(Action::NoOp, opts),
             null_suffix(self.action, opts)
         );
-        buf
     }
 
     fn render_map(
@@ -739,22 +753,7 @@ impl Diff {
                 element.render(ind + 1, &element_opts)
             );
         }
-        if unchanged_count > 0 {
-            let _ = writeln!(
-                buf,
-                "{}{}{}",
-                indent(ind + 1),
-                symbol(Action::NoOp, opts),
-                unchanged("element", unchanged_count, opts)
-            );
-        }
-        let _ = write!(
-            buf,
-            "{}{}}}{}",
-            indent(ind),
-            symbol(Action::NoOp, opts),
-            null_suffix(self.action, opts)
-        );
+        self.close_collection(&mut buf, ind, ("element", unchanged_count), '}', opts);
         buf
     }
 
@@ -823,21 +822,12 @@ impl Diff {
                 element.render(ind + 1, &eopts)
             );
         }
-        if !unchanged_elements.is_empty() {
-            let _ = writeln!(
-                buf,
-                "{}{}{}",
-                indent(ind + 1),
-                symbol(Action::NoOp, opts),
-                unchanged("element", unchanged_elements.len(), opts)
-            );
-        }
-        let _ = write!(
-            buf,
-            "{}{}]{}",
-            indent(ind),
-            symbol(Action::NoOp, opts),
-            null_suffix(self.action, opts)
+        self.close_collection(
+            &mut buf,
+            ind,
+            ("element", unchanged_elements.len()),
+            ']',
+            opts,
         );
         buf
     }
@@ -879,22 +869,7 @@ impl Diff {
                 element.render(ind + 1, &element_opts)
             );
         }
-        if unchanged_count > 0 {
-            let _ = writeln!(
-                buf,
-                "{}{}{}",
-                indent(ind + 1),
-                symbol(Action::NoOp, opts),
-                unchanged("element", unchanged_count, opts)
-            );
-        }
-        let _ = write!(
-            buf,
-            "{}{}]{}",
-            indent(ind),
-            symbol(Action::NoOp, opts),
-            null_suffix(self.action, opts)
-        );
+        self.close_collection(&mut buf, ind, ("element", unchanged_count), ']', opts);
         buf
     }
 
