@@ -5,6 +5,7 @@ mod console;
 mod format;
 mod graph;
 mod init;
+mod interrupt;
 mod journal;
 mod jsonconfig;
 mod jsondiag;
@@ -32,6 +33,9 @@ mod validate;
 mod workspace;
 
 use args::Arg;
+
+/// The product's name wherever it names itself to the user.
+pub(crate) const PRODUCT: &str = terrace_getproviders::PRODUCT;
 use std::path::{Path, PathBuf};
 use terrace_config::input_variables::VariableArgument;
 

@@ -6,18 +6,21 @@
 //! second apply on the same state waits for `-lock-timeout` and then fails
 //! with terraform's message. During apply every object the engine records
 //! is appended to a journal next to the state (`journal`), so a process
-//! killed mid-apply loses nothing: the next command replays the journal
-//! into the state before doing anything else.
+//! killed mid-apply loses nothing: the next command holding the lock
+//! replays the journal into the state before doing anything else. A state
+//! that cannot be saved is never reported as saved: it goes to
+//! `errored.tfstate`, or as a last resort onto the terminal.
 
-use crate::journal::Journal;
+use crate::interrupt::Interrupt;
+use crate::journal::{self, Journal, Recoverer, Recovery, SnapshotId};
 use crate::operation_args::{self, Command, OperationArgs};
 use crate::provider_factory::CliProviderFactory;
 use crate::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
-use crate::ui::{ApplyUi, Interrupt};
+use crate::ui::ApplyUi;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use terrace_addrs::{Provider, ResourceMode};
 use terrace_config::input_variables::collect_input_values;
 use terrace_config::loader::{Config, LoadOptions};
@@ -62,13 +65,18 @@ struct Operation {
     dir: PathBuf,
     config: Arc<Config>,
     sources: SourceMap,
-    backend: LocalBackend,
+    /// Shared with the second-interrupt handler, which saves through it.
+    backend: Arc<Mutex<LocalBackend>>,
     locked: bool,
     prior: State,
+    /// The stored snapshot `prior` is (`None`: there is no state yet).
+    prior_snapshot: Option<SnapshotId>,
     ctx: Context,
     warnings: Diagnostics,
     interrupt: Interrupt,
-    journal: Option<Arc<Journal>>,
+    journal_path: PathBuf,
+    /// Where the state is read from (its permissions go to the journal).
+    state_read_path: PathBuf,
 }
 
 impl Operation {
@@ -173,31 +181,61 @@ impl Operation {
             }
             1
         };
-        let prior = match backend.read_state() {
+        let mut stored = match backend.read_state() {
             Ok((state, warnings)) => {
                 diags.extend(warnings);
-                state.unwrap_or_else(State::new_empty)
+                state
             }
             Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
         };
-        // An apply killed earlier left its journal: fold it in first.
-        let journal_path = Journal::path_for(&backend.state_paths(&workspace).write, dir);
-        let prior = match Journal::recover(&journal_path, prior) {
-            Ok((state, recovered)) => {
-                if recovered > 0 {
+        let state_paths = backend.state_paths(&workspace);
+        let journal_path = Journal::path_for(&state_paths.write, dir);
+        if locked {
+            // An apply killed earlier left its journal: fold it in first.
+            match journal::recover(&journal_path, stored.as_ref(), Recoverer::LockHolder) {
+                Ok(Recovery::None) => {}
+                Ok(Recovery::AlreadyFolded) => journal::remove(&journal_path),
+                Ok(Recovery::Replayed { state, applied }) => {
                     if let Err(e) = backend.write_state(&state) {
                         return Err(unlock_and_fail(&mut backend, &e.to_diagnostics()));
                     }
-                    Journal::remove(&journal_path);
+                    journal::remove(&journal_path);
                     println!(
-                        "Recovered {recovered} object(s) recorded by an interrupted apply into \
+                        "Recovered {applied} object(s) recorded by an interrupted apply into \
                          the state.\n"
                     );
+                    stored = match backend.read_state() {
+                        Ok((state, _)) => state,
+                        Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
+                    };
                 }
-                state
+                Err(d) => return Err(unlock_and_fail(&mut backend, &vec![*d])),
             }
-            Err(d) => return Err(unlock_and_fail(&mut backend, &vec![*d])),
-        };
+        } else if journal_path.exists() {
+            // Without the lock the journal may belong to an apply running
+            // right now: it is neither folded nor removed here.
+            if args.command == Command::Plan {
+                diags.push(Diagnostic::warning(
+                    "Apply journal not read",
+                    format!(
+                        "The apply journal {} records objects that may not be in the state yet: an apply is running, or one was interrupted. With -lock=false it is left alone, so this plan does not include them. A command run with the lock recovers an interrupted apply's objects.",
+                        journal_path.display()
+                    ),
+                ));
+            } else {
+                let mut d = diags;
+                d.push(Diagnostic::error(
+                    "Apply journal in use",
+                    format!(
+                        "The apply journal {} exists: an apply is running or was interrupted, and its objects may not be in the state yet. This command would write the state without them, so it does not run with -lock=false. Run it again with the lock once no other apply is running; it recovers an interrupted apply's objects first.",
+                        journal_path.display()
+                    ),
+                ));
+                return Err(unlock_and_fail(&mut backend, &d));
+            }
+        }
+        let prior_snapshot = stored.as_ref().map(SnapshotId::of);
+        let prior = stored.unwrap_or_else(State::new_empty);
 
         // Providers: what the configuration and the state need.
         let (reqs, req_diags) = requirements_by_module(&config);
@@ -253,13 +291,15 @@ impl Operation {
             dir: dir.to_path_buf(),
             config,
             sources,
-            backend,
+            backend: Arc::new(Mutex::new(backend)),
             locked,
             prior,
+            prior_snapshot,
             ctx,
             warnings,
             interrupt,
-            journal: Some(Arc::new(Journal::new(journal_path))),
+            journal_path,
+            state_read_path: dir.join(&state_paths.read),
         })
     }
 
@@ -275,7 +315,7 @@ impl Operation {
         if let Some((addr, id)) = self.args.import.clone() {
             return self.import(&addr, &id);
         }
-        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
+        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), None);
         if self.args.plan_file.is_none() {
             // As terraform, a plan starts with the validation walk; its
             // warnings come again from the plan walk, so only errors are
@@ -372,32 +412,30 @@ impl Operation {
     }
 
     fn apply_plan(&mut self, plan: &Plan, ui: &ApplyUi) -> i32 {
+        let journal = match Journal::create(
+            self.journal_path.clone(),
+            self.prior_snapshot.as_ref(),
+            &self.state_read_path,
+        ) {
+            Ok(j) => Arc::new(j),
+            Err(d) => {
+                print_diagnostics(&[*d], &self.sources, self.color());
+                return 1;
+            }
+        };
+        ui.attach_journal(journal.clone());
+        {
+            let backend = self.backend.clone();
+            let journal = journal.clone();
+            self.interrupt
+                .on_fatal(move || save_in_emergency(&backend, &journal));
+        }
         let (state, diags) = terrace_engine::apply(&self.ctx, plan, ui);
-        let mut code = 0;
-        match self.backend.write_state(&state) {
-            Ok(_) => {
-                if let Some(journal) = &self.journal {
-                    journal.finish();
-                }
-            }
-            Err(e) => {
-                let mut d = e.to_diagnostics();
-                match self.backend.write_errored_state(&state) {
-                    Ok(path) => d.push(Diagnostic::error(
-                        "Failed to save state",
-                        format!(
-                            "Error saving state: {e}\n\nTerraform encountered an error \
-                             attempting to save the state before cancelling the current \
-                             operation. Once the operation is complete another attempt will be \
-                             made to save the final state. The state was written to {} instead.",
-                            path.display()
-                        ),
-                    )),
-                    Err(e2) => d.push(Diagnostic::error("Failed to save state", e2.to_string())),
-                }
-                print_diagnostics(&d, &self.sources, self.color());
-                code = 1;
-            }
+        if !self.persist(&state, &journal) {
+            // Nothing after this may read as success: the engine's own
+            // errors still say what went wrong during the apply.
+            print_diagnostics(&diags, &self.sources, self.color());
+            return 1;
         }
         if has_errors(&diags) {
             print_diagnostics(&diags, &self.sources, self.color());
@@ -427,7 +465,30 @@ impl Operation {
                 .collect();
             print!("{}", render_outputs(&outputs, &self.render_options()));
         }
-        code
+        0
+    }
+
+    /// Writes the state after an apply; `false` (with the errors printed)
+    /// when it could not be saved where it belongs. Then it goes to
+    /// `errored.tfstate`, or, when even that fails, onto stderr as JSON;
+    /// the journal stays until the state is safely stored.
+    fn persist(&self, state: &State, journal: &Journal) -> bool {
+        let mut backend = self.backend.lock().unwrap_or_else(PoisonError::into_inner);
+        match backend.write_state(state) {
+            Ok(serial) => {
+                let lineage = backend
+                    .snapshot_id()
+                    .map(|(lineage, _)| lineage)
+                    .unwrap_or_default();
+                journal.finish(&SnapshotId { lineage, serial });
+                true
+            }
+            Err(e) => {
+                let diags = save_elsewhere(&backend, state, &e.to_string());
+                print_diagnostics(&diags, &self.sources, self.color());
+                false
+            }
+        }
     }
 
     /// `terrace import ADDR ID`: one object brought under management
@@ -450,8 +511,18 @@ impl Operation {
             print_diagnostics(&all, &self.sources, self.color());
             return 1;
         }
-        if let Err(e) = self.backend.write_state(&state) {
-            print_diagnostics(&e.to_diagnostics(), &self.sources, self.color());
+        let written = self
+            .backend
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write_state(&state);
+        if let Err(e) = written {
+            let diags = save_elsewhere(
+                &self.backend.lock().unwrap_or_else(PoisonError::into_inner),
+                &state,
+                &e.to_string(),
+            );
+            print_diagnostics(&diags, &self.sources, self.color());
             return 1;
         }
         let text = "\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour Terraform state and will henceforth be managed by Terraform.\n";
@@ -502,7 +573,12 @@ impl Operation {
 
     fn finish(&mut self, code: i32) -> i32 {
         if self.locked {
-            if let Err(e) = self.backend.unlock() {
+            let unlocked = self
+                .backend
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unlock();
+            if let Err(e) = unlocked {
                 eprintln!("{e}");
                 return 1;
             }
@@ -510,6 +586,94 @@ impl Operation {
         let _ = (&self.dir, &self.config);
         code
     }
+}
+
+/// The last resorts for a state the backend would not take, as terraform
+/// has them: `errored.tfstate` in the working directory, else the state
+/// as JSON on stderr. Returns the errors that say which happened.
+fn save_elsewhere(backend: &LocalBackend, state: &State, error: &str) -> Diagnostics {
+    let product = crate::PRODUCT;
+    let mut diags = vec![Diagnostic::error(
+        "Failed to save state",
+        format!("Error saving state: {error}"),
+    )];
+    match backend.write_errored_state(state) {
+        Ok(_) => diags.push(Diagnostic::error(
+            "Failed to persist state to backend",
+            format!(
+                "The error shown above has prevented {product} from writing the updated state to the configured backend. To allow for recovery, the state has been written to the file \"errored.tfstate\" in the current working directory.\n\nRunning \"{product} apply\" again at this point will create a forked state, making it harder to recover.\n\nTo retry writing this state, use the following command:\n    {product} state push errored.tfstate\n"
+            ),
+        )),
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                "Failed to create local state file",
+                format!("Error creating local state file for recovery: {e}"),
+            ));
+            let (bytes, serialize_diags) = terrace_states::statefile::write_with_diagnostics(state);
+            if let Some(d) = serialize_diags.iter().find(|d| d.is_error()) {
+                diags.push(Diagnostic::error(
+                    "Failed to serialize state",
+                    format!(
+                        "Failed to save state after apply.\n\nError serializing state: {}\n\nA catastrophic error has prevented {product} from persisting the state file or creating a backup. Unfortunately this means that the record of any resources created during this apply has been lost, and such resources may exist outside of {product}'s management.\n\nFor resources that support import, it is possible to recover by manually importing each resource using its id from the target system.\n\nThis is a serious bug in {product} and should be reported.\n",
+                        d.summary
+                    ),
+                ));
+            } else {
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(&bytes);
+                let _ = err.write_all(b"\n");
+                let _ = err.flush();
+            }
+            diags.push(Diagnostic::error(
+                "Failed to persist state to backend",
+                format!(
+                    "The errors shown above prevented {product} from writing the updated state to\nthe configured backend and from creating a local backup file. As a fallback,\nthe raw state data is printed above as a JSON object.\n\nTo retry writing this state, copy the state data (from the first {{ to the last }} inclusive) and save it into a local file called errored.tfstate, then run the following command:\n    {product} state push errored.tfstate\n"
+                ),
+            ));
+        }
+    }
+    diags
+}
+
+/// What a second interrupt saves: the stored state with everything the
+/// journal holds folded in, written while the journal takes no more
+/// entries. When the state cannot be written the journal stays, and the
+/// next command holding the lock recovers from it.
+fn save_in_emergency(backend: &Mutex<LocalBackend>, journal: &Journal) {
+    let mut backend = backend.lock().unwrap_or_else(PoisonError::into_inner);
+    journal.fold_in_emergency(|path| {
+        let stored = match backend.read_state() {
+            Ok((state, _)) => state,
+            Err(e) => {
+                eprintln!("\nError: Failed to read the state to save it: {e}");
+                return None;
+            }
+        };
+        let state = match journal::recover(path, stored.as_ref(), Recoverer::Unchecked) {
+            Ok(Recovery::Replayed { state, .. }) => state,
+            Ok(Recovery::None | Recovery::AlreadyFolded) => return None,
+            Err(d) => {
+                eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
+                return None;
+            }
+        };
+        match backend.write_state(&state) {
+            Ok(serial) => {
+                let lineage = backend
+                    .snapshot_id()
+                    .map(|(lineage, _)| lineage)
+                    .unwrap_or_default();
+                Some(SnapshotId { lineage, serial })
+            }
+            Err(e) => {
+                let diags = save_elsewhere(&backend, &state, &e.to_string());
+                for d in diags {
+                    eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
+                }
+                None
+            }
+        }
+    });
 }
 
 fn has_errors(diags: &Diagnostics) -> bool {

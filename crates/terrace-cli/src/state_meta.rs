@@ -14,7 +14,7 @@
 //!   does, and loading the provider schemas needed to render objects.
 
 use crate::args::Arg;
-use crate::journal::Journal;
+use crate::journal::{self, Journal, Recoverer, Recovery};
 use crate::operation::TERRAFORM_VERSION;
 use crate::provider_factory::CliProviderFactory;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -252,6 +252,9 @@ pub struct Loaded {
     /// Objects recovered from the journal: the state must be written (and
     /// the journal removed) by a command that writes.
     pub recovered: usize,
+    /// The journal has nothing the state will not hold once written: a
+    /// command that writes the state removes it.
+    pub journal_done: bool,
     pub warnings: Diagnostics,
 }
 
@@ -259,27 +262,34 @@ pub struct Loaded {
 pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
     let (state, warnings) = backend.read_state().map_err(|e| e.to_diagnostics())?;
     let path = journal_path(backend);
-    if !path.exists() {
-        return Ok(Loaded {
+    let recovery =
+        journal::recover(&path, state.as_ref(), Recoverer::Unchecked).map_err(|d| vec![*d])?;
+    Ok(match recovery {
+        Recovery::None => Loaded {
             state,
             recovered: 0,
+            journal_done: false,
             warnings,
-        });
-    }
-    let had_state = state.is_some();
-    let base = state.unwrap_or_else(State::new_empty);
-    let (state, recovered) = Journal::recover(&path, base).map_err(|d| vec![*d])?;
-    Ok(Loaded {
-        state: (had_state || recovered > 0).then_some(state),
-        recovered,
-        warnings,
+        },
+        Recovery::AlreadyFolded => Loaded {
+            state,
+            recovered: 0,
+            journal_done: true,
+            warnings,
+        },
+        Recovery::Replayed { state, applied } => Loaded {
+            state: Some(state),
+            recovered: applied,
+            journal_done: true,
+            warnings,
+        },
     })
 }
 
 /// Removes the journal once the state holding what it recorded is saved.
 pub fn journal_saved(backend: &LocalBackend, loaded: &Loaded) {
-    if loaded.recovered > 0 {
-        Journal::remove(&journal_path(backend));
+    if loaded.journal_done {
+        journal::remove(&journal_path(backend));
     }
 }
 

@@ -652,9 +652,18 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
         }
         let start = Instant::now();
-        let before_id = value_id(&c.before);
+        let creating = c.action != Action::Update;
+        // A replacement is reported as its two halves: the destroy half by
+        // `apply_delete`, this create half as a create, so the UI prints
+        // "Creating..." and counts one added object.
+        let hook_action = if creating {
+            Action::Create
+        } else {
+            Action::Update
+        };
+        let before_id = (!creating).then(|| value_id(&c.before)).flatten();
         self.hooks
-            .apply_started(addr, c.action, before_id.as_deref());
+            .apply_started(addr, hook_action, before_id.as_deref());
         let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             prior_state: prior_plain.clone(),
@@ -688,7 +697,6 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
             failed = has_errors(&diags);
         }
-        let creating = c.action != Action::Update;
         // Create-time provisioners run before the create is reported done,
         // so the UI keeps its "Still creating..." ticking through them.
         let provisioners = if creating && !failed && !new.is_null() {
@@ -698,23 +706,25 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         };
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &new), &cfg_marks);
         let id = value_id(&marked);
-        if provisioners.is_empty() {
+        // "... complete" is reported only once the result is recorded (and
+        // so journaled): a process killed after the user saw it must not
+        // lose the object.
+        let finished = |ok: bool| {
             self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
-        }
+                .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), ok)
+        };
         if new.is_null() {
             if failed && !creating {
                 // The object was not changed.
+                finished(false);
                 return Err(diags);
             }
             self.set_object(addr, None, &c.provider.config, &c.provider.key, None);
+            finished(!failed);
             return if failed { Err(diags) } else { Ok(Some(marked)) };
         }
         let mut obj = encode_object(&marked, &info.ty, schema.version).inspect_err(|_| {
-            if !provisioners.is_empty() {
-                self.hooks
-                    .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), false);
-            }
+            finished(false);
         })?;
         obj.private = (!ar.private.is_empty()).then_some(ar.private);
         obj.status = if failed && creating {
@@ -732,6 +742,9 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
         let provisioned = (!provisioners.is_empty()).then(|| obj.clone());
         self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
+        if provisioned.is_none() || failed {
+            finished(!failed);
+        }
         if failed {
             return Err(diags);
         }
@@ -745,8 +758,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 obj.status = ObjectStatus::Tainted;
                 self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
             }
-            self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !pfailed);
+            finished(!pfailed);
             if pfailed {
                 return Err(diags);
             }
@@ -875,6 +887,15 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         });
         let diags = convert_diags(ar.diagnostics, None);
         let failed = has_errors(&diags);
+        if !failed {
+            self.set_object(
+                addr,
+                deposed.as_ref(),
+                &c.provider.config,
+                &c.provider.key,
+                None,
+            );
+        }
         self.hooks.apply_finished(
             addr,
             Action::Delete,
@@ -883,17 +904,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             !failed,
         );
         self.report(diags);
-        if failed {
-            return false;
-        }
-        self.set_object(
-            addr,
-            deposed.as_ref(),
-            &c.provider.config,
-            &c.provider.key,
-            None,
-        );
-        true
+        !failed
     }
 
     /// Runs the destroy-time provisioners of `addr` (from its resource

@@ -198,13 +198,28 @@ pub fn plan(
     opts: &PlanOptions,
     hooks: &dyn Hooks,
 ) -> (Plan, Diagnostics) {
-    plan::plan(ctx, prior, opts, hooks)
+    let (plan, mut diags) = plan::plan(ctx, prior, opts, hooks);
+    halted_if_stopped(hooks, &mut diags);
+    (plan, diags)
 }
+
+/// A walk cut short by an interrupt did not do everything it was asked:
+/// that is an error, so no caller reports the run as complete.
+fn halted_if_stopped(hooks: &dyn Hooks, diags: &mut Diagnostics) {
+    if hooks.stopping() && !diags.iter().any(|d| d.summary == EXECUTION_HALTED) {
+        diags.push(terrace_syntax::Diagnostic::error(EXECUTION_HALTED, ""));
+    }
+}
+
+/// The error of a walk stopped by an interrupt, worded as Terraform's.
+pub const EXECUTION_HALTED: &str = "execution halted";
 
 /// Carries out `plan`, returning the new state (also when errors stopped
 /// part of the work: it then holds what was done).
 pub fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
-    apply::apply(ctx, plan, hooks)
+    let (state, mut diags) = apply::apply(ctx, plan, hooks);
+    halted_if_stopped(hooks, &mut diags);
+    (state, diags)
 }
 
 /// `terrace import ADDR ID`: imports each target (ImportResourceState,

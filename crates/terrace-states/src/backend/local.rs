@@ -871,6 +871,14 @@ impl LocalBackend {
         Ok(serial)
     }
 
+    /// The lineage and serial of the snapshot last read or written
+    /// (`None`: there is no state yet).
+    pub fn snapshot_id(&self) -> Option<(String, u64)> {
+        self.snapshot
+            .as_ref()
+            .map(|s| (s.lineage.clone(), s.serial))
+    }
+
     /// Writes `state` to `errored.tfstate` in the working directory (what
     /// Terraform does when the state cannot be persisted) and returns the
     /// path written.
