@@ -1,6 +1,7 @@
 //! The `terrace` command.
 
 mod args;
+mod backend_config;
 mod console;
 mod format;
 mod graph;

@@ -22,8 +22,11 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use terrace_addrs::{Provider, ResourceMode};
-use terrace_config::input_variables::collect_input_values;
-use terrace_config::loader::{Config, LoadOptions};
+use terrace_config::files::{ConfigFiles, OsFiles};
+use terrace_config::input_variables::{
+    collect_input_values, collect_saved_plan_overrides, InputValues,
+};
+use terrace_config::loader::{load_config_from, Config, LoadOptions};
 use terrace_engine::{Context, PlanOptions};
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
@@ -77,6 +80,11 @@ struct Operation {
     journal_path: PathBuf,
     /// Where the state is read from (its permissions go to the journal).
     state_read_path: PathBuf,
+    /// `apply PLANFILE`: the plan to apply.
+    saved_plan: Option<Plan>,
+    /// What a plan saved now records besides itself.
+    backend_settings: crate::backend_config::LocalSettings,
+    locks_text: Option<String>,
 }
 
 impl Operation {
@@ -88,12 +96,41 @@ impl Operation {
             print_diagnostics(diags, sources, color);
             1
         };
+        // A saved plan decides the configuration, the variables and the
+        // backend: what it was made with, not what is here now.
+        let saved = match &args.plan_file {
+            Some(path) => match crate::planfile_io::read(path) {
+                Ok(file) => Some(file),
+                Err(d) => return Err(fail(&d, &SourceMap::new())),
+            },
+            None => None,
+        };
+        let snapshot_files = saved.as_ref().map(crate::planfile_io::config_files);
+        let files: &dyn ConfigFiles = match &snapshot_files {
+            Some(snapshot) => snapshot,
+            None => &OsFiles,
+        };
         // The variables and the workspace first: provider `for_each` and
         // module sources are evaluated while loading, from them.
-        let (inputs, mut diags) = collect_input_values(dir, &args.variables, std::env::vars());
+        let mut diags = Diagnostics::new();
+        let mut overrides_given = None;
+        let inputs = match &saved {
+            Some(file) => {
+                let (given, d) = collect_saved_plan_overrides(&args.variables, std::env::vars());
+                diags.extend(d);
+                overrides_given = Some(given);
+                InputValues::from_final_values(file.plan.variable_values.clone())
+            }
+            None => {
+                let (inputs, d) = collect_input_values(dir, &args.variables, std::env::vars());
+                diags.extend(d);
+                inputs
+            }
+        };
         let inputs = Arc::new(inputs);
+        let data_dir = data_dir(dir);
         let selected_workspace = LocalBackend::new(dir, LocalBackendOptions::default())
-            .with_data_dir(data_dir(dir))
+            .with_data_dir(&data_dir)
             .current_workspace()
             .unwrap_or_else(|_| "default".to_string());
         let load_options = LoadOptions {
@@ -101,11 +138,16 @@ impl Operation {
             workspace: selected_workspace,
             ..LoadOptions::default()
         };
-        let (config, load_diags) = terrace_config::loader::load_config(dir, &load_options);
+        let (config, load_diags) = load_config_from(files, dir, &load_options);
         diags.extend(load_diags);
         let mut sources = source_map(&config);
         for file in inputs.files() {
             sources.add_source(file.clone());
+        }
+        if let Some(given) = &overrides_given {
+            for file in given.files() {
+                sources.add_source(file.clone());
+            }
         }
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
@@ -117,25 +159,44 @@ impl Operation {
 
         let (variables, variable_diags) = inputs.final_values(&config.module.variables);
         diags.extend(variable_diags);
-        for (name, variable) in &config.module.variables {
-            if variable.default.is_none() && inputs.value_for(variable).is_none() {
-                let mut d = Diagnostic::error(
-                    "No value for required variable",
-                    format!(
-                        "The root module input variable \"{name}\" is not set, and has no \
-                         default value. Use a -var or -var-file command line argument to \
-                         provide a value for this variable."
-                    ),
-                );
-                d.subject = Some(variable.decl_range.clone());
-                diags.push(d);
+        match (&saved, &overrides_given) {
+            (Some(file), Some(given)) => diags.extend(
+                given.saved_plan_conflicts(&config.module.variables, &file.plan.variable_values),
+            ),
+            _ => {
+                for (name, variable) in &config.module.variables {
+                    if variable.default.is_none() && inputs.value_for(variable).is_none() {
+                        let mut d = Diagnostic::error(
+                            "No value for required variable",
+                            format!(
+                                "The root module input variable \"{name}\" is not set, and has no \
+                                 default value. Use a -var or -var-file command line argument to \
+                                 provide a value for this variable."
+                            ),
+                        );
+                        d.subject = Some(variable.decl_range.clone());
+                        diags.push(d);
+                    }
+                }
             }
         }
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
         }
 
-        // The state, locked for the rest of the command.
+        // The backend: the plan's, or the working directory's as `init`
+        // configured it; never a silent fallback to a local state.
+        let backend_settings = match &saved {
+            Some(file) => crate::planfile_io::backend_settings(file),
+            None => crate::backend_config::working_backend(&data_dir, &config.module),
+        };
+        let backend_settings = match backend_settings {
+            Ok(settings) => settings,
+            Err(d) => {
+                diags.extend(d);
+                return Err(fail(&diags, &sources));
+            }
+        };
         let mut backend = LocalBackend::new(
             dir,
             LocalBackendOptions {
@@ -145,10 +206,10 @@ impl Operation {
                     .backup_path
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
-                ..LocalBackendOptions::default()
+                ..backend_settings.options()
             },
         )
-        .with_data_dir(data_dir(dir))
+        .with_data_dir(&data_dir)
         .with_version(TERRAFORM_VERSION);
         let workspace = match backend.current_workspace() {
             Ok(w) => w,
@@ -236,6 +297,15 @@ impl Operation {
         }
         let prior_snapshot = stored.as_ref().map(SnapshotId::of);
         let prior = stored.unwrap_or_else(State::new_empty);
+        if let Some(file) = &saved {
+            let current = prior_snapshot
+                .as_ref()
+                .map(|s| (s.lineage.as_str(), s.serial));
+            if let Some(d) = file.check_state(current) {
+                diags.push(d);
+                return Err(unlock_and_fail(&mut backend, &diags));
+            }
+        }
 
         // Providers: what the configuration and the state need.
         let (reqs, req_diags) = requirements_by_module(&config);
@@ -246,8 +316,10 @@ impl Operation {
                 .entry(resource.provider.provider.clone())
                 .or_default();
         }
-        let (locks, lock_diags) = Locks::load(&dir.join(LOCK_FILE_NAME));
+        let locks_path = dir.join(LOCK_FILE_NAME);
+        let (locks, lock_diags) = Locks::load(&locks_path);
         diags.extend(lock_diags);
+        let locks_text = std::fs::read_to_string(&locks_path).ok();
         let env = CliEnv::from_process();
         let (cli, cli_diags) = cliconfig::load(&env);
         crate::providers::print_cli_config_problems(&cli_diags);
@@ -257,12 +329,22 @@ impl Operation {
             // any other output of the command.
             print_diagnostics(&[dev_overrides_warning(&overrides)], &sources, color);
         }
-        let executables = match crate::providers_schema::locate_executables(
-            &needed,
+        // The lock file decides which provider packages may run: checked
+        // against the configuration (and a saved plan's selections) before
+        // any provider starts.
+        diags.extend(crate::providers_schema::verify_dependency_selections(
+            &reqs.merged(),
             &locks,
             &cli,
-            &env,
-            &data_dir(dir),
+        ));
+        if let Some(file) = &saved {
+            diags.extend(crate::planfile_io::check_locks(file, &locks));
+        }
+        if has_errors(&diags) {
+            return Err(unlock_and_fail(&mut backend, &diags));
+        }
+        let executables = match crate::providers_schema::locate_executables(
+            &needed, &locks, &cli, &env, &data_dir,
         ) {
             Ok(found) => found,
             Err(errors) => {
@@ -300,6 +382,9 @@ impl Operation {
             interrupt,
             journal_path,
             state_read_path: dir.join(&state_paths.read),
+            saved_plan: saved.map(|file| file.plan),
+            backend_settings,
+            locks_text,
         })
     }
 
@@ -331,14 +416,13 @@ impl Operation {
                 return 1;
             }
         }
-        let plan = if let Some(path) = self.args.plan_file.clone() {
-            match crate::planfile_io::read(&path, &self.prior, &self.config) {
-                Ok(plan) => plan,
-                Err(d) => {
-                    print_diagnostics(&d, &self.sources, self.color());
-                    return 1;
-                }
-            }
+        let plan = if let Some(plan) = self.saved_plan.take() {
+            print_diagnostics(
+                &std::mem::take(&mut self.warnings),
+                &self.sources,
+                self.color(),
+            );
+            plan
         } else {
             let opts = PlanOptions {
                 mode: if self.args.destroy {
@@ -376,7 +460,16 @@ impl Operation {
 
         if self.args.command == Command::Plan {
             if let Some(out) = self.args.out.clone() {
-                if let Err(d) = crate::planfile_io::write(&out, &plan, &self.prior, &self.config) {
+                let context = crate::planfile_io::context(
+                    &self.config,
+                    &self.dir,
+                    &OsFiles,
+                    self.locks_text.clone(),
+                    &self.backend_settings,
+                    &self.ctx.workspace,
+                    self.prior_snapshot.as_ref(),
+                );
+                if let Err(d) = crate::planfile_io::write(&out, &plan, &context) {
                     print_diagnostics(&d, &self.sources, self.color());
                     return 1;
                 }
@@ -583,7 +676,6 @@ impl Operation {
                 return 1;
             }
         }
-        let _ = (&self.dir, &self.config);
         code
     }
 }

@@ -231,8 +231,24 @@ pub fn open_backend(opts: LocalBackendOptions) -> Result<LocalBackend, String> {
     // Terraform prints them (`.terraform.tfstate.lock.info`, not
     // `./.terraform.tfstate.lock.info`).
     let dir = Path::new("");
+    let data_dir = crate::providers::data_dir(Path::new("."));
+    // The backend `init` configured: its settings under the command line's
+    // overrides, or an error for one terrace does not implement.
+    let settings = crate::backend_config::working_backend_of_dir(Path::new("."), &data_dir)
+        .map_err(|diags| {
+            diags
+                .iter()
+                .map(|d| format!("Error: {}\n\n{}", d.summary, d.detail))
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })?;
+    let opts = LocalBackendOptions {
+        path: settings.options().path,
+        workspace_dir: settings.options().workspace_dir,
+        ..opts
+    };
     let mut backend = LocalBackend::new(dir, opts)
-        .with_data_dir(crate::providers::data_dir(Path::new(".")))
+        .with_data_dir(data_dir)
         .with_version(TERRAFORM_VERSION);
     let workspace = backend.current_workspace().map_err(|e| e.to_string())?;
     backend.use_workspace(workspace);

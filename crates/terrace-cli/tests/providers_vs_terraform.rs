@@ -183,43 +183,55 @@ fn providers_schema_json_matches_terraform() {
     assert!(warm.status.success());
     assert_same_document(&warm.stdout, &reference.stdout, "warm cache");
 
-    // Never initialised, no lock file: the provider is found in the
-    // mirror the CLI configuration names.
+    // Never initialised, no lock file: nothing is run, whatever mirror
+    // holds the provider; both tools say why and what to do.
     tmp.write("fresh/main.tf", main_tf);
+    let fresh_dir = tmp.0.join("fresh");
     let fresh = run(
         terrace(),
-        &["providers", "schema", "-json"],
-        &tmp.0.join("fresh"),
+        &["providers", "schema", "-json", "-no-color"],
+        &fresh_dir,
         &env,
     );
-    assert!(
-        fresh.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fresh.stderr)
+    let fresh_reference = run(
+        "terraform",
+        &["providers", "schema", "-json", "-no-color"],
+        &fresh_dir,
+        &env,
     );
-    assert_same_document(&fresh.stdout, &reference.stdout, "from the mirror");
+    for (tool, out) in [("terrace", &fresh), ("terraform", &fresh_reference)] {
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("Error: Inconsistent dependency lock file")
+                && text.contains("registry.terraform.io/hashicorp/aws: required by this configuration but no version is selected"),
+            "{tool}: {text}"
+        );
+    }
+    assert_eq!(fresh.status.code(), Some(1));
 
-    // Without the mirror and without `init`, terrace says what is missing.
+    // A lock file naming a version that is not installed.
     tmp.write("nowhere/main.tf", main_tf);
-    let no_mirror = tmp.write("empty.tfrc", "");
+    std::fs::copy(
+        work.join(".terraform.lock.hcl"),
+        tmp.0.join("nowhere/.terraform.lock.hcl"),
+    )
+    .unwrap();
     let missing = run(
         terrace(),
         &["providers", "schema", "-json"],
         &tmp.0.join("nowhere"),
-        &[
-            ("TF_CLI_CONFIG_FILE", no_mirror.as_path()),
-            ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
-            ("HOME", tmp.0.as_path()),
-            ("XDG_DATA_HOME", tmp.0.as_path()),
-            ("XDG_DATA_DIRS", tmp.0.as_path()),
-        ],
+        &env,
     );
     assert_eq!(missing.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains("Error: Required plugins are not installed")
             && stderr.contains(
-                "there is no package for registry.terraform.io/hashicorp/aws matching 5.100.0"
+                "there is no package for registry.terraform.io/hashicorp/aws 5.100.0 cached in .terraform/providers"
             ),
         "{stderr}"
     );

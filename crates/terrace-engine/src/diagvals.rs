@@ -46,54 +46,8 @@ fn describe(v: &Value) -> Option<String> {
         }
         return Some(format!("is a {}", ty.friendly_name()));
     }
-    Some(format!("is {}", compact(&v)))
-}
-
-fn compact(v: &Value) -> String {
-    let ty = v.ty();
-    if v.is_null() {
-        return "null".into();
-    }
-    if !(v.is_wholly_known() || ty.is_collection() || ty.is_tuple() || ty.is_object()) {
-        return "(not yet known)".into();
-    }
-    if let Some(b) = v.as_bool() {
-        return b.to_string();
-    }
-    if let Some(n) = v.as_number() {
-        return n.to_string();
-    }
-    if let Some(s) = v.as_str() {
-        return format!("{s:?}");
-    }
-    let count = |n: usize, one: &str, many: &str| match n {
-        1 => format!("with 1 {one}"),
-        n => format!("with {n} {many}"),
-    };
-    if ty.is_collection() || ty.is_tuple() {
-        let n = v
-            .as_elements()
-            .map(|e| e.len())
-            .or_else(|| v.as_attributes().map(|a| a.len()))
-            .unwrap_or(0);
-        if n == 0 {
-            return format!("empty {}", ty.friendly_name());
-        }
-        return format!("{} {}", ty.friendly_name(), count(n, "element", "elements"));
-    }
-    if ty.is_object() {
-        let attrs = v.as_attributes();
-        return match attrs.map(|a| a.len()).unwrap_or(0) {
-            0 => "object with no attributes".into(),
-            1 => format!(
-                "object with 1 attribute {:?}",
-                attrs
-                    .and_then(|a| a.keys().next())
-                    .cloned()
-                    .unwrap_or_default()
-            ),
-            n => format!("object with {n} attributes"),
-        };
-    }
-    ty.friendly_name()
+    Some(format!(
+        "is {}",
+        terrace_value::compact::compact_value_str(&v)
+    ))
 }

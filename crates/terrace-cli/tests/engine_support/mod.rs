@@ -188,6 +188,48 @@ impl Work {
         Work { dir, cli_config }
     }
 
+    /// A working directory whose CLI configuration offers the bundled
+    /// providers only through a filesystem mirror (copies of the built
+    /// binaries, at version 0.1.0), so that `init` installs them and the
+    /// lock file records their checksums, as with a real release.
+    pub fn with_mirror(name: &str) -> Work {
+        let work = Work::new(
+            name,
+            Overrides {
+                bundled: false,
+                aws: false,
+            },
+        );
+        let bin = bundled_providers();
+        let mirror = work.dir.with_extension("mirror");
+        let _ = std::fs::remove_dir_all(&mirror);
+        for (package, source) in BUNDLED {
+            let platform = mirror
+                .join("registry.terraform.io")
+                .join(source)
+                .join(env!("CARGO_PKG_VERSION"))
+                .join("linux_amd64");
+            std::fs::create_dir_all(&platform)
+                .unwrap_or_else(|e| panic!("creating {}: {e}", platform.display()));
+            std::fs::copy(bin.join(package), platform.join(package))
+                .unwrap_or_else(|e| panic!("copying {package}: {e}"));
+        }
+        std::fs::write(
+            &work.cli_config,
+            format!(
+                "provider_installation {{\n  filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
+                mirror.display().to_string()
+            ),
+        )
+        .unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
+        work
+    }
+
+    /// The mirror `with_mirror` made.
+    pub fn mirror(&self) -> PathBuf {
+        self.dir.with_extension("mirror")
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
@@ -257,6 +299,32 @@ impl Work {
             stdout,
             stderr,
             readers,
+        }
+    }
+
+    /// `terrace <args> -no-color` with `env` added to the environment.
+    pub fn terrace_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_env(env!("CARGO_BIN_EXE_terrace"), args, env)
+    }
+
+    /// `terraform <args> -no-color` with `env` added to the environment.
+    pub fn terraform_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_env("terraform", args, env)
+    }
+
+    fn run_env(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        let mut command = self.command(program, &all);
+        command.envs(env.iter().copied());
+        let out = command
+            .output()
+            .unwrap_or_else(|e| panic!("running {program}: {e}"));
+        Run {
+            code: out.status.code(),
+            signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }
 
@@ -366,6 +434,7 @@ impl Work {
 impl Drop for Work {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_dir_all(self.dir.with_extension("mirror"));
         let _ = std::fs::remove_file(&self.cli_config);
     }
 }
