@@ -794,7 +794,7 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
     text
 }
 
-fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
+pub(crate) fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
     let mut detail = String::from(
         "The following provider development overrides are set in the CLI configuration:\n",
     );

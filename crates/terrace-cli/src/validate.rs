@@ -149,7 +149,14 @@ fn validate(
     if has_errors(&diags) {
         return (diags, files);
     }
-    let provider_diags = provider_availability(&validated.requirements.provider_types());
+    let env = terrace_getproviders::cliconfig::CliEnv::from_process();
+    let (cli, _) = terrace_getproviders::cliconfig::load(&env);
+    let overrides = cli.dev_overrides();
+    if !overrides.is_empty() {
+        diags.push(crate::operation::dev_overrides_warning(&overrides));
+    }
+    let provider_diags =
+        provider_availability(&validated.requirements.provider_types(), &overrides);
     let unavailable = has_errors(&provider_diags);
     diags.extend(provider_diags);
     if unavailable {
@@ -218,7 +225,12 @@ fn data_dir() -> PathBuf {
 /// Terraform's checks before its validation walk: every locked provider
 /// must be installed in the working directory's cache, matching its
 /// checksums, and every required provider must be locked (or built in).
-fn provider_availability(required: &[Provider]) -> Diagnostics {
+/// Providers with a development override are exempt: they run from the
+/// override's directory whatever the lock file says.
+fn provider_availability(
+    required: &[Provider],
+    overrides: &std::collections::BTreeMap<Provider, PathBuf>,
+) -> Diagnostics {
     let (locks, mut diags) = Locks::load(Path::new(LOCK_FILE_NAME));
     if has_errors(&diags) {
         return diags;
@@ -230,6 +242,9 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
     locked.sort_by_key(|l| l.provider.to_string());
     for lock in locked {
         let p = &lock.provider;
+        if overrides.contains_key(p) {
+            continue;
+        }
         match cache.provider_version(p, &lock.version) {
             None => diags.push(Diagnostic::error(
                 format!(
@@ -264,7 +279,7 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
             }
             continue;
         }
-        if locks.provider(p).is_none() {
+        if locks.provider(p).is_none() && !overrides.contains_key(p) {
             diags.push(Diagnostic::error(
                 "Missing required provider",
                 format!("This configuration requires provider {p}, but that provider isn't available. You may be able to install it automatically by running:\n  {PRODUCT} init"),

@@ -395,3 +395,32 @@ fn the_local_backend_path_is_honoured_and_init_moves_state() {
         assert!(tf.stdout.contains("No changes."), "{}", tf.output());
     }
 }
+
+#[test]
+fn validate_honours_development_overrides_as_terraform_does() {
+    let work = Work::new(
+        "validate-overrides",
+        Overrides {
+            bundled: true,
+            aws: false,
+        },
+    );
+    work.write("main.tf", NULL_CONFIG);
+    let ours = work.terrace_ok(&["validate"], 0);
+    assert!(
+        ours.stdout
+            .contains("Warning: Provider development overrides are in effect"),
+        "{}",
+        ours.output()
+    );
+    if have_terraform() {
+        let theirs = work.terraform_ok(&["validate"], 0);
+        // terraform lists the overrides in Go's random map order.
+        let lines = |text: &str| {
+            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+            lines.sort();
+            lines
+        };
+        assert_eq!(lines(&ours.stdout), lines(&theirs.stdout));
+    }
+}
