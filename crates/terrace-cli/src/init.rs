@@ -398,6 +398,10 @@ struct Options {
     plugin_dirs: Vec<PathBuf>,
     lockfile_readonly: bool,
     color: bool,
+    /// `-var` and `-var-file`, in order: with `terraform.tfvars`,
+    /// `*.auto.tfvars` and `TF_VAR_`, what static evaluation (module
+    /// sources, provider `for_each`) reads, as a plan would.
+    variables: Vec<terrace_config::input_variables::VariableArgument>,
 }
 
 fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
@@ -420,6 +424,8 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         "lockfile",
         "lock-timeout",
         "test-directory",
+        "var",
+        "var-file",
     ];
     let (flags, rest) = parse_go_flags(argv, &bools, &strings).map_err(|e| (e, true))?;
     let mut o = Options {
@@ -434,6 +440,7 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         plugin_dirs: Vec::new(),
         lockfile_readonly: false,
         color: std::env::var_os("NO_COLOR").is_none(),
+        variables: Vec::new(),
     };
     for (name, value) in flags {
         let on = value == "true";
@@ -449,6 +456,23 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
             "backend-config" => o.backend_configs.push(value),
             "plugin-dir" => o.plugin_dirs.push(PathBuf::from(value)),
             "lockfile" => o.lockfile_readonly = value == "readonly",
+            "var" => match value.split_once('=') {
+                Some((name, text)) => o.variables.push(
+                    terrace_config::input_variables::VariableArgument::Var {
+                        name: name.trim().to_string(),
+                        text: text.to_string(),
+                    },
+                ),
+                None => {
+                    return Err((
+                        format!("The given -var option {} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\".", quote(&value)),
+                        false,
+                    ))
+                }
+            },
+            "var-file" => o
+                .variables
+                .push(terrace_config::input_variables::VariableArgument::File(value)),
             // Accepted for compatibility; nothing here prompts or locks.
             _ => {}
         }
@@ -460,6 +484,19 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         ));
     }
     Ok(o)
+}
+
+/// The workspace selected in the working directory (`TF_WORKSPACE`, else
+/// `.terraform/environment`), for `terraform.workspace` in static
+/// evaluation.
+fn selected_workspace() -> String {
+    terrace_states::backend::LocalBackend::new(
+        Path::new("."),
+        terrace_states::backend::LocalBackendOptions::default(),
+    )
+    .with_data_dir(data_dir())
+    .current_workspace()
+    .unwrap_or_else(|_| "default".to_string())
 }
 
 /// `terrace init [options]` in the current directory.
@@ -535,6 +572,24 @@ impl Init {
         }
         let (early, early_diags) = load_module_dir(root);
         let early_failed = early_diags.iter().any(Diagnostic::is_error);
+        // Root variables from every source a plan reads: what provider
+        // `for_each` and module sources are evaluated from. One that is
+        // needed and has no value is named, not guessed.
+        let (inputs, input_diags) = terrace_config::input_variables::collect_input_values(
+            root,
+            &self.o.variables,
+            std::env::vars(),
+        );
+        if input_diags.iter().any(Diagnostic::is_error) {
+            return self.fail(input_diags, SourceMap::new());
+        }
+        self.keep_warnings(input_diags);
+        let load_options = LoadOptions {
+            input_values: std::sync::Arc::new(inputs),
+            missing_root_variable: terrace_config::static_eval::MissingRootVariable::Error,
+            workspace: selected_workspace(),
+            ..LoadOptions::default()
+        };
 
         if self.o.backend {
             say(&self.c("[reset][bold]Initializing the backend..."));
@@ -561,16 +616,20 @@ impl Init {
                 Err(d) => return self.fail(d, SourceMap::new()),
             };
             let mut installer = ModuleInstaller::new(&data_dir().join("modules"), registry);
+            installer.set_root_variables(
+                load_options.input_values.clone(),
+                load_options.missing_root_variable,
+            );
             let mut hooks = ModuleLines;
             let diags = installer.install_modules(root, self.o.upgrade, &mut hooks);
             if diags.iter().any(Diagnostic::is_error) {
-                let (config, _) = load_config(root, &LoadOptions::default());
+                let (config, _) = load_config(root, &load_options);
                 return self.fail(diags, source_map(&config));
             }
             self.keep_warnings(diags);
         }
 
-        let (config, config_diags) = load_config(root, &LoadOptions::default());
+        let (config, config_diags) = load_config(root, &load_options);
         if early_failed || config_diags.iter().any(Diagnostic::is_error) {
             let mut all = vec![config_error_preamble()];
             all.extend(config_diags);

@@ -133,7 +133,20 @@ fn validate(
     Diagnostics,
     Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
 ) {
-    let load_options = LoadOptions::default();
+    // Static evaluation (provider `for_each`, module sources) reads the
+    // root variables from the files and environment a plan reads, and
+    // names one it needs and has no value for; the validation walk itself
+    // treats every variable as unknown.
+    let (inputs, mut input_diags) =
+        terrace_config::input_variables::collect_input_values(dir, &[], std::env::vars());
+    if has_errors(&input_diags) {
+        return (input_diags, Vec::new());
+    }
+    let load_options = LoadOptions {
+        input_values: std::sync::Arc::new(inputs),
+        missing_root_variable: terrace_config::static_eval::MissingRootVariable::Error,
+        ..LoadOptions::default()
+    };
     let test_dir = (!options.no_tests).then_some(options.test_directory.as_str());
     let validated = load_and_validate(dir, &load_options, test_dir);
     let mut files = validated.config.files();
@@ -146,6 +159,9 @@ fn validate(
         }
     }
     let mut diags = validated.diagnostics;
+    // Unused values in variable files are warned about by plan, not here.
+    input_diags.retain(Diagnostic::is_error);
+    diags.extend(input_diags);
     if has_errors(&diags) {
         return (diags, files);
     }
