@@ -15,6 +15,7 @@ mod operation;
 mod operation_args;
 mod output;
 mod planfile_io;
+mod prompt;
 mod provider_factory;
 mod providers;
 mod providers_lock;

@@ -122,8 +122,9 @@ impl Operation {
                 InputValues::from_final_values(file.plan.variable_values.clone())
             }
             None => {
-                let (inputs, d) = collect_input_values(dir, &args.variables, std::env::vars());
+                let (mut inputs, d) = collect_input_values(dir, &args.variables, std::env::vars());
                 diags.extend(d);
+                crate::prompt::ask_for_missing_variables(dir, &mut inputs, args.input);
                 inputs
             }
         };

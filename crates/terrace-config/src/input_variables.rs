@@ -102,6 +102,19 @@ impl InputValues {
         out
     }
 
+    /// A value typed at the terminal for `name` (read like `-var`'s).
+    pub fn add_entered(&mut self, name: &str, text: String) {
+        self.insert(
+            name.to_string(),
+            Given {
+                value: GivenValue::Text(text),
+                source: ValueSource::CommandLine,
+                range: None,
+                file_name: None,
+            },
+        );
+    }
+
     /// The final values a saved plan recorded, which are what applying it
     /// uses.
     pub fn from_final_values(values: impl IntoIterator<Item = (String, Value)>) -> InputValues {
