@@ -648,11 +648,13 @@ impl Init {
             "[reset][bold][green]{} has been successfully initialized![reset][green]",
             PRODUCT_TITLE
         )));
-        say(&self.c(&format!(
+        if !crate::in_automation() {
+            say(&self.c(&format!(
             "[reset][green]\nYou may now begin working with {t}. Try running \"{p} plan\" to see\nany changes that are required for your infrastructure. All {t} commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for {t},\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.",
             t = PRODUCT_TITLE,
             p = PRODUCT_COMMAND
         )));
+        }
         0
     }
 

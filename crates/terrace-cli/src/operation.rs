@@ -45,6 +45,13 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 pub const TERRAFORM_VERSION: &str = "1.11.4";
 
 pub fn run(command: Command, argv: &[String]) -> i32 {
+    if argv
+        .iter()
+        .any(|a| matches!(a.as_str(), "-help" | "--help" | "-h" | "--h"))
+    {
+        print!("{}", crate::help::operation_help(command));
+        return 0;
+    }
     let args = match operation_args::parse(command, argv) {
         Ok(args) => args,
         Err(problems) => {
@@ -474,11 +481,16 @@ impl Operation {
                     print_diagnostics(&d, &self.sources, self.color());
                     return 1;
                 }
-                print!(
-                    "{}",
-                    render_plan_footer(Some(&out.display().to_string()), &self.render_options())
-                );
-            } else if has_changes(&plan) {
+                if !crate::in_automation() {
+                    print!(
+                        "{}",
+                        render_plan_footer(
+                            Some(&out.display().to_string()),
+                            &self.render_options()
+                        )
+                    );
+                }
+            } else if has_changes(&plan) && !crate::in_automation() {
                 print!("{}", render_plan_footer(None, &self.render_options()));
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {

@@ -1,0 +1,114 @@
+//! The command line around the commands, beside terraform 1.11.4:
+//! `TF_CLI_ARGS` and `TF_CLI_ARGS_<command>`, `-help` on the operation
+//! commands, "Did you mean" for a mistyped command, `version -json`, and
+//! `TF_IN_AUTOMATION` leaving out the next-step hints.
+
+mod engine_support;
+
+use engine_support::{have_terraform, Overrides, Work};
+
+fn work(name: &str) -> Work {
+    let work = Work::new(
+        name,
+        Overrides {
+            bundled: false,
+            aws: false,
+        },
+    );
+    work.write("main.tf", "resource \"terraform_data\" \"d\" {}\n");
+    work
+}
+
+#[test]
+fn extra_arguments_come_from_the_environment() {
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let work = work(&format!("cli-args-{tool}"));
+        let env = [("TF_CLI_ARGS_apply", "-auto-approve -parallelism=2")];
+        let run = match tool {
+            "terrace" => work.terrace_env(&["apply"], &env),
+            _ => {
+                work.terraform_ok(&["init"], 0);
+                work.terraform_env(&["apply"], &env)
+            }
+        };
+        assert_eq!(run.code, Some(0), "{tool}: {}", run.output());
+        assert!(run.stdout.contains("Apply complete!"), "{tool}");
+        // For every command, and split as a shell splits.
+        let run = match tool {
+            "terrace" => work.terrace_env(&["plan"], &[("TF_CLI_ARGS", "-var 'x=a b'")]),
+            _ => work.terraform_env(&["plan"], &[("TF_CLI_ARGS", "-var 'x=a b'")]),
+        };
+        assert_eq!(run.code, Some(1), "{tool}: {}", run.output());
+        assert!(
+            run.stderr.contains("Value for undeclared variable"),
+            "{tool}: {}",
+            run.output()
+        );
+    }
+}
+
+#[test]
+fn a_mistyped_command_gets_a_suggestion() {
+    let work = work("did-you-mean");
+    let ours = work.terrace(&["pla"]);
+    assert_eq!(ours.code, Some(1));
+    assert!(
+        ours.stderr
+            .starts_with("terrace has no command named \"pla\". Did you mean \"plan\"?"),
+        "{}",
+        ours.output()
+    );
+    if have_terraform() {
+        let theirs = work.terraform(&["pla"]);
+        assert_eq!(theirs.code, Some(1));
+        assert!(theirs.stderr.contains("Did you mean \"plan\"?"));
+    }
+}
+
+#[test]
+fn operation_commands_have_help() {
+    let work = work("help");
+    for command in ["plan", "apply", "destroy", "refresh", "import"] {
+        let run = work.terrace(&[command, "-help"]);
+        assert_eq!(run.code, Some(0), "{command}: {}", run.output());
+        assert!(
+            run.stdout
+                .starts_with(&format!("Usage: terrace [global options] {command}")),
+            "{command}: {}",
+            run.output()
+        );
+    }
+}
+
+#[test]
+fn version_has_a_json_form() {
+    let work = work("version");
+    let run = work.terrace_ok(&["version", "-json"], 0);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(doc["terraform_version"], "1.11.4");
+    assert!(doc["terrace_version"].is_string());
+    assert!(doc["platform"].is_string());
+    assert!(doc["provider_selections"].is_object());
+}
+
+#[test]
+fn automation_leaves_out_the_next_step_hints() {
+    let work = work("automation");
+    // The harness runs every command with TF_IN_AUTOMATION set.
+    let quiet = work.terrace_ok(&["plan"], 0);
+    assert!(!quiet
+        .stdout
+        .contains("Note: You didn't use the -out option"));
+    let chatty = work.terrace_env(&["plan"], &[("TF_IN_AUTOMATION", "")]);
+    assert!(
+        chatty
+            .stdout
+            .contains("Note: You didn't use the -out option"),
+        "{}",
+        chatty.output()
+    );
+}
