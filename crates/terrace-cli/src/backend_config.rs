@@ -314,7 +314,7 @@ fn confirm(query: &str, description: &str) -> Result<bool, Diagnostics> {
             "",
         )]),
         Ok(_) => {
-            println!();
+            outln!();
             Ok(line.trim_end_matches(['\n', '\r']) == "yes")
         }
         Err(e) => Err(vec![Diagnostic::error(

@@ -89,7 +89,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     let mut line = String::new();
     loop {
         if interactive {
-            print!("> ");
+            out!("> ");
             let _ = std::io::stdout().flush();
         }
         line.clear();
@@ -102,7 +102,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
             LineResult::Exit => return 0,
             LineResult::Value(result) => {
                 if interactive {
-                    println!("{result}");
+                    outln!("{result}");
                 } else {
                     last = result;
                 }
@@ -116,7 +116,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         }
     }
     if !interactive {
-        println!("{last}");
+        outln!("{last}");
     }
     0
 }

@@ -1,5 +1,24 @@
 //! The `terrace` command.
 
+/// `print!` to a reader that may have gone away (`terrace plan | head`):
+/// commands that run plugins keep SIGPIPE ignored, so a closed pipe is an
+/// error here, and losing output nobody reads is no reason to panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(&format!($($arg)*))
+    };
+}
+
+/// `println!` as [`out!`] is `print!`.
+macro_rules! outln {
+    () => {
+        $crate::write_stdout("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod args;
 mod backend_config;
 mod console;
@@ -173,7 +192,7 @@ fn run(argv: Vec<String>) -> i32 {
         "workspace" => workspace::run(command_args),
         "version" | "-version" | "--version" | "-v" => version(command_args),
         "-help" | "--help" | "-h" | "help" => {
-            print!("{USAGE}");
+            out!("{USAGE}");
             0
         }
         other => {
@@ -212,18 +231,18 @@ fn version(argv: &[String]) -> i32 {
         doc.insert("terraform_outdated".into(), false.into());
         let text =
             serde_json::to_string_pretty(&serde_json::Value::Object(doc)).unwrap_or_default();
-        println!("{text}");
+        outln!("{text}");
         return 0;
     }
-    println!(
+    outln!(
         "{PRODUCT} v{} (compatible with terraform v{})\non {platform}",
         env!("CARGO_PKG_VERSION"),
         operation::TERRAFORM_VERSION
     );
     if !selections.is_empty() {
-        println!();
+        outln!();
         for (provider, version) in selections {
-            println!("+ provider {provider} v{version}");
+            outln!("+ provider {provider} v{version}");
         }
     }
     0

@@ -49,7 +49,7 @@ pub fn run(command: Command, argv: &[String]) -> i32 {
         .iter()
         .any(|a| matches!(a.as_str(), "-help" | "--help" | "-h" | "--h"))
     {
-        print!("{}", crate::help::operation_help(command));
+        out!("{}", crate::help::operation_help(command));
         return 0;
     }
     let args = match operation_args::parse(command, argv) {
@@ -269,7 +269,7 @@ impl Operation {
                         return Err(unlock_and_fail(&mut backend, &e.to_diagnostics()));
                     }
                     journal::remove(&journal_path);
-                    println!(
+                    outln!(
                         "Recovered {applied} object(s) recorded by an interrupted apply into \
                          the state.\n"
                     );
@@ -400,6 +400,17 @@ impl Operation {
         self.args.color
     }
 
+    /// Diagnostics as the operation commands print them: with
+    /// `-compact-warnings`, warnings alone are listed by summary and
+    /// place only (errors keep every warning in full, as context).
+    fn print_diagnostics(&self, diags: &[Diagnostic]) {
+        if self.args.compact_warnings && !diags.is_empty() && diags.iter().all(|d| !d.is_error()) {
+            out!("{}", compact_warnings(diags, self.color()));
+            return;
+        }
+        print_diagnostics(diags, &self.sources, self.color());
+    }
+
     fn render_options(&self) -> RenderOptions {
         RenderOptions::new(self.color())
     }
@@ -420,16 +431,13 @@ impl Operation {
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
-                print_diagnostics(&all, &self.sources, self.color());
+                self.print_diagnostics(&all);
                 return 1;
             }
         }
         let plan = if let Some(plan) = self.saved_plan.take() {
-            print_diagnostics(
-                &std::mem::take(&mut self.warnings),
-                &self.sources,
-                self.color(),
-            );
+            let warnings = std::mem::take(&mut self.warnings);
+            self.print_diagnostics(&warnings);
             plan
         } else {
             let opts = PlanOptions {
@@ -454,12 +462,12 @@ impl Operation {
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
             if (!failed || changes_planned) && self.args.command != Command::Refresh {
-                print!(
+                out!(
                     "{}",
                     render_plan(&plan, &self.schemas(), &self.render_options())
                 );
             }
-            print_diagnostics(&all, &self.sources, self.color());
+            self.print_diagnostics(&all);
             if failed {
                 return 1;
             }
@@ -478,11 +486,11 @@ impl Operation {
                     self.prior_snapshot.as_ref(),
                 );
                 if let Err(d) = crate::planfile_io::write(&out, &plan, &context) {
-                    print_diagnostics(&d, &self.sources, self.color());
+                    self.print_diagnostics(&d);
                     return 1;
                 }
                 if !crate::in_automation() {
-                    print!(
+                    out!(
                         "{}",
                         render_plan_footer(
                             Some(&out.display().to_string()),
@@ -491,7 +499,7 @@ impl Operation {
                     );
                 }
             } else if has_changes(&plan) && !crate::in_automation() {
-                print!("{}", render_plan_footer(None, &self.render_options()));
+                out!("{}", render_plan_footer(None, &self.render_options()));
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2
@@ -511,7 +519,7 @@ impl Operation {
                 "Apply"
             };
             // Like terraform: not a diagnostic, just the line.
-            println!("{verb} cancelled.");
+            outln!("{verb} cancelled.");
             return 1;
         }
         self.apply_plan(&plan, &ui)
@@ -525,7 +533,7 @@ impl Operation {
         ) {
             Ok(j) => Arc::new(j),
             Err(d) => {
-                print_diagnostics(&[*d], &self.sources, self.color());
+                self.print_diagnostics(&[*d]);
                 return 1;
             }
         };
@@ -540,18 +548,18 @@ impl Operation {
         if !self.persist(&state, &journal) {
             // Nothing after this may read as success: the engine's own
             // errors still say what went wrong during the apply.
-            print_diagnostics(&diags, &self.sources, self.color());
+            self.print_diagnostics(&diags);
             return 1;
         }
         if has_errors(&diags) {
-            print_diagnostics(&diags, &self.sources, self.color());
+            self.print_diagnostics(&diags);
             return 1;
         }
-        print_diagnostics(&diags, &self.sources, self.color());
+        self.print_diagnostics(&diags);
         let counts = ui.counts();
         let destroy = plan.mode == PlanMode::Destroy;
         if self.args.command != Command::Refresh {
-            print!(
+            out!(
                 "{}",
                 render_apply_summary(
                     destroy,
@@ -569,7 +577,7 @@ impl Operation {
                 .iter()
                 .map(|(name, o)| (name.clone(), (o.value.clone(), o.sensitive)))
                 .collect();
-            print!("{}", render_outputs(&outputs, &self.render_options()));
+            out!("{}", render_outputs(&outputs, &self.render_options()));
         }
         0
     }
@@ -591,7 +599,7 @@ impl Operation {
             }
             Err(e) => {
                 let diags = save_elsewhere(&backend, state, &e.to_string());
-                print_diagnostics(&diags, &self.sources, self.color());
+                self.print_diagnostics(&diags);
                 false
             }
         }
@@ -604,7 +612,7 @@ impl Operation {
         let addr = match terrace_addrs::AbsResourceInstance::parse_str(addr_text) {
             Ok(addr) => addr,
             Err(diags) => {
-                print_diagnostics(&diags, &self.sources, self.color());
+                self.print_diagnostics(&diags);
                 return 1;
             }
         };
@@ -614,7 +622,7 @@ impl Operation {
         let mut all = std::mem::take(&mut self.warnings);
         all.extend(diags);
         if has_errors(&all) {
-            print_diagnostics(&all, &self.sources, self.color());
+            self.print_diagnostics(&all);
             return 1;
         }
         let written = self
@@ -628,16 +636,16 @@ impl Operation {
                 &state,
                 &e.to_string(),
             );
-            print_diagnostics(&diags, &self.sources, self.color());
+            self.print_diagnostics(&diags);
             return 1;
         }
         let text = "\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour Terraform state and will henceforth be managed by Terraform.\n";
         if self.color() {
-            println!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
+            outln!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
         } else {
-            println!("{text}");
+            outln!("{text}");
         }
-        print_diagnostics(&all, &self.sources, self.color());
+        self.print_diagnostics(&all);
         0
     }
 
@@ -656,11 +664,11 @@ impl Operation {
         if !self.args.input {
             return false;
         }
-        print!("\n{question}\n{detail}\n\n  Enter a value: ");
+        out!("\n{question}\n{detail}\n\n  Enter a value: ");
         let _ = std::io::stdout().flush();
         let mut line = String::new();
         let ok = std::io::stdin().lock().read_line(&mut line).is_ok();
-        println!();
+        outln!();
         ok && line.trim_end_matches(['\n', '\r']) == "yes"
     }
 
@@ -779,6 +787,30 @@ fn save_in_emergency(backend: &Mutex<LocalBackend>, journal: &Journal) {
             }
         }
     });
+}
+
+/// terraform's `-compact-warnings` listing.
+fn compact_warnings(diags: &[Diagnostic], color: bool) -> String {
+    let mut out = String::from("\n");
+    out.push_str(if color {
+        "\x1b[1m\x1b[33mWarnings:\x1b[0m\n\n"
+    } else {
+        "Warnings:\n\n"
+    });
+    for d in diags {
+        out.push_str(&format!("- {}\n", d.summary));
+        if let Some(subject) = &d.subject {
+            out.push_str(&format!(
+                "  on {} line {}\n",
+                subject.filename, subject.start.line
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\nTo see the full warning notes, run {} without -compact-warnings.\n",
+        crate::PRODUCT
+    ));
+    out
 }
 
 fn has_errors(diags: &Diagnostics) -> bool {

@@ -58,9 +58,9 @@ fn ask(query: &str, description: &str, secret: bool) -> Option<String> {
     let read = std::io::stdin().lock().read_line(&mut line);
     drop(echo_off);
     if secret {
-        println!();
+        outln!();
     }
-    println!();
+    outln!();
     match read {
         Ok(0) | Err(_) => None,
         Ok(_) => Some(line.trim_end_matches(['\n', '\r']).to_string()),

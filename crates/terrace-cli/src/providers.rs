@@ -300,7 +300,7 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap, color: bool)
         let text = render_diagnostic(diag, sources, style, DEFAULT_WIDTH);
         match diag.severity {
             Severity::Error => eprintln!("{text}"),
-            _ => println!("{text}"),
+            _ => outln!("{text}"),
         }
     }
 }
@@ -418,7 +418,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
             return 1;
         }
     };
-    print!(
+    out!(
         "\nProviders required by configuration:\n{}\n{}",
         render_tree(&reqs),
         render_state(&state)

@@ -41,7 +41,7 @@ pub fn run(argv: &[String]) -> i32 {
     for (name, value) in flags {
         match name.as_str() {
             "help" | "h" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             "no-color" => ui.color = false,

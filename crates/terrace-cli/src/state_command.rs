@@ -26,7 +26,7 @@ Subcommands:
 
 pub fn run(argv: &[String]) -> i32 {
     let Some((sub, rest)) = argv.split_first() else {
-        print!("{HELP}");
+        out!("{HELP}");
         return 1;
     };
     match sub.as_str() {
@@ -37,11 +37,11 @@ pub fn run(argv: &[String]) -> i32 {
         "pull" => crate::state_pull::run(rest),
         "push" => crate::state_push::run(rest),
         "-help" | "--help" | "-h" | "help" => {
-            print!("{HELP}");
+            out!("{HELP}");
             0
         }
         _ => {
-            print!("{HELP}");
+            out!("{HELP}");
             1
         }
     }

@@ -54,7 +54,7 @@ impl Ui {
 
     /// `Ui.Output`: a line on stdout.
     pub fn output(&self, msg: &str) {
-        println!("{msg}");
+        outln!("{msg}");
     }
 
     /// `Ui.Error`: a line on stderr, red when colouring.
@@ -69,9 +69,9 @@ impl Ui {
     /// `Ui.Warn`: a line on stdout, yellow when colouring.
     pub fn warn(&self, msg: &str) {
         if self.color {
-            println!("\x1b[33m{msg}\x1b[0m\x1b[0m");
+            outln!("\x1b[33m{msg}\x1b[0m\x1b[0m");
         } else {
-            println!("{msg}");
+            outln!("{msg}");
         }
     }
 
@@ -103,7 +103,7 @@ impl Ui {
             let text = self.render(diag);
             match diag.severity {
                 Severity::Error => eprint!("{text}"),
-                Severity::Warning => print!("{text}"),
+                Severity::Warning => out!("{text}"),
             }
         }
     }

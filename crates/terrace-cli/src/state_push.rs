@@ -51,7 +51,7 @@ pub fn run(argv: &[String]) -> i32 {
             Some(r) => r,
             None => match name.as_str() {
                 "help" | "h" => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     return 0;
                 }
                 "no-color" => {
@@ -64,13 +64,13 @@ pub fn run(argv: &[String]) -> i32 {
             },
         };
         if let Err(e) = result {
-            print!("{HELP}");
+            out!("{HELP}");
             ui.error(&format!("Error parsing command-line flags: {e}\n"));
             return 1;
         }
     }
     let [source] = positionals.as_slice() else {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("Exactly one argument expected.\n");
         return 1;
     };

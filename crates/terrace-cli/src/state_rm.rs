@@ -54,7 +54,7 @@ pub fn run(argv: &[String]) -> i32 {
             Some(r) => r,
             None => match name.as_str() {
                 "help" | "h" => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     return 0;
                 }
                 "no-color" => {
@@ -69,13 +69,13 @@ pub fn run(argv: &[String]) -> i32 {
             },
         };
         if let Err(e) = result {
-            print!("{HELP}");
+            out!("{HELP}");
             ui.error(&format!("Error parsing command-line flags: {e}\n"));
             return 1;
         }
     }
     if addrs.is_empty() {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("At least one address is required.\n");
         return 1;
     }

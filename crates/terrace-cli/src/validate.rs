@@ -391,7 +391,7 @@ fn print_human(
         if d.is_error() {
             eprint!("{text}");
         } else {
-            print!("{text}");
+            out!("{text}");
         }
     }
     if has_errors(diags) {
@@ -407,7 +407,7 @@ fn print_human(
     } else {
         format!("Success! {message}\n")
     };
-    println!("{}", wrap_words(&line, DEFAULT_WIDTH));
+    outln!("{}", wrap_words(&line, DEFAULT_WIDTH));
 }
 
 fn print_json(diags: &[Diagnostic], files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>) {

@@ -112,3 +112,41 @@ fn automation_leaves_out_the_next_step_hints() {
         chatty.output()
     );
 }
+
+#[test]
+fn compact_warnings_list_summaries_only() {
+    let work = work("compact-warnings");
+    work.write("terraform.tfvars", "nope = 1\nnope2 = 2\nnope3 = 3\n");
+    let ours = work.terrace_ok(&["plan", "-compact-warnings"], 0);
+    let tail = |text: &str| {
+        text.lines()
+            .skip_while(|l| *l != "Warnings:")
+            .take_while(|l| !l.starts_with("To see"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(!tail(&ours.stdout).is_empty(), "{}", ours.output());
+    if have_terraform() {
+        work.terraform_ok(&["init"], 0);
+        let theirs = work.terraform_ok(&["plan", "-compact-warnings"], 0);
+        assert_eq!(tail(&ours.stdout), tail(&theirs.stdout));
+    }
+}
+
+#[test]
+fn a_reader_that_goes_away_is_no_crash() {
+    let work = work("closed-pipe");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_terrace"))
+        .args(["plan", "-no-color"])
+        .current_dir(&work.dir)
+        .env("TF_CLI_CONFIG_FILE", work.dir.with_extension("tfrc"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("terrace");
+    // Nobody reads what it prints.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("waiting");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -225,8 +225,13 @@ impl InputValues {
 
     /// Values given for names no variable declares: warnings for
     /// automatically loaded files, errors for `-var-file` and `-var`.
+    /// Values given for names no variable declares: errors on the command
+    /// line; from files, warnings (the first two in full, then one that
+    /// counts the rest), since one variables file often serves several
+    /// configurations.
     pub fn check_undeclared(&self, declared: &BTreeMap<String, Variable>) -> Diagnostics {
         let mut diags = Vec::new();
+        let mut from_files = 0usize;
         for (name, given) in &self.given_in_order {
             if declared.contains_key(name) {
                 continue;
@@ -238,17 +243,27 @@ impl InputValues {
                     format!("A variable named \"{name}\" was assigned on the command line, but the root module does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration."),
                 )),
                 ValueSource::AutoFile | ValueSource::NamedFile => {
+                    from_files += 1;
+                    if from_files > 2 {
+                        continue;
+                    }
                     let path = given.file_name.clone().unwrap_or_default();
-                    let detail = format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option.");
-                    let mut d = if given.source == ValueSource::NamedFile {
-                        Diagnostic::error("Value for undeclared variable", detail)
-                    } else {
-                        Diagnostic::warning("Value for undeclared variable", detail)
-                    };
-                    d.subject = given.range.clone();
-                    diags.push(d);
+                    let path = path.strip_prefix("./").unwrap_or(&path);
+                    diags.push(Diagnostic::warning(
+                        "Value for undeclared variable",
+                        format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option."),
+                    ));
                 }
             }
+        }
+        if from_files > 2 {
+            diags.push(Diagnostic::warning(
+                "Values for undeclared variables",
+                format!(
+                    "In addition to the other similar warnings shown, {} other variable(s) defined without being declared.",
+                    from_files - 2
+                ),
+            ));
         }
         diags
     }
@@ -529,8 +544,10 @@ mod tests {
                     false,
                     "The root module does not declare a variable named \"stray\"".to_string()
                 ),
+                // A -var-file value no variable declares is a warning too,
+                // as terraform 1.11 words it.
                 (
-                    true,
+                    false,
                     "The root module does not declare a variable named \"also_stray\"".to_string()
                 ),
                 (
