@@ -107,6 +107,7 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "console",
     "destroy",
+    "force-unlock",
     "graph",
     "import",
     "init",

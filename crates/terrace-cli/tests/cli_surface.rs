@@ -150,3 +150,45 @@ fn a_reader_that_goes_away_is_no_crash() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn force_unlock_of_a_local_state_says_why_it_cannot() {
+    let work = work("force-unlock");
+    let mut runs = vec![("terrace", work.terrace(&["force-unlock", "-force", "abc"]))];
+    let mut asked = vec![("terrace", work.terrace(&["force-unlock", "abc"]))];
+    let mut usage = vec![("terrace", work.terrace(&["force-unlock"]))];
+    if have_terraform() {
+        runs.push((
+            "terraform",
+            work.terraform(&["force-unlock", "-force", "abc"]),
+        ));
+        asked.push(("terraform", work.terraform(&["force-unlock", "abc"])));
+        usage.push(("terraform", work.terraform(&["force-unlock"])));
+    }
+    for (tool, run) in runs {
+        assert_eq!(run.code, Some(1), "{tool}");
+        assert!(
+            run.stderr
+                .contains("Failed to unlock state: LocalState not locked"),
+            "{tool}: {}",
+            run.output()
+        );
+    }
+    for (tool, run) in asked {
+        assert_eq!(run.code, Some(1), "{tool}");
+        assert!(
+            run.stderr
+                .contains("Local state cannot be unlocked by another process"),
+            "{tool}: {}",
+            run.output()
+        );
+    }
+    for (tool, run) in usage {
+        assert_eq!(run.code, Some(1), "{tool}");
+        assert!(
+            run.stderr.contains("Expected a single argument: LOCK_ID"),
+            "{tool}: {}",
+            run.output()
+        );
+    }
+}
