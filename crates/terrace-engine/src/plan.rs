@@ -314,10 +314,11 @@ pub(crate) fn plan_with_imports(
         imports_seen: Mutex::new(Vec::new()),
         imports_used: Mutex::new(HashSet::new()),
     };
-    walk::run(&graph, ctx.workers(), &walker);
+    let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
 
     diags.extend(take(&walker.diags));
+    diags.extend(internal_errors);
     if opts.mode == PlanMode::Normal {
         let used = take(&walker.imports_used);
         let mut unused: Vec<ImportTarget> = take(&walker.imports_seen)
@@ -393,10 +394,10 @@ fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
     ))
 }
 
+/// What `m` holds, also when a panic (caught by the walk) poisoned it:
+/// what was collected before the panic is still reported.
 fn take<T: Default>(m: &Mutex<T>) -> T {
-    m.lock()
-        .map(|mut g| std::mem::take(&mut *g))
-        .unwrap_or_default()
+    std::mem::take(&mut *m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
 /// The resources named in some `replace_triggered_by`, whose changes the
