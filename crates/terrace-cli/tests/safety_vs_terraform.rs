@@ -42,6 +42,182 @@ fn a_long_operator_chain_evaluates_as_in_terraform() {
     }
 }
 
+// ----- sensitive values never printed where terraform hides them -----
+
+/// The secret the configurations below hold; no output may contain it.
+const SECRET: &str = "s3cr3t-Tr0ub4dor";
+
+const SECRET_VARIABLE: &str = r#"
+variable "secret" {
+  type      = string
+  default   = "s3cr3t-Tr0ub4dor"
+  sensitive = true
+}
+"#;
+
+/// Runs `steps` (each: arguments and the exit status they must end
+/// with) with terrace and, where it runs here, terraform, in a directory
+/// holding `files`; returns the last step's output of each tool.
+fn side_by_side(name: &str, files: &[(&str, &str)], steps: &[(&[&str], i32)]) -> Vec<String> {
+    let mut outputs = Vec::new();
+    let mut tools: Vec<&str> = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let w = work(&format!("{name}-{tool}"));
+        for (file, text) in files {
+            w.write(file, text);
+        }
+        let mut last = String::new();
+        for (args, code) in steps {
+            let run = if tool == "terrace" {
+                w.terrace_ok(args, *code)
+            } else {
+                w.terraform_ok(args, *code)
+            };
+            last = run.all();
+        }
+        outputs.push(last);
+    }
+    outputs
+}
+
+/// Every tool's output contains each of `texts` and not the secret.
+fn assert_all_say(outputs: &[String], texts: &[&str]) {
+    for output in outputs {
+        assert!(
+            !output.contains(SECRET),
+            "the secret was printed:\n{output}"
+        );
+        for text in texts {
+            assert!(output.contains(text), "missing {text:?} in:\n{output}");
+        }
+    }
+}
+
+const INVALID_MESSAGE_STAND_IN: &str =
+    "This check failed, but has an invalid error message as described in the other\naccompanying messages.";
+const CONDITION_MESSAGE_HIDDEN: &str = "Warning: Error message refers to sensitive values";
+const CONDITION_MESSAGE_HIDDEN_DETAIL: &str =
+    "The error expression used to explain this condition refers to sensitive\nvalues, so Terraform will not display the resulting message.";
+
+#[test]
+fn a_precondition_message_with_a_secret_is_not_printed() {
+    let config = format!(
+        "{SECRET_VARIABLE}\nresource \"terraform_data\" \"guarded\" {{\n  input = \"x\"\n  lifecycle {{\n    precondition {{\n      condition     = var.secret == \"other\"\n      error_message = \"The secret ${{var.secret}} is wrong.\"\n    }}\n  }}\n}}\n"
+    );
+    let outputs = side_by_side(
+        "precondition-secret",
+        &[("main.tf", &config)],
+        &[(&["plan"], 1)],
+    );
+    assert_all_say(
+        &outputs,
+        &[
+            CONDITION_MESSAGE_HIDDEN,
+            CONDITION_MESSAGE_HIDDEN_DETAIL,
+            "Error: Resource precondition failed",
+            INVALID_MESSAGE_STAND_IN,
+        ],
+    );
+}
+
+#[test]
+fn a_postcondition_message_with_a_secret_is_not_printed() {
+    let config = format!(
+        "{SECRET_VARIABLE}\nresource \"terraform_data\" \"checked\" {{\n  input = \"x\"\n  lifecycle {{\n    postcondition {{\n      condition     = self.output == \"y\"\n      error_message = \"Expected ${{var.secret}}.\"\n    }}\n  }}\n}}\n"
+    );
+    let outputs = side_by_side(
+        "postcondition-secret",
+        &[("main.tf", &config)],
+        &[(&["apply", "-auto-approve"], 1)],
+    );
+    assert_all_say(
+        &outputs,
+        &[
+            CONDITION_MESSAGE_HIDDEN,
+            "Error: Resource postcondition failed",
+            INVALID_MESSAGE_STAND_IN,
+        ],
+    );
+}
+
+#[test]
+fn a_check_assertion_message_with_a_secret_is_not_printed() {
+    let config = format!(
+        "{SECRET_VARIABLE}\ncheck \"secret_is_other\" {{\n  assert {{\n    condition     = var.secret == \"other\"\n    error_message = \"The secret is ${{var.secret}}.\"\n  }}\n}}\n"
+    );
+    let outputs = side_by_side("check-secret", &[("main.tf", &config)], &[(&["plan"], 0)]);
+    assert_all_say(
+        &outputs,
+        &[
+            CONDITION_MESSAGE_HIDDEN,
+            "Warning: Check block assertion failed",
+            INVALID_MESSAGE_STAND_IN,
+        ],
+    );
+}
+
+/// A module variable validated with a sensitive value given by the caller:
+/// the message is replaced, with an error saying why.
+#[test]
+fn a_variable_validation_message_with_a_secret_is_not_printed() {
+    let child = "variable \"token\" {\n  type = string\n  validation {\n    condition     = length(var.token) > 40\n    error_message = \"The token ${var.token} is too short.\"\n  }\n}\n";
+    let root = format!(
+        "{SECRET_VARIABLE}\nmodule \"child\" {{\n  source = \"./child\"\n  token  = var.secret\n}}\n"
+    );
+    let outputs = side_by_side(
+        "validation-secret",
+        &[("main.tf", &root), ("child/main.tf", child)],
+        &[(&["init"], 0), (&["plan"], 1)],
+    );
+    assert_all_say(
+        &outputs,
+        &[
+            "Error: Invalid value for variable",
+            "The error message included a sensitive value, so it will not be displayed.",
+            "Error: Error message refers to sensitive values",
+            "The error expression used to explain this condition refers to sensitive\nvalues. Terraform will not display the resulting message.",
+        ],
+    );
+}
+
+/// A root variable's own `sensitive` does not hide its value from its own
+/// validation message: terraform prints it, and so does terrace.
+#[test]
+fn a_root_variable_validation_message_shows_the_value_given() {
+    let config = "variable \"code\" {\n  type      = string\n  sensitive = true\n  validation {\n    condition     = length(var.code) > 40\n    error_message = \"The code ${var.code} is too short.\"\n  }\n}\n";
+    let outputs = side_by_side(
+        "root-validation",
+        &[("main.tf", config)],
+        &[(&["plan", "-var", "code=abc"], 1)],
+    );
+    for output in &outputs {
+        assert!(
+            output.contains("Error: Invalid value for variable")
+                && output.contains("The code abc is too short."),
+            "{output}"
+        );
+    }
+}
+
+/// A root output that would expose a sensitive value is an error found
+/// before anything is planned: no plan and no "Changes to Outputs" with
+/// the value in it.
+#[test]
+fn an_output_exposing_a_secret_shows_no_plan() {
+    let config = format!(
+        "{SECRET_VARIABLE}\nresource \"terraform_data\" \"r\" {{\n  input = \"x\"\n}}\n\noutput \"leak\" {{\n  value = var.secret\n}}\n"
+    );
+    let outputs = side_by_side("output-secret", &[("main.tf", &config)], &[(&["plan"], 1)]);
+    assert_all_say(&outputs, &["Error: Output refers to sensitive values"]);
+    for output in &outputs {
+        assert!(!output.contains("Changes to Outputs"), "{output}");
+        assert!(!output.contains("will be created"), "{output}");
+    }
+}
+
 // ----- archives that expand enormously -----
 
 use miniz_oxide::deflate::core::{

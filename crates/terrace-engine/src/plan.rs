@@ -375,6 +375,16 @@ pub(crate) fn plan_with_imports(
         .retain(|o| walker.targeting.output(&o.name));
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
+    if diags
+        .iter()
+        .any(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
+    {
+        // Nothing of such a plan is shown or kept: its outputs would show
+        // the very value the error protects.
+        out.changes.clear();
+        out.drift.clear();
+        out.output_changes.clear();
+    }
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
