@@ -9,11 +9,14 @@
 //!
 //! Every check goes through [`missing`]; the `tidy` test of this crate fails
 //! for a test file that looks for one of these tools any other way.
-//! A dev-dependency only: nothing shipped depends on it.
+//! [`fuzz`] drives the never-panic property tests of the readers of
+//! outside data. A dev-dependency only: nothing shipped depends on it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+pub mod fuzz;
 
 /// The hashicorp/aws 5.100.0 package directory of the machine image, in a
 /// filesystem mirror's unpacked layout.
