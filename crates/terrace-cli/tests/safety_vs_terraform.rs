@@ -429,6 +429,7 @@ fn tar_gz(main_tf: &str, zeros: u64) -> Vec<u8> {
 /// Serves `body` for every request on 127.0.0.1 until the process ends;
 /// returns the base URL.
 fn serve_forever(body: Vec<u8>) -> String {
+    let body = std::sync::Arc::new(body);
     let listener = TcpListener::bind("127.0.0.1:0").expect("binding a local port");
     let port = listener.local_addr().expect("local address").port();
     std::thread::spawn(move || {
@@ -556,6 +557,44 @@ fn a_zip_module_package_expanding_to_a_gib_is_unpacked_in_bounded_memory() {
 #[test]
 fn a_tar_gz_module_package_expanding_to_a_quarter_gib_is_unpacked_in_bounded_memory() {
     init_module_package("tgz-bomb", "big.tar.gz", tar_gz(BIG_MODULE_TF, 256 * MIB));
+}
+
+/// A package that is large itself (a quarter GiB stored, uncompressed, in
+/// a zip): downloaded to a file as it arrives, never held in memory.
+#[test]
+fn a_large_module_package_is_downloaded_in_bounded_memory() {
+    let size = 256 * MIB;
+    // The archive as `zip` lays it out, with the big entry's bytes left
+    // out: they are all zeros, so the whole package is that layout with
+    // zeros spliced in, built without writing a quarter GiB twice.
+    let mut big = stored("big.bin", b"", 0o644);
+    big.crc = crc32_extend_zeros(0, size);
+    big.size = size;
+    let layout = zip(&[stored("main.tf", BIG_MODULE_TF.as_bytes(), 0o644), big]);
+    // The big entry's data goes right before the central directory, which
+    // starts at the offset the end record gives.
+    let end = layout.len() - 22;
+    let directory_at = u32::from_le_bytes([
+        layout[end + 16],
+        layout[end + 17],
+        layout[end + 18],
+        layout[end + 19],
+    ]) as usize;
+    let mut package = vec![0u8; layout.len() + size as usize];
+    package[..directory_at].copy_from_slice(&layout[..directory_at]);
+    let shifted_directory = directory_at + size as usize;
+    package[shifted_directory..].copy_from_slice(&layout[directory_at..]);
+    // Entry sizes and the directory's offset, as they are with the data in.
+    let patch_u32 = |package: &mut Vec<u8>, at: usize, value: u32| {
+        package[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    };
+    let big_local = directory_at - 30 - "big.bin".len();
+    patch_u32(&mut package, big_local + 18, size as u32);
+    let big_central = shifted_directory + 46 + "main.tf".len();
+    patch_u32(&mut package, big_central + 20, size as u32);
+    let package_end = package.len() - 22;
+    patch_u32(&mut package, package_end + 16, shifted_directory as u32);
+    init_module_package("large-download", "big.zip", package);
 }
 
 #[test]
