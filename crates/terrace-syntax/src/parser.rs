@@ -2066,6 +2066,7 @@ impl<'a> Parser<'a> {
             tokens,
             pos: 0,
             parser: self,
+            gave_up: false,
         };
         let parts = tp.parse_root();
         (parts, passthru)
@@ -2566,6 +2567,9 @@ struct TemplateStructure<'p, 'a> {
     tokens: Vec<TemplateToken>,
     pos: usize,
     parser: &'p mut Parser<'a>,
+    /// Set when the template nested too deeply and its rest was skipped:
+    /// the directives left open then are not reported one by one.
+    gave_up: bool,
 }
 
 impl TemplateStructure<'_, '_> {
@@ -2612,6 +2616,7 @@ impl TemplateStructure<'_, '_> {
         } else {
             // Give up on the rest of this template.
             self.pos = self.tokens.len().saturating_sub(1);
+            self.gave_up = true;
             Self::placeholder(Span::default())
         };
         self.parser.leave();
@@ -2665,8 +2670,10 @@ impl TemplateStructure<'_, '_> {
                     "The if directive at {} is missing its corresponding endif directive.",
                     self.parser.range_string(if_span)
                 );
-                self.parser
-                    .error("Unexpected end of template", detail, end, None);
+                if !self.gave_up {
+                    self.parser
+                        .error("Unexpected end of template", detail, end, None);
+                }
                 return Self::placeholder(end);
             }
             if let Some(TemplateToken::EndCtrl { kind, span }) = self.tokens.get(self.pos) {
@@ -2727,8 +2734,10 @@ impl TemplateStructure<'_, '_> {
                     "The for directive at {} is missing its corresponding endfor directive.",
                     self.parser.range_string(for_span)
                 );
-                self.parser
-                    .error("Unexpected end of template", detail, end, None);
+                if !self.gave_up {
+                    self.parser
+                        .error("Unexpected end of template", detail, end, None);
+                }
                 return Self::placeholder(end);
             }
             if let Some(TemplateToken::EndCtrl { kind, span }) = self.tokens.get(self.pos) {

@@ -1234,6 +1234,26 @@ fn long_operator_chains_are_flat() {
     assert!(matches!(outcome, Ok(Ok(()))), "{outcome:?}");
 }
 
+/// Template directives nested past the limit: one "Nesting too deep",
+/// not also one "Unexpected end of template" per directive left open.
+#[test]
+fn deep_template_directives_report_the_limit_once() {
+    for (open, close) in [("%{if a}", "%{endif}"), ("%{for x in a}", "%{endfor}")] {
+        let depth = 200;
+        let src = format!("x = \"{}y{}\"\n", open.repeat(depth), close.repeat(depth));
+        let h = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let (_, diags) = parse_native_file("m.tf", &src);
+                diags.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+            });
+        match h.map(|h| h.join()) {
+            Ok(Ok(summaries)) => assert_eq!(summaries, ["Nesting too deep"], "{open}"),
+            other => panic!("{open}: {other:?}"),
+        }
+    }
+}
+
 /// Deep nesting of every recursive construct, at and past the limit, in a
 /// thread with a small (2 MiB) stack: no stack overflow, and the limit is
 /// reported past it.
