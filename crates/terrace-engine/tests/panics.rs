@@ -65,9 +65,11 @@ fn a_panic_while_planning_a_resource_ends_the_plan_with_an_error() {
     let main = format!(
         "resource \"fake_thing\" \"bad\" {{ input = \"{PANIC_DURING_PLAN}\" }}\nresource \"fake_thing\" \"dep\" {{ input = fake_thing.bad.output }}\n"
     );
-    let (plan, diags) = without_hanging(move || {
+    let (plan, diags, started, closed) = without_hanging(move || {
         let h = Harness::new(&[("versions.tf", FAKE_REQ), ("main.tf", &main)]);
-        h.plan_with(&[], &Default::default())
+        let (plan, diags) = h.plan_with(&[], &Default::default());
+        let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::SeqCst);
+        (plan, diags, count(&h.cloud.started), count(&h.cloud.closed))
     });
     assert_one_internal_error(
         &diags,
@@ -75,6 +77,11 @@ fn a_panic_while_planning_a_resource_ends_the_plan_with_an_error() {
         "the fake provider panics while planning",
     );
     assert!(plan.errored);
+    // Every provider instance started was closed all the same.
+    assert!(
+        started > 0 && closed == started,
+        "{started} started, {closed} closed"
+    );
     // What depends on the failed resource was not planned.
     assert!(!actions(&plan)
         .iter()
