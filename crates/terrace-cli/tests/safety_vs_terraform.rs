@@ -218,6 +218,106 @@ fn an_output_exposing_a_secret_shows_no_plan() {
     }
 }
 
+// ----- ephemeral values are neither shown nor stored -----
+
+/// The ephemeral value the configurations below hold.
+const EPHEMERAL_VALUE: &str = "ephem-T0ken-value";
+
+const EPHEMERAL_VARIABLE: &str = r#"
+variable "token" {
+  type      = string
+  default   = "ephem-T0ken-value"
+  ephemeral = true
+}
+"#;
+
+fn assert_none_shows_the_ephemeral_value(outputs: &[String]) {
+    for output in outputs {
+        assert!(
+            !output.contains(EPHEMERAL_VALUE),
+            "the ephemeral value was printed:\n{output}"
+        );
+    }
+}
+
+/// An ephemeral value may not reach a resource argument that is stored,
+/// nor an output not declared ephemeral.
+#[test]
+fn an_ephemeral_value_is_refused_where_it_would_be_stored() {
+    let config = format!(
+        "{EPHEMERAL_VARIABLE}\nresource \"terraform_data\" \"r\" {{\n  input = var.token\n}}\n\noutput \"o\" {{\n  value = var.token\n}}\n"
+    );
+    let outputs = side_by_side(
+        "ephemeral-stored",
+        &[("main.tf", &config)],
+        &[(&["plan"], 1)],
+    );
+    assert_none_shows_the_ephemeral_value(&outputs);
+    assert_all_say(
+        &outputs,
+        &[
+            "Error: Invalid use of ephemeral value",
+            "with terraform_data.r,",
+            "Ephemeral values are not valid for \"input\", because it is not a write-only\nattribute and must be persisted to state.",
+            "Error: Ephemeral value not allowed",
+            "This output value is not declared as returning an ephemeral value, so it\ncannot be set to a result derived from an ephemeral value.",
+        ],
+    );
+}
+
+#[test]
+fn a_condition_message_with_an_ephemeral_value_is_not_printed() {
+    let config = format!(
+        "{EPHEMERAL_VARIABLE}\nresource \"terraform_data\" \"guarded\" {{\n  input = \"x\"\n  lifecycle {{\n    precondition {{\n      condition     = var.token == \"other\"\n      error_message = \"The token ${{var.token}} is wrong.\"\n    }}\n  }}\n}}\n"
+    );
+    let outputs = side_by_side(
+        "ephemeral-message",
+        &[("main.tf", &config)],
+        &[(&["plan"], 1)],
+    );
+    assert_none_shows_the_ephemeral_value(&outputs);
+    assert_all_say(
+        &outputs,
+        &[
+            "Warning: Error message refers to ephemeral values",
+            "Error: Resource precondition failed",
+            INVALID_MESSAGE_STAND_IN,
+        ],
+    );
+}
+
+#[test]
+fn instance_keys_may_not_come_from_an_ephemeral_value() {
+    let for_each = format!(
+        "{EPHEMERAL_VARIABLE}\nresource \"terraform_data\" \"r\" {{\n  for_each = toset([var.token])\n}}\n"
+    );
+    let outputs = side_by_side(
+        "ephemeral-for-each",
+        &[("main.tf", &for_each)],
+        &[(&["plan"], 1)],
+    );
+    assert_none_shows_the_ephemeral_value(&outputs);
+    assert_all_say(
+        &outputs,
+        &[
+            "Error: Invalid for_each argument",
+            "var.token has an ephemeral value",
+            "The given \"for_each\" value is derived from an ephemeral value, which means\nthat Terraform cannot persist it between plan/apply rounds.",
+        ],
+    );
+    let count = format!(
+        "{EPHEMERAL_VARIABLE}\nresource \"terraform_data\" \"r\" {{\n  count = length(var.token) > 3 ? 1 : 0\n}}\n"
+    );
+    let outputs = side_by_side("ephemeral-count", &[("main.tf", &count)], &[(&["plan"], 1)]);
+    assert_all_say(
+        &outputs,
+        &[
+            "Error: Invalid count argument",
+            "The given \"count\" is derived from an ephemeral value, which means that\nTerraform cannot persist it between plan/apply rounds.",
+        ],
+    );
+}
+
 // ----- archives that expand enormously -----
 
 use miniz_oxide::deflate::core::{

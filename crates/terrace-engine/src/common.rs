@@ -114,12 +114,78 @@ fn finalize_variable(
 }
 
 /// A variable's value as the rest of the configuration sees it: marked
-/// sensitive when its declaration says so.
+/// sensitive or ephemeral when its declaration says so.
 fn mark_declared(decl: &Variable, value: Value) -> Value {
-    if decl.sensitive {
+    let value = if decl.sensitive {
         value.mark(Marks::SENSITIVE)
     } else {
         value
+    };
+    if decl.ephemeral {
+        value.mark(Marks::EPHEMERAL)
+    } else {
+        value
+    }
+}
+
+/// Terraform's refusal of ephemeral values where they would be persisted:
+/// an error for every argument of a resource's decoded `config` (nested
+/// blocks included) that holds an ephemeral value and is not write-only.
+pub(crate) fn ephemeral_values_persisted(
+    config: &Value,
+    block: &terrace_providers::Block,
+    in_body: InBody<'_>,
+) -> Diagnostics {
+    if !config.deep_marks().is_ephemeral() {
+        return Diagnostics::new();
+    }
+    let mut found = terrace_providers::Diagnostics::new();
+    persisted_ephemeral_paths(config, block, &AttributePath::root(), &mut found);
+    convert_diags(found, Some(in_body))
+}
+
+fn persisted_ephemeral_paths(
+    value: &Value,
+    block: &terrace_providers::Block,
+    path: &AttributePath,
+    found: &mut terrace_providers::Diagnostics,
+) {
+    let Some(attrs) = value.as_attributes() else {
+        return;
+    };
+    for (name, attribute) in &block.attributes {
+        let Some(v) = attrs.get(name) else { continue };
+        if attribute.write_only || !v.deep_marks().is_ephemeral() {
+            continue;
+        }
+        let mut d = terrace_providers::Diagnostic::error(
+            "Invalid use of ephemeral value",
+            format!("Ephemeral values are not valid for {name:?}, because it is not a write-only attribute and must be persisted to state."),
+        );
+        d.attribute = Some(path.clone().attribute(name.clone()));
+        found.push(d);
+    }
+    for (name, nested) in &block.block_types {
+        let Some(v) = attrs.get(name) else { continue };
+        if !v.deep_marks().is_ephemeral() {
+            continue;
+        }
+        let here = path.clone().attribute(name.clone());
+        match (v.as_elements(), v.as_attributes()) {
+            (Some(items), _) => {
+                for (i, item) in items.iter().enumerate() {
+                    let at = here.clone().index(i as i64);
+                    persisted_ephemeral_paths(item, &nested.block, &at, found);
+                }
+            }
+            (None, Some(items)) if nested.nesting == terrace_providers::NestingMode::Map => {
+                for (key, item) in items {
+                    let at = here.clone().key(key.clone());
+                    persisted_ephemeral_paths(item, &nested.block, &at, found);
+                }
+            }
+            _ => persisted_ephemeral_paths(v, &nested.block, &here, found),
+        }
     }
 }
 
@@ -276,8 +342,21 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
                 .with_subject(out.decl_range.clone()),
             );
         }
+        if !out.ephemeral && value.deep_marks().is_ephemeral() {
+            let mut d = Diagnostic::error(
+                "Ephemeral value not allowed",
+                "This output value is not declared as returning an ephemeral value, so it cannot be set to a result derived from an ephemeral value.",
+            );
+            d.subject = out.expr.as_ref().map(|e| e.range());
+            diags.push(d);
+        }
         let value = if out.sensitive {
             value.mark(Marks::SENSITIVE)
+        } else {
+            value
+        };
+        let value = if out.ephemeral {
+            value.mark(Marks::EPHEMERAL)
         } else {
             value
         };

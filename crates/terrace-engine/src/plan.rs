@@ -981,6 +981,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
+        if has_errors(&diags) {
+            return Err(diags);
+        }
         let (cfg_plain, cfg_marks) = unmark(&config);
         let null = Value::null(info.ty.clone());
         let prior_plain = prior
@@ -1194,6 +1203,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
         if has_errors(&diags) {
             return Err(diags);
         }
