@@ -13,8 +13,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const MIRROR: &str = "/opt/tf-plugins";
-const AWS: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
+const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
+const AWS: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
 
 struct TempDir(PathBuf);
 
@@ -41,13 +41,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn terraform_available() -> bool {
-    Command::new("terraform")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs a command in `dir` with a controlled environment.
@@ -117,12 +110,9 @@ fn assert_same_document(terrace: &[u8], terraform: &[u8], what: &str) {
 
 #[test]
 fn providers_schema_json_matches_terraform() {
-    if !terraform_available() {
-        eprintln!("skipped: terraform is not on PATH");
-        return;
-    }
-    if !Path::new(AWS).exists() {
-        eprintln!("skipped: the AWS provider is not installed at {AWS}");
+    if !terrace_testsupport::require_terraform()
+        || !terrace_testsupport::require_path(Path::new(AWS), "the AWS provider")
+    {
         return;
     }
     let tmp = TempDir::new("schema");
@@ -249,7 +239,7 @@ fn providers_schema_without_providers_and_without_json() {
     assert_eq!(no_json.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&no_json.stderr)
         .starts_with("The `terrace providers schema` command requires the `-json` flag."));
-    if terraform_available() {
+    if terrace_testsupport::require_terraform() {
         let reference = run("terraform", &["providers", "schema", "-json"], &tmp.0, &[]);
         assert_eq!(empty.stdout, reference.stdout);
     }
@@ -361,8 +351,7 @@ fn write_all(tmp: &TempDir, files: &[(&str, &str)]) {
 
 #[test]
 fn providers_tree_matches_terraform() {
-    if !terraform_available() {
-        eprintln!("skipped: terraform is not on PATH");
+    if !terrace_testsupport::require_terraform() {
         return;
     }
     let empty_config = TempDir::new("tree-cli");

@@ -21,7 +21,7 @@ use crate::values::{Repetition, Values};
 use crate::walk::{self, Job, Visit, Walker};
 use crate::{Context, Hooks};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 use terrace_addrs::{
     AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
@@ -144,20 +144,18 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
     };
-    walk::run(&graph, ctx.workers(), &walker);
+    let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
-    diags.extend(
-        walker
-            .diags
-            .lock()
-            .map(|mut g| std::mem::take(&mut *g))
-            .unwrap_or_default(),
+    // A panic caught by the walk may have poisoned these; what they hold
+    // (every object recorded so far) is still the truth.
+    diags.extend(std::mem::take(
+        &mut *walker.diags.lock().unwrap_or_else(PoisonError::into_inner),
+    ));
+    diags.extend(internal_errors);
+    state = std::mem::replace(
+        &mut *walker.state.lock().unwrap_or_else(PoisonError::into_inner),
+        State::new_with_lineage(String::new()),
     );
-    state = walker
-        .state
-        .lock()
-        .map(|mut g| std::mem::replace(&mut *g, State::new_with_lineage(String::new())))
-        .unwrap_or_else(|_| plan.prior_state.clone());
     let only: Option<HashSet<&str>> =
         (!plan.targets.is_empty() || !plan.excludes.is_empty()).then(|| {
             plan.output_changes

@@ -10,6 +10,24 @@ use terrace_value::Value;
 
 /// The references in `expr` with their values in `scope`.
 pub(crate) fn expression_values(expr: &Expression, scope: &dyn Scope) -> Vec<(String, String)> {
+    values_described(expr, scope, false)
+}
+
+/// [`expression_values`] for a diagnostic caused by an ephemeral value:
+/// references to ephemeral values are named, as Terraform does then,
+/// without their values.
+pub(crate) fn expression_values_naming_ephemeral(
+    expr: &Expression,
+    scope: &dyn Scope,
+) -> Vec<(String, String)> {
+    values_described(expr, scope, true)
+}
+
+fn values_described(
+    expr: &Expression,
+    scope: &dyn Scope,
+    name_ephemeral: bool,
+) -> Vec<(String, String)> {
     let file = expr.file();
     let mut out: Vec<(String, String)> = Vec::new();
     for t in expr.variables() {
@@ -26,6 +44,11 @@ pub(crate) fn expression_values(expr: &Expression, scope: &dyn Scope) -> Vec<(St
             span,
         };
         let (v, _) = terrace_lang::eval::evaluate(&e, file, scope);
+        let marks = v.deep_marks();
+        if name_ephemeral && marks.is_ephemeral() && !marks.is_sensitive() {
+            out.push((text.to_string(), "has an ephemeral value".to_string()));
+            continue;
+        }
         if let Some(d) = describe(&v) {
             out.push((text.to_string(), d));
         }

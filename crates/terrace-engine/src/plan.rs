@@ -314,10 +314,11 @@ pub(crate) fn plan_with_imports(
         imports_seen: Mutex::new(Vec::new()),
         imports_used: Mutex::new(HashSet::new()),
     };
-    walk::run(&graph, ctx.workers(), &walker);
+    let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
 
     diags.extend(take(&walker.diags));
+    diags.extend(internal_errors);
     if opts.mode == PlanMode::Normal {
         let used = take(&walker.imports_used);
         let mut unused: Vec<ImportTarget> = take(&walker.imports_seen)
@@ -374,6 +375,16 @@ pub(crate) fn plan_with_imports(
         .retain(|o| walker.targeting.output(&o.name));
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
+    if diags
+        .iter()
+        .any(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
+    {
+        // Nothing of such a plan is shown or kept: its outputs would show
+        // the very value the error protects.
+        out.changes.clear();
+        out.drift.clear();
+        out.output_changes.clear();
+    }
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
@@ -393,10 +404,10 @@ fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
     ))
 }
 
+/// What `m` holds, also when a panic (caught by the walk) poisoned it:
+/// what was collected before the panic is still reported.
 fn take<T: Default>(m: &Mutex<T>) -> T {
-    m.lock()
-        .map(|mut g| std::mem::take(&mut *g))
-        .unwrap_or_default()
+    std::mem::take(&mut *m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
 /// The resources named in some `replace_triggered_by`, whose changes the
@@ -970,6 +981,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
+        if has_errors(&diags) {
+            return Err(diags);
+        }
         let (cfg_plain, cfg_marks) = unmark(&config);
         let null = Value::null(info.ty.clone());
         let prior_plain = prior
@@ -1183,6 +1203,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
         if has_errors(&diags) {
             return Err(diags);
         }

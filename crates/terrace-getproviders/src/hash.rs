@@ -323,13 +323,8 @@ mod tests {
     /// wrote into testdata/aws_two_modules.terraform.lock.hcl.
     #[test]
     fn h1_of_the_images_aws_provider() {
-        let dir =
-            Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
-        if !dir.is_dir() {
-            eprintln!(
-                "skipped: the image's AWS provider ({}) is absent",
-                dir.display()
-            );
+        let dir = Path::new(terrace_testsupport::AWS_PROVIDER_PACKAGE);
+        if !terrace_testsupport::require_aws_provider_package() {
             return;
         }
         assert_eq!(
