@@ -127,8 +127,9 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         }
     }
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
-    for info in env.model.resources.values() {
-        *users.entry(info.provider.clone()).or_default() += 2;
+    for (addr, info) in &env.model.resources {
+        let nodes = if graph::has_destroy_node(addr) { 2 } else { 1 };
+        *users.entry(info.provider.clone()).or_default() += nodes;
     }
     let walker = ApplyWalker {
         env: &env,
@@ -652,9 +653,15 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
         }
         let start = Instant::now();
+        // A replacement's delete is reported by its own step; this step is
+        // its create, and is reported (and counted) as one.
+        let hook_action = match c.action {
+            Action::DeleteThenCreate | Action::CreateThenDelete => Action::Create,
+            other => other,
+        };
         let before_id = value_id(&c.before);
         self.hooks
-            .apply_started(addr, c.action, before_id.as_deref());
+            .apply_started(addr, hook_action, before_id.as_deref());
         let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             prior_state: prior_plain.clone(),
@@ -700,7 +707,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let id = value_id(&marked);
         if provisioners.is_empty() {
             self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
+                .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), !failed);
         }
         if new.is_null() {
             if failed && !creating {
@@ -713,7 +720,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let mut obj = encode_object(&marked, &info.ty, schema.version).inspect_err(|_| {
             if !provisioners.is_empty() {
                 self.hooks
-                    .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), false);
+                    .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), false);
             }
         })?;
         obj.private = (!ar.private.is_empty()).then_some(ar.private);
@@ -746,7 +753,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
             }
             self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !pfailed);
+                .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), !pfailed);
             if pfailed {
                 return Err(diags);
             }

@@ -26,7 +26,7 @@ pub(crate) enum Node {
     /// Plan: everything about the resource. Apply: its creates, updates
     /// and reads.
     Resource(ConfigResource),
-    /// Apply only: the resource's deletes.
+    /// Apply only, managed resources only: the resource's deletes.
     Destroy(ConfigResource),
     Provider(AbsProviderConfig),
     /// A `check` block declared in the given module.
@@ -228,7 +228,7 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
     }
     for addr in model.resources.keys() {
         g.add(Node::Resource(addr.clone()));
-        if kind == GraphKind::Apply {
+        if kind == GraphKind::Apply && has_destroy_node(addr) {
             g.add(Node::Destroy(addr.clone()));
         }
     }
@@ -440,6 +440,14 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
         }
     }
     (g, diags)
+}
+
+/// Only managed resources delete anything: data sources are just read
+/// (and dropped from the state), so they get no destroy node, and so no
+/// ordering against deletes that could close a cycle through a
+/// `create_before_destroy` resource reading them.
+pub(crate) fn has_destroy_node(addr: &ConfigResource) -> bool {
+    addr.resource.mode == terrace_addrs::ResourceMode::Managed
 }
 
 fn node_module(n: &Node) -> Option<&Module> {
