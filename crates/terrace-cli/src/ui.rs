@@ -229,13 +229,14 @@ fn still_working(shared: Arc<Shared>) {
                 Some(id) if action != Action::Create => format!("id={id}, "),
                 _ => String::new(),
             };
-            shared.line(&addr, &format!("{verb} [{id}{}s elapsed]", secs_text(secs)));
+            shared.line(&addr, &format!("{verb} [{id}{} elapsed]", secs_text(secs)));
         }
     }
 }
 
+/// Elapsed time as Terraform prints it: Go's duration text (`14m10s`).
 fn secs_text(secs: u64) -> String {
-    format!("{secs}")
+    go_duration(Duration::from_secs(secs))
 }
 
 /// Go's `time.Duration.String()` of a whole number of seconds.
@@ -435,5 +436,18 @@ mod tests {
         assert_eq!(go_duration(Duration::from_millis(400)), "0s");
         assert_eq!(go_duration(Duration::from_secs(65)), "1m5s");
         assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::secs_text;
+
+    #[test]
+    fn elapsed_times_read_as_go_durations() {
+        assert_eq!(secs_text(10), "10s");
+        assert_eq!(secs_text(60), "1m0s");
+        assert_eq!(secs_text(850), "14m10s");
+        assert_eq!(secs_text(3610), "1h0m10s");
     }
 }

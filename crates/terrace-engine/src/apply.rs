@@ -73,7 +73,8 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     if has_errors(&diags) {
         return (state, diags);
     }
-    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply);
+    let deletes = graph::DeleteWork::of_changes(&plan.changes);
+    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply(&deletes));
     diags.extend(gdiags);
     if has_errors(&diags) {
         return (state, diags);
@@ -128,8 +129,8 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     }
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
     for (addr, info) in &env.model.resources {
-        let nodes = if graph::has_destroy_node(addr) { 2 } else { 1 };
-        *users.entry(info.provider.clone()).or_default() += nodes;
+        let destroys = graph.index.contains_key(&Node::Destroy(addr.clone()));
+        *users.entry(info.provider.clone()).or_default() += 1 + usize::from(destroys);
     }
     let walker = ApplyWalker {
         env: &env,
