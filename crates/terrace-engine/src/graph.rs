@@ -1,10 +1,10 @@
 //! The configuration-level dependency graph: one node per variable,
 //! local, output, module call, resource block and provider configuration
-//! (and, for apply, one destroy node per resource), with an edge wherever
-//! one needs the other first. Edges come from the references in every
-//! expression of a block, from `depends_on`, from provider bindings and
-//! from module nesting (everything in a module waits for its call to
-//! expand).
+//! (and, for apply, a destroy node per managed resource the plan deletes
+//! from), with an edge wherever one needs the other first. Edges come from
+//! the references in every expression of a block, from `depends_on`, from
+//! provider bindings and from module nesting (everything in a module waits
+//! for its call to expand).
 
 use crate::model::{module_path, Model};
 use std::collections::{BTreeSet, HashMap, HashSet};

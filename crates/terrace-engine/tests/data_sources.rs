@@ -120,3 +120,75 @@ fn replacements_are_heard_as_a_create_and_a_delete() {
         ]
     );
 }
+
+/// The order objects leave the state in, as the journal hears it.
+#[derive(Default)]
+struct Gone(Mutex<Vec<String>>);
+
+impl Hooks for Gone {
+    fn object_changed(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&terrace_states::model::DeposedKey>,
+        _: &terrace_addrs::AbsProviderConfig,
+        _: &terrace_addrs::InstanceKey,
+        object: Option<&terrace_states::model::ObjectState>,
+    ) {
+        if object.is_none() && deposed.is_none() {
+            if let Ok(mut g) = self.0.lock() {
+                g.push(addr.to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn module_depending_on_a_resource_applies_replaces_and_destroys() {
+    let mut h = Harness::new(&[
+        (
+            "main.tf",
+            r#"
+resource "terraform_data" "a" {
+  input = "a"
+}
+
+module "dep" {
+  source     = "./mod"
+  depends_on = [terraform_data.a]
+}
+"#,
+        ),
+        (
+            "mod/main.tf",
+            "resource \"terraform_data\" \"inner\" {\n  input = \"x\"\n}\n",
+        ),
+    ]);
+    let plan = h.plan(&[]);
+    h.apply(&[], &plan);
+    assert_eq!(
+        state_addrs(&h.state),
+        ["module.dep.terraform_data.inner", "terraform_data.a"]
+    );
+    let opts = PlanOptions {
+        force_replace: vec![AbsResourceInstance::parse_str("terraform_data.a").expect("address")],
+        ..PlanOptions::default()
+    };
+    let (plan, diags) = h.plan_with(&[], &opts);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    h.apply(&[], &plan);
+    let opts = PlanOptions {
+        mode: terrace_plans::model::PlanMode::Destroy,
+        ..PlanOptions::default()
+    };
+    let (plan, diags) = h.plan_with(&[], &opts);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let gone = Gone::default();
+    let (state, diags) = terrace_engine::apply(&h.context(&[]), &plan, &gone);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    assert!(state_addrs(&state).is_empty());
+    // What depends on a resource goes first.
+    assert_eq!(
+        gone.0.into_inner().unwrap_or_default(),
+        ["module.dep.terraform_data.inner", "terraform_data.a"]
+    );
+}
