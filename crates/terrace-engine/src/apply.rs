@@ -353,8 +353,13 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             return Visit::Done(true);
         };
         let (expansion, d) = expand_resource(self.env, info);
-        let ok = !has_errors(&d);
-        self.report(d);
+        // While destroying, the expansion only serves references (as in
+        // the destroy plan): what it cannot know any more, such as a
+        // `count` from objects already deleted, is no error.
+        let ok = self.plan.mode == PlanMode::Destroy || !has_errors(&d);
+        if self.plan.mode != PlanMode::Destroy {
+            self.report(d);
+        }
         let mut reps: HashMap<AbsResourceInstance, Repetition> = HashMap::new();
         for (mi, _, keys) in &expansion {
             for (k, rep) in keys {

@@ -192,3 +192,38 @@ module "dep" {
         ["module.dep.terraform_data.inner", "terraform_data.a"]
     );
 }
+
+#[test]
+fn destroying_what_a_data_source_counted_needs_no_count() {
+    let remote = REMOTE_STATE.replace(
+        r#""value": "hello", "type": "string""#,
+        r#""value": 2, "type": "number""#,
+    );
+    let mut h = Harness::new(&[
+        (
+            "main.tf",
+            r#"
+data "terraform_remote_state" "x" {
+  backend = "local"
+  config  = { path = "${path.module}/remote.tfstate" }
+}
+
+resource "terraform_data" "n" {
+  count = data.terraform_remote_state.x.outputs.v
+  input = count.index
+}
+"#,
+        ),
+        ("remote.tfstate", &remote),
+    ]);
+    let plan = h.plan(&[]);
+    assert_eq!(
+        actions(&plan),
+        ["terraform_data.n[0] Create", "terraform_data.n[1] Create"]
+    );
+    h.apply(&[], &plan);
+    // The destroy plan drops the data source, so its count is unknown
+    // while the objects it counted are deleted.
+    h.destroy(&[]);
+    assert!(state_addrs(&h.state).is_empty());
+}
