@@ -437,11 +437,6 @@ mod tests {
         assert_eq!(go_duration(Duration::from_secs(65)), "1m5s");
         assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::secs_text;
 
     #[test]
     fn elapsed_times_read_as_go_durations() {

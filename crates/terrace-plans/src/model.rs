@@ -377,6 +377,15 @@ impl Plan {
     }
 }
 
+fn outputs_equal(a: &State, b: &State) -> bool {
+    a.outputs.len() == b.outputs.len()
+        && a.outputs.iter().all(|(name, x)| {
+            b.outputs
+                .get(name)
+                .is_some_and(|y| x.sensitive == y.sensitive && x.value.raw_equals(&y.value))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,13 +420,4 @@ mod tests {
             assert_eq!(ActionReason::from_code(reason.code()), Some(reason));
         }
     }
-}
-
-fn outputs_equal(a: &State, b: &State) -> bool {
-    a.outputs.len() == b.outputs.len()
-        && a.outputs.iter().all(|(name, x)| {
-            b.outputs
-                .get(name)
-                .is_some_and(|y| x.sensitive == y.sensitive && x.value.raw_equals(&y.value))
-        })
 }
