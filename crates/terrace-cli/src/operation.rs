@@ -89,6 +89,9 @@ struct Operation {
     state_read_path: PathBuf,
     /// `apply PLANFILE`: the plan to apply.
     saved_plan: Option<Plan>,
+    /// Ephemeral variables set for this run, which applying a plan saved
+    /// now must be given again.
+    apply_time_variables: Vec<String>,
     /// What a plan saved now records besides itself.
     backend_settings: crate::backend_config::LocalSettings,
     locks_text: Option<String>,
@@ -165,6 +168,37 @@ impl Operation {
             return Err(fail(&diags, &sources));
         }
 
+        // Ephemeral variables are not in a saved plan: applying it takes
+        // them from this command's -var, -var-file and TF_VAR_, and those
+        // set for the plan must be set again.
+        let inputs = match (&saved, &overrides_given) {
+            (Some(file), Some(given)) => {
+                let mut inputs = (*inputs).clone();
+                for (name, variable) in &config.module.variables {
+                    if !variable.ephemeral || inputs.take_given(given, name) {
+                        continue;
+                    }
+                    if file.context.apply_time_variables.contains(name) {
+                        diags.push(
+                            Diagnostic::error(
+                                "No value for required variable",
+                                format!("The ephemeral input variable \"{name}\" was set during the plan phase, and so must also be set during the apply phase."),
+                            )
+                            .with_subject(variable.decl_range.clone()),
+                        );
+                    }
+                }
+                Arc::new(inputs)
+            }
+            _ => inputs,
+        };
+        let apply_time_variables: Vec<String> = config
+            .module
+            .variables
+            .iter()
+            .filter(|(_, v)| v.ephemeral && inputs.value_for(v).is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
         let (variables, variable_diags) = inputs.final_values(&config.module.variables);
         diags.extend(variable_diags);
         match (&saved, &overrides_given) {
@@ -391,6 +425,7 @@ impl Operation {
             journal_path,
             state_read_path: dir.join(&state_paths.read),
             saved_plan: saved.map(|file| file.plan),
+            apply_time_variables,
             backend_settings,
             locks_text,
         })
@@ -480,10 +515,13 @@ impl Operation {
                     &self.config,
                     &self.dir,
                     &OsFiles,
-                    self.locks_text.clone(),
-                    &self.backend_settings,
-                    &self.ctx.workspace,
-                    self.prior_snapshot.as_ref(),
+                    crate::planfile_io::MadeFrom {
+                        locks_text: self.locks_text.clone(),
+                        backend: &self.backend_settings,
+                        workspace: &self.ctx.workspace,
+                        state: self.prior_snapshot.as_ref(),
+                        apply_time_variables: self.apply_time_variables.clone(),
+                    },
                 );
                 if let Err(d) = crate::planfile_io::write(&out, &plan, &context) {
                     self.print_diagnostics(&d);

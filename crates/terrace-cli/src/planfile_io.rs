@@ -15,27 +15,35 @@ use terrace_plans::model::Plan;
 use terrace_plans::planfile::{self, PlanContext, PlanFile, SavedBackend};
 use terrace_syntax::{Diagnostic, Diagnostics};
 
-/// What a plan made now from `config` depends on.
+/// What a plan made now from `config` records: its configuration's
+/// files, with the lock file's text, the backend, the state snapshot and
+/// the apply-time variables given.
+pub struct MadeFrom<'a> {
+    pub locks_text: Option<String>,
+    pub backend: &'a LocalSettings,
+    pub workspace: &'a str,
+    pub state: Option<&'a SnapshotId>,
+    pub apply_time_variables: Vec<String>,
+}
+
 pub fn context(
     config: &Config,
     dir: &Path,
     files: &dyn ConfigFiles,
-    locks_text: Option<String>,
-    backend: &LocalSettings,
-    workspace: &str,
-    state: Option<&SnapshotId>,
+    made_from: MadeFrom<'_>,
 ) -> PlanContext {
     let snapshot = ConfigSnapshot::of(config, dir, files);
     PlanContext {
         config_files: snapshot.modules,
         module_manifest: snapshot.module_manifest,
-        dependency_locks: locks_text,
+        dependency_locks: made_from.locks_text,
         backend: SavedBackend {
             type_name: "local".into(),
-            config: backend.entries().into_iter().collect(),
-            workspace: workspace.to_string(),
+            config: made_from.backend.entries().into_iter().collect(),
+            workspace: made_from.workspace.to_string(),
         },
-        state: state.map(|s| (s.lineage.clone(), s.serial)),
+        state: made_from.state.map(|s| (s.lineage.clone(), s.serial)),
+        apply_time_variables: made_from.apply_time_variables,
     }
 }
 

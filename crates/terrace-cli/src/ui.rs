@@ -405,4 +405,12 @@ mod tests {
         assert_eq!(go_duration(Duration::from_secs(65)), "1m5s");
         assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
     }
+
+    #[test]
+    fn elapsed_times_read_as_go_durations() {
+        assert_eq!(go_duration(Duration::from_secs(10)), "10s");
+        assert_eq!(go_duration(Duration::from_secs(60)), "1m0s");
+        assert_eq!(go_duration(Duration::from_secs(850)), "14m10s");
+        assert_eq!(go_duration(Duration::from_secs(3610)), "1h0m10s");
+    }
 }

@@ -424,3 +424,56 @@ fn validate_honours_development_overrides_as_terraform_does() {
         assert_eq!(lines(&ours.stdout), lines(&theirs.stdout));
     }
 }
+
+#[test]
+fn ephemeral_variables_are_not_kept_in_a_saved_plan() {
+    let config = r#"
+variable "token" {
+  type      = string
+  ephemeral = true
+}
+
+resource "terraform_data" "d" {
+  input = "x"
+  provisioner "local-exec" {
+    command = "test ${nonsensitive(length(var.token))} -gt 0"
+  }
+}
+"#;
+    for tool in tools() {
+        let work = builtin_only(&format!("ephemeral-saved-{tool}"));
+        work.write("main.tf", config);
+        if tool == "terraform" {
+            expect(&run(&work, tool, &["init"]), 0, tool, "init");
+        }
+        expect(
+            &run(
+                &work,
+                tool,
+                &["plan", "-out=p", "-var", "token=s3cr3t-value"],
+            ),
+            0,
+            tool,
+            "plan",
+        );
+        if tool == "terrace" {
+            let saved = std::fs::read(work.path("p")).unwrap();
+            assert!(
+                !String::from_utf8_lossy(&saved).contains("s3cr3t-value"),
+                "the plan file keeps no ephemeral value"
+            );
+        }
+        let without = run(&work, tool, &["apply", "p"]);
+        expect(&without, 1, tool, "apply p without the token");
+        assert!(
+            without.all().contains("No value for required variable")
+                && without.all().contains(
+                    "was set during the plan phase, and so\nmust also be set during the apply phase"
+                ),
+            "{tool}: {}",
+            without.output()
+        );
+        let with = run(&work, tool, &["apply", "-var", "token=other", "p"]);
+        expect(&with, 0, tool, "apply -var token=other p");
+    }
+}

@@ -115,6 +115,18 @@ impl InputValues {
         );
     }
 
+    /// Takes the value given for `name` in `from`, if any; whether there
+    /// was one.
+    pub fn take_given(&mut self, from: &InputValues, name: &str) -> bool {
+        match from.values.get(name) {
+            Some(given) => {
+                self.values.insert(name.to_string(), given.clone());
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The final values a saved plan recorded, which are what applying it
     /// uses.
     pub fn from_final_values(values: impl IntoIterator<Item = (String, Value)>) -> InputValues {
@@ -145,6 +157,10 @@ impl InputValues {
     ) -> Diagnostics {
         let mut diags = self.check_undeclared(declared);
         for (name, variable) in declared {
+            // Ephemeral values are not in the plan: they are given anew.
+            if variable.ephemeral {
+                continue;
+            }
             let Some(given) = self.values.get(name) else {
                 continue;
             };

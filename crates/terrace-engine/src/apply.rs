@@ -73,7 +73,8 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     if has_errors(&diags) {
         return (state, diags);
     }
-    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply);
+    let deletes = graph::DeleteWork::of_changes(&plan.changes);
+    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply(&deletes));
     diags.extend(gdiags);
     if has_errors(&diags) {
         return (state, diags);
@@ -127,8 +128,9 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         }
     }
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
-    for info in env.model.resources.values() {
-        *users.entry(info.provider.clone()).or_default() += 2;
+    for (addr, info) in &env.model.resources {
+        let destroys = graph.index.contains_key(&Node::Destroy(addr.clone()));
+        *users.entry(info.provider.clone()).or_default() += 1 + usize::from(destroys);
     }
     let walker = ApplyWalker {
         env: &env,
@@ -349,8 +351,13 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             return Visit::Done(true);
         };
         let (expansion, d) = expand_resource(self.env, info);
-        let ok = !has_errors(&d);
-        self.report(d);
+        // While destroying, the expansion only serves references (as in
+        // the destroy plan): what it cannot know any more, such as a
+        // `count` from objects already deleted, is no error.
+        let ok = self.plan.mode == PlanMode::Destroy || !has_errors(&d);
+        if self.plan.mode != PlanMode::Destroy {
+            self.report(d);
+        }
         let mut reps: HashMap<AbsResourceInstance, Repetition> = HashMap::new();
         for (mi, _, keys) in &expansion {
             for (k, rep) in keys {

@@ -599,7 +599,11 @@ fn validate_variable(
     if decl.validations.is_empty() {
         return;
     }
-    let scope = env.scope(cfg, inst.clone(), Repetition::default());
+    let mut scope = env.scope(cfg, inst.clone(), Repetition::default());
+    scope.validated_variable = env
+        .values
+        .var(inst, &decl.name)
+        .map(|v| (decl.name.clone(), v));
     for rule in &decl.validations {
         let Some(cond) = &rule.condition else {
             continue;

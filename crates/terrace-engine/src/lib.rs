@@ -26,6 +26,7 @@ mod moves;
 mod plan;
 mod providers;
 mod provisioners;
+mod relevant;
 mod scope;
 mod targeting;
 mod triggers;

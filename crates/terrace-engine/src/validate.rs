@@ -65,14 +65,6 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         validating: true,
         functions: Default::default(),
     };
-    // Root variables are unknown while validating.
-    for (name, v) in &ctx.config.module.variables {
-        env.values.set_var(
-            &terrace_addrs::ModuleInstance::root(),
-            name,
-            Value::unknown(v.ty.clone()),
-        );
-    }
     let mut unconfigured: HashMap<AbsProviderConfig, Arc<dyn Provider>> = HashMap::new();
     for i in order(&graph) {
         match &graph.nodes[i] {
@@ -103,6 +95,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 else {
                     continue;
                 };
+                env.values.set_resource(
+                    &r.module.unkeyed_instance(),
+                    &info.local_key(),
+                    validation_resource_value(rc, schema, &info.ty),
+                );
                 let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
                 for e in rc.count.iter().chain(rc.for_each.iter()) {
@@ -121,6 +118,20 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 diags.extend(d);
                 if failed {
                     continue;
+                }
+                // An ephemeral value where it would be stored is refused
+                // here already, as terraform's validate refuses it.
+                if matches!(r.resource.mode, ResourceMode::Managed | ResourceMode::Data) {
+                    let address = r.to_string();
+                    let refused = crate::common::ephemeral_values_persisted(
+                        &value,
+                        &schema.block,
+                        InBody::new(&rc.config, &address, &info.provider.provider),
+                    );
+                    if has_errors(&refused) {
+                        diags.extend(refused);
+                        continue;
+                    }
                 }
                 let Some(p) = unconfigured.get(&info.provider) else {
                     continue;
@@ -162,6 +173,34 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         let _ = p.close();
     }
     diags
+}
+
+/// What references to a resource see while validating: nothing is
+/// expanded, so a repeated resource is wholly unknown and a single one an
+/// unknown object of its type (its sensitive attributes marked, so that
+/// sensitivity is checked as it will be in a plan).
+fn validation_resource_value(
+    rc: &terrace_config::model::Resource,
+    schema: &terrace_providers::Schema,
+    ty: &Type,
+) -> Value {
+    if rc.count.is_some() || rc.for_each.is_some() {
+        return Value::dynamic();
+    }
+    let Some(object) = ty.object_type() else {
+        return Value::unknown(ty.clone());
+    };
+    let attrs = object
+        .attributes
+        .iter()
+        .map(|(name, t)| (name.clone(), Value::unknown(t.clone())))
+        .collect();
+    let marked = crate::marks::mark_schema_sensitive(&schema.block, &Value::object(attrs));
+    if marked.deep_marks().is_empty() {
+        Value::unknown(ty.clone())
+    } else {
+        marked
+    }
 }
 
 fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {

@@ -64,6 +64,9 @@ pub struct PlanContext {
     /// The lineage and serial of the state planned against; `None` when
     /// there was no state yet.
     pub state: Option<(String, u64)>,
+    /// Ephemeral variables that were set for the plan: their values are
+    /// not kept, so applying it needs them set again.
+    pub apply_time_variables: Vec<String>,
 }
 
 /// A plan read back from a file, with what it was made from.
@@ -462,6 +465,7 @@ fn encode_context(c: &PlanContext) -> Json {
             "workspace": c.backend.workspace,
         },
         "state": c.state.as_ref().map(|(lineage, serial)| json!({ "lineage": lineage, "serial": serial })),
+        "apply_time_variables": c.apply_time_variables,
     })
 }
 
@@ -506,6 +510,17 @@ fn decode_context(j: &Json) -> Result<PlanContext, PlanFileError> {
             workspace: str_field(backend, "workspace")?.to_string(),
         },
         state,
+        apply_time_variables: j
+            .get("apply_time_variables")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| err("invalid apply-time variable"))
+            })
+            .collect::<Result<_, _>>()?,
     })
 }
 

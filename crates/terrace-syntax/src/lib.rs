@@ -18,6 +18,11 @@ pub use pos::{LineIndex, Pos, Span};
 pub use text::levenshtein;
 pub use traversal::{PartialStep, PartialTraversal};
 
+/// The product's name wherever user-facing text names the tool itself
+/// (OpenTofu's messages say "OpenTofu", Terraform's "Terraform"), and the
+/// command users type. Every crate takes it from here.
+pub const PRODUCT: &str = "terrace";
+
 use ast::{Body, Expr, File, SourceFile, Traversal};
 use lexer::ScanMode;
 use parser::Parser;

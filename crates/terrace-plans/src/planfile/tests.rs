@@ -195,6 +195,7 @@ fn rich_context() -> PlanContext {
             workspace: "dev".into(),
         },
         state: Some(("lin".into(), 7)),
+        apply_time_variables: vec!["token".into()],
     }
 }
 
