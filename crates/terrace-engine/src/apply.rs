@@ -378,6 +378,8 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 store(&acc, &c.addr, c.after.clone());
                 if c.importing.is_some() {
                     jobs.push(Box::new(move || self.record_import(info, c)));
+                } else {
+                    self.record_provider_instance(c);
                 }
                 continue;
             }
@@ -779,6 +781,31 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         self.report(diags);
         Ok(Some(marked))
+    }
+
+    /// An unchanged object is recorded under the provider instance its
+    /// configuration resolves to now (a renamed provider configuration, a
+    /// changed instance key), as OpenTofu records it, so that the one it
+    /// used before can be removed.
+    fn record_provider_instance(&self, c: &ResourceInstanceChange) {
+        let current = {
+            let Ok(st) = self.state.lock() else {
+                return;
+            };
+            match (st.provider_instance(&c.addr), st.object(&c.addr)) {
+                (Some(p), Some(obj)) if p != c.provider => Some(obj.clone()),
+                _ => None,
+            }
+        };
+        if let Some(obj) = current {
+            self.set_object(
+                &c.addr,
+                None,
+                &c.provider.config,
+                &c.provider.key,
+                Some(obj),
+            );
+        }
     }
 
     /// An imported object the plan left unchanged goes into the state as

@@ -1481,16 +1481,30 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return true;
         }
         if self.opts.mode == PlanMode::Normal && self.forget(&addr) {
+            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+            let pinst = rs.provider.instance(is.provider_key.clone());
+            // Deposed objects are forgotten with the current one: none of
+            // them is destroyed, none stays in the state.
+            for (dk, obj) in &is.deposed {
+                self.record(change(
+                    &addr,
+                    Some(dk.clone()),
+                    pinst.clone(),
+                    Action::Forget,
+                    decode_object(info, obj),
+                    Value::null(info.ty.clone()),
+                    version,
+                ));
+            }
             let Some(obj) = &is.current else { return true };
             let before = decode_object(info, obj);
             if let Some(acc) = acc {
                 store(acc, &addr, before.clone());
             }
-            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
             self.record(change(
                 &addr,
                 None,
-                rs.provider.instance(is.provider_key.clone()),
+                pinst,
                 Action::Forget,
                 before,
                 Value::null(info.ty.clone()),
