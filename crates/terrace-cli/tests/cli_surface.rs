@@ -192,3 +192,63 @@ fn force_unlock_of_a_local_state_says_why_it_cannot() {
         );
     }
 }
+
+#[test]
+fn console_sees_the_resources_in_the_state() {
+    let work = work("console-state");
+    work.write(
+        "main.tf",
+        r#"
+variable "s" {
+  default   = "hidden"
+  sensitive = true
+}
+resource "terraform_data" "a" { input = "hello" }
+resource "terraform_data" "c" {
+  count = 2
+  input = count.index
+}
+resource "terraform_data" "f" {
+  for_each = toset(["x"])
+  input    = var.s
+}
+"#,
+    );
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    let console = |program: &str, line: &str| {
+        let mut child = std::process::Command::new(program)
+            .arg("console")
+            .current_dir(&work.dir)
+            .env("TF_CLI_CONFIG_FILE", work.dir.with_extension("tfrc"))
+            .env("CHECKPOINT_DISABLE", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("console");
+        use std::io::Write as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = writeln!(stdin, "{line}");
+        drop(stdin);
+        let out = child.wait_with_output().expect("console");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let lines = [
+        ("terraform_data.a.output", "\"hello\"\n"),
+        ("terraform_data.c[1].input", "1\n"),
+        ("terraform_data.f[\"x\"].input", "(sensitive value)\n"),
+        ("length(terraform_data.c)", "2\n"),
+    ];
+    for (line, want) in lines {
+        assert_eq!(console(env!("CARGO_BIN_EXE_terrace"), line), want, "{line}");
+    }
+    if have_terraform() {
+        for (line, _) in lines {
+            assert_eq!(
+                console(env!("CARGO_BIN_EXE_terrace"), line),
+                console("terraform", line),
+                "{line}"
+            );
+        }
+    }
+}
