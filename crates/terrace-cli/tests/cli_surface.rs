@@ -252,3 +252,51 @@ resource "terraform_data" "f" {
         }
     }
 }
+
+#[test]
+fn prevent_destroy_and_forgetting_read_as_terraform_words_them() {
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let w = work(&format!("lifecycle-{tool}"));
+        let run = |args: &[&str]| match tool {
+            "terrace" => w.terrace(args),
+            _ => w.terraform(args),
+        };
+        w.write(
+            "main.tf",
+            "resource \"terraform_data\" \"a\" {\n  lifecycle {\n    prevent_destroy = true\n  }\n}\n",
+        );
+        if tool == "terraform" {
+            assert_eq!(run(&["init"]).code, Some(0));
+        }
+        assert_eq!(run(&["apply", "-auto-approve"]).code, Some(0));
+        let refused = run(&["destroy", "-auto-approve"]);
+        assert_eq!(refused.code, Some(1), "{tool}");
+        assert!(
+            refused
+                .stderr
+                .contains("Error: Instance cannot be destroyed")
+                && refused
+                    .stderr
+                    .contains("Resource terraform_data.a has lifecycle.prevent_destroy set"),
+            "{tool}: {}",
+            refused.output()
+        );
+        w.write(
+            "main.tf",
+            "removed {\n  from = terraform_data.a\n  lifecycle {\n    destroy = false\n  }\n}\n",
+        );
+        assert_eq!(run(&["plan", "-out=p"]).code, Some(0), "{tool}");
+        let shown = run(&["show", "-json", "p"]);
+        let doc: serde_json::Value = serde_json::from_str(&shown.stdout).expect("JSON");
+        let change = &doc["resource_changes"][0];
+        assert_eq!(change["change"]["actions"][0], "forget", "{tool}");
+        assert_eq!(
+            change["action_reason"], "delete_because_no_resource_config",
+            "{tool}"
+        );
+    }
+}
