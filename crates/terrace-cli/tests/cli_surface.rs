@@ -300,3 +300,46 @@ fn prevent_destroy_and_forgetting_read_as_terraform_words_them() {
         );
     }
 }
+
+#[test]
+fn import_blocks_are_reported_as_terraform_reports_them() {
+    let mut outputs = Vec::new();
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let w = work(&format!("import-lines-{tool}"));
+        w.write(
+            "main.tf",
+            "import {\n  to = terraform_data.a\n  id = \"abc\"\n}\nresource \"terraform_data\" \"a\" {\n  input = \"x\"\n}\n",
+        );
+        let run = match tool {
+            "terrace" => w.terrace(&["apply", "-auto-approve"]),
+            _ => {
+                w.terraform_ok(&["init"], 0);
+                w.terraform(&["apply", "-auto-approve"])
+            }
+        };
+        assert_eq!(run.code, Some(0), "{tool}: {}", run.output());
+        let tail: String = run
+            .stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("Plan:"))
+            .filter(|l| !l.contains("complete after"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert!(
+            tail.contains("terraform_data.a: Importing... [id=abc]\nterraform_data.a: Import complete [id=abc]\n"),
+            "{tool}: {tail}"
+        );
+        assert!(
+            tail.contains("Resources: 1 imported, 0 added, 1 changed, 0 destroyed."),
+            "{tool}: {tail}"
+        );
+        outputs.push(tail);
+    }
+    if outputs.len() == 2 {
+        assert_eq!(outputs[0], outputs[1]);
+    }
+}

@@ -476,6 +476,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         rep: Repetition,
         acc: &InstanceValues,
     ) -> bool {
+        // An import that comes with changes is recorded (and reported) as
+        // an import first, as terraform applies it: the object is managed
+        // even if the change after it fails.
+        if c.importing.is_some() && !self.record_import(info, c) {
+            return false;
+        }
         let provider = match self.provider(c) {
             Ok(p) => p,
             Err(d) => {
@@ -808,9 +814,10 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
     }
 
-    /// An imported object the plan left unchanged goes into the state as
-    /// it was read.
+    /// An imported object goes into the state as it was read.
     fn record_import(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let import_id = c.importing.clone().unwrap_or_default();
+        self.hooks.import_applying(&c.addr, &import_id);
         let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
         let mut obj = match encode_object(&c.before, &info.ty, version) {
             Ok(o) => o,
@@ -827,10 +834,6 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 .cloned()
                 .unwrap_or_default(),
         );
-        let start = Instant::now();
-        let id = value_id(&c.before);
-        self.hooks
-            .apply_started(&c.addr, Action::NoOp, id.as_deref());
         self.set_object(
             &c.addr,
             None,
@@ -838,8 +841,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             &c.provider.key,
             Some(obj),
         );
-        self.hooks
-            .apply_finished(&c.addr, Action::NoOp, id.as_deref(), start.elapsed(), true);
+        self.hooks.import_applied(&c.addr, &import_id);
         true
     }
 

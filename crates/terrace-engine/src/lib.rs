@@ -136,6 +136,15 @@ pub trait Hooks: Send + Sync {
     fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
         let _ = (addr, action, id);
     }
+    /// During apply, an object a plan imports is taken under management
+    /// (`Importing... [id=...]`), before any change to it.
+    fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
+    /// The import of `addr` is recorded (`Import complete [id=...]`).
+    fn import_applied(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
     /// The action ended; `id` is the resulting object's `id` attribute.
     fn apply_finished(
         &self,
