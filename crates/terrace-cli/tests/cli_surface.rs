@@ -343,3 +343,51 @@ fn import_blocks_are_reported_as_terraform_reports_them() {
         assert_eq!(outputs[0], outputs[1]);
     }
 }
+
+#[test]
+fn get_and_modules_answer_as_terraform_does() {
+    let w = work("modules");
+    w.write(
+        "main.tf",
+        "module \"a\" { source = \"./a\" }\nmodule \"d\" { source = \"./b\" }\n",
+    );
+    w.write(
+        "a/main.tf",
+        "module \"b\" { source = \"../b\" }\nmodule \"c\" { source = \"../b\" }\n",
+    );
+    w.write("b/main.tf", "output \"o\" { value = 1 }\n");
+    let get = w.terrace_ok(&["get"], 0);
+    assert!(get.stdout.contains("- a in a"), "{}", get.output());
+    let manifest = std::fs::read_to_string(w.path(".terraform/modules/modules.json")).unwrap();
+    let tree = w.terrace_ok(&["modules"], 0).stdout;
+    let json = w.terrace_ok(&["modules", "-json"], 0).stdout;
+    assert!(
+        tree.contains("\u{251c}\u{2500}\u{2500} \"a\"[./a]\n\u{2502}\u{a0}\u{a0} \u{251c}\u{2500}\u{2500} \"b\"[../b]"),
+        "{tree}"
+    );
+    if have_terraform() {
+        std::fs::remove_dir_all(w.path(".terraform")).unwrap();
+        w.terraform_ok(&["get"], 0);
+        assert_eq!(
+            std::fs::read_to_string(w.path(".terraform/modules/modules.json")).unwrap(),
+            manifest
+        );
+        assert_eq!(w.terraform_ok(&["modules"], 0).stdout, tree);
+        // terraform lists them in Go's random map order.
+        let sorted = |text: &str| {
+            let doc: serde_json::Value = serde_json::from_str(text).expect("JSON");
+            let mut modules: Vec<String> = doc["modules"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|m| m.to_string())
+                .collect();
+            modules.sort();
+            modules
+        };
+        assert_eq!(
+            sorted(&w.terraform_ok(&["modules", "-json"], 0).stdout),
+            sorted(&json)
+        );
+    }
+}
