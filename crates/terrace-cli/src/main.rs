@@ -49,6 +49,7 @@ mod state_meta;
 mod state_mv;
 mod state_pull;
 mod state_push;
+mod state_replace_provider;
 mod state_rm;
 mod state_show;
 mod taint;

@@ -391,3 +391,63 @@ fn get_and_modules_answer_as_terraform_does() {
         );
     }
 }
+
+#[test]
+fn state_replace_provider_rewrites_the_state_as_terraform_does() {
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    let mut outputs = Vec::new();
+    for tool in tools {
+        let w = work(&format!("replace-provider-{tool}"));
+        w.write(
+            "main.tf",
+            "resource \"terraform_data\" \"a\" {}\nresource \"terraform_data\" \"b\" {}\n",
+        );
+        let run = |args: &[&str]| match tool {
+            "terrace" => w.terrace(args),
+            _ => w.terraform(args),
+        };
+        if tool == "terraform" {
+            assert_eq!(run(&["init"]).code, Some(0));
+        }
+        assert_eq!(run(&["apply", "-auto-approve"]).code, Some(0));
+        let replaced = run(&[
+            "state",
+            "replace-provider",
+            "-auto-approve",
+            "terraform.io/builtin/terraform",
+            "registry.terraform.io/acme/terraform",
+        ]);
+        assert_eq!(replaced.code, Some(0), "{tool}: {}", replaced.output());
+        let state = w.state();
+        for r in state["resources"].as_array().into_iter().flatten() {
+            assert_eq!(
+                r["provider"], "provider[\"registry.terraform.io/acme/terraform\"]",
+                "{tool}"
+            );
+        }
+        assert!(w.path("terraform.tfstate").exists());
+        let none = run(&[
+            "state",
+            "replace-provider",
+            "-auto-approve",
+            "hashicorp/nope",
+            "hashicorp/other",
+        ]);
+        assert!(
+            none.stdout.contains("No matching resources found."),
+            "{tool}"
+        );
+        let mut text = replaced.stdout.replace("Terraform will", "terrace will");
+        // terraform lists the resources in Go's random map order.
+        let mut lines: Vec<&str> = text.lines().collect();
+        lines.sort();
+        text = lines.join("\n");
+        outputs.push(text);
+    }
+    if outputs.len() == 2 {
+        assert_eq!(outputs[0], outputs[1]);
+    }
+}
