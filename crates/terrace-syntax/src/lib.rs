@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod format;
 pub mod json;
 mod lexer;
 mod parser;
