@@ -22,6 +22,7 @@ macro_rules! outln {
 mod args;
 mod backend_config;
 mod console;
+mod fmt;
 mod force_unlock;
 mod format;
 mod graph;
@@ -79,6 +80,7 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  fmt           Reformat your configuration in the standard style
   force-unlock  Release a stuck lock on the current workspace
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
@@ -186,6 +188,7 @@ fn run(argv: Vec<String>) -> i32 {
         "refresh" => operation::run(operation_args::Command::Refresh, command_args),
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
+        "fmt" => fmt::run(command_args),
         "force-unlock" => force_unlock::run(command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),
