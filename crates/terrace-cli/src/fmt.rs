@@ -258,8 +258,8 @@ impl Run {
             let mut bytes = Vec::new();
             if std::io::stdin().read_to_end(&mut bytes).is_err() {
                 self.diagnostics.push(Diagnostic::error(
-                    "Failed to read file",
-                    format!("Failed to load the content of the {STDIN_NAME:?} file"),
+                    format!("Failed to read file {STDIN_NAME}"),
+                    "",
                 ));
                 return;
             }
@@ -346,9 +346,11 @@ impl Run {
         let shown = path.display().to_string();
         match std::fs::read(path) {
             Ok(bytes) => self.format_file(&shown, Some(path), bytes),
+            // A dangling symbolic link, say: terraform names the file in
+            // the summary and says no more.
             Err(_) => self.diagnostics.push(Diagnostic::error(
-                "Failed to read file",
-                format!("Failed to load the content of the {shown:?} file"),
+                format!("Failed to read file {shown}"),
+                "",
             )),
         }
     }

@@ -183,3 +183,43 @@ fn terrace_fmt_prints_exits_and_rewrites_as_terraform_recorded() {
     assert!(count >= 20, "expected the scenarios in tests/fmt/scenarios");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// A directory's entry that cannot be read (a dangling symbolic link) is
+/// named in the error's summary, as terraform 1.11.4 words it; a link to a
+/// file is formatted like the file, a link to a directory is not followed.
+#[cfg(unix)]
+#[test]
+fn unreadable_entries_are_named_and_links_to_directories_are_not_followed() {
+    let work = std::env::temp_dir().join(format!("terrace-fmt-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(work.join("d")).expect("create a directory");
+    std::fs::write(work.join("d/a.tf"), "a=1\n").expect("write a file");
+    std::os::unix::fs::symlink("d", work.join("link")).expect("link a directory");
+    std::os::unix::fs::symlink("d/a.tf", work.join("l.tf")).expect("link a file");
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_terrace"))
+            .arg("fmt")
+            .args(args)
+            .current_dir(&work)
+            .output()
+            .expect("run terrace");
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let listed = run(&["-check", "-recursive", "-no-color"]);
+    std::os::unix::fs::symlink("nowhere.tf", work.join("dangling.tf")).expect("link nothing");
+    let dangling = run(&["-check", "-recursive", "-no-color"]);
+    let _ = std::fs::remove_dir_all(&work);
+    assert_eq!(listed, (3, "d/a.tf\nl.tf\n".to_string(), String::new()));
+    assert_eq!(
+        dangling,
+        (
+            2,
+            String::new(),
+            "\nError: Failed to read file dangling.tf\n\n\n".to_string()
+        )
+    );
+}

@@ -10,7 +10,9 @@
 //! not parse, both must refuse it).
 //!
 //! The recorded expectations of the fixtures are checked without terraform
-//! by `fmt_fixtures.rs`.
+//! by `fmt_fixtures.rs`. `TERRACE_FMT_EXTRA_CORPUS=DIR` adds the native
+//! files under DIR (say, a module checked out for the occasion) to the
+//! corpus, mutations and all.
 
 mod fmt_support;
 
@@ -61,6 +63,10 @@ fn terrace_formats_real_modules_and_their_misformatted_variants_as_terraform_doe
     };
     let mut sources = Vec::new();
     native_files(&realworld, &mut sources);
+    let extra = std::env::var_os("TERRACE_FMT_EXTRA_CORPUS").map(PathBuf::from);
+    if let Some(extra) = &extra {
+        native_files(extra, &mut sources);
+    }
     assert!(
         sources.len() > 100,
         "expected the real-world modules' files under {}",
@@ -75,6 +81,7 @@ fn terrace_formats_real_modules_and_their_misformatted_variants_as_terraform_doe
         };
         let origin = path
             .strip_prefix(&realworld)
+            .or_else(|_| path.strip_prefix(extra.as_deref().unwrap_or(Path::new(""))))
             .unwrap_or(path)
             .display()
             .to_string();
