@@ -112,6 +112,8 @@ fn terrace_formats_real_modules_and_their_misformatted_variants_as_terraform_doe
         .args(["fmt", "-no-color", "."])
         .current_dir(&work)
         .env("TF_CLI_CONFIG_FILE", "/dev/null")
+        .env_remove("TF_CLI_ARGS")
+        .env_remove("TF_CLI_ARGS_fmt")
         .env("CHECKPOINT_DISABLE", "1")
         .output()
         .expect("run terraform fmt");
