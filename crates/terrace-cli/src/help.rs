@@ -107,6 +107,7 @@ pub const COMMANDS: &[&str] = &[
     "apply",
     "console",
     "destroy",
+    "fmt",
     "force-unlock",
     "get",
     "graph",

@@ -22,6 +22,7 @@ macro_rules! outln {
 mod args;
 mod backend_config;
 mod console;
+mod fmt;
 mod force_unlock;
 mod format;
 mod graph;
@@ -81,6 +82,7 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  fmt           Reformat your configuration in the standard style
   force-unlock  Release a stuck lock on the current workspace
   get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
@@ -192,6 +194,7 @@ fn run(argv: Vec<String>) -> i32 {
         "graph" => graph::run(&dir, command_args),
         "get" => modules_command::get(command_args),
         "modules" => modules_command::modules(command_args),
+        "fmt" => fmt::run(command_args),
         "force-unlock" => force_unlock::run(command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),
