@@ -30,6 +30,7 @@ mod help;
 mod init;
 mod interrupt;
 mod journal;
+mod json_ui;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
