@@ -82,7 +82,7 @@ fn flags_of(command: &str) -> Vec<String> {
     };
     let mut flags: Vec<String> = crate::help::operation_help(command)
         .lines()
-        .filter_map(|l| l.trim_start().split_whitespace().next())
+        .filter_map(|l| l.split_whitespace().next())
         .filter(|w| w.starts_with('-') && w.len() > 1)
         .map(|w| match w.find('=') {
             Some(i) => w[..=i].to_string(),
