@@ -113,6 +113,10 @@ struct Operation {
     /// Warnings of a plan applied without asking: shown with the apply's
     /// own diagnostics, after the apply, as terraform shows them.
     deferred_warnings: Diagnostics,
+    /// Provider instances the plan had to leave out (they could not be
+    /// configured): everything else is planned and applied, and the
+    /// command ends saying which, with exit status 1.
+    unavailable_providers: Vec<terrace_addrs::AbsProviderInstance>,
 }
 
 impl Operation {
@@ -460,6 +464,7 @@ impl Operation {
             backend_settings,
             locks_text,
             deferred_warnings: Diagnostics::new(),
+            unavailable_providers: Vec::new(),
         })
     }
 
@@ -539,6 +544,9 @@ impl Operation {
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
             let failed = has_errors(&all);
+            // Errors of provider instances left out do not stop the rest.
+            all.extend(plan.isolated_errors.iter().cloned());
+            self.unavailable_providers = plan.unavailable_providers.clone();
             // `refresh` is `apply -refresh-only -auto-approve` without the
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
@@ -598,6 +606,10 @@ impl Operation {
             } else if has_changes(&plan) && !crate::in_automation() && !self.args.json {
                 out!("{}", render_plan_footer(None, &self.render_options()));
             }
+            if !self.unavailable_providers.is_empty() {
+                self.report_left_out("planned");
+                return 1;
+            }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2
             } else {
@@ -643,24 +655,43 @@ impl Operation {
         }
         let (state, applied_diags) = terrace_engine::apply(&self.ctx, plan, ui);
         let mut diags = std::mem::take(&mut self.deferred_warnings);
-        diags.extend(applied_diags);
+        // A provider instance that could not be configured for the plan
+        // usually fails the same way for the apply: said once.
+        for d in applied_diags {
+            if !diags.contains(&d) {
+                diags.push(d);
+            }
+        }
         if !self.persist(&state, &journal) {
             // Nothing after this may read as success: the engine's own
             // errors still say what went wrong during the apply.
             self.print_diagnostics(&diags);
             return 1;
         }
-        if has_errors(&diags) {
+        // With provider instances left out, what was applied is still
+        // summed up, then what was not.
+        let partial = !self.unavailable_providers.is_empty();
+        if has_errors(&diags) && !partial {
             self.print_diagnostics(&diags);
             return 1;
         }
         self.print_diagnostics(&diags);
+        let code = self.summarise_apply(&state, ui);
+        if partial {
+            self.report_left_out("applied");
+            return 1;
+        }
+        code
+    }
+
+    /// The summary line and the outputs of a finished apply.
+    fn summarise_apply(&self, state: &State, ui: &ApplyUi) -> i32 {
         let counts = ui.counts();
         // The command decides the wording: applying a saved destroy plan
         // is an apply.
         let destroy = self.args.command == Command::Destroy;
         if self.args.json {
-            json_applied(self.args.command, destroy, counts, &state);
+            json_applied(self.args.command, destroy, counts, state);
             return 0;
         }
         if self.args.command != Command::Refresh {
@@ -679,10 +710,30 @@ impl Operation {
         if !destroy {
             out!(
                 "{}",
-                render_outputs(&root_outputs(&state), &self.render_options())
+                render_outputs(&root_outputs(state), &self.render_options())
             );
         }
         0
+    }
+
+    /// The closing line of a run that left provider instances out.
+    fn report_left_out(&self, work: &str) {
+        let names: Vec<String> = self
+            .unavailable_providers
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let count = names.len();
+        let noun = if count == 1 { "instance" } else { "instances" };
+        let text = format!(
+            "Not {work}: the resources of {count} provider {noun} that could not be configured: {}. Everything else was {work}.",
+            names.join(", ")
+        );
+        if self.args.json {
+            crate::json_ui::log(&text);
+        } else {
+            outln!("\n{text}");
+        }
     }
 
     /// Writes the state after an apply; `false` (with the errors printed)

@@ -326,6 +326,12 @@ pub(crate) fn plan_with_imports(
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
+    let (unavailable, isolated) = walker.instances.take_unavailable();
+    if !unavailable.is_empty() {
+        out.complete = false;
+    }
+    out.unavailable_providers = unavailable;
+    out.isolated_errors = isolated;
 
     diags.extend(take(&walker.diags));
     diags.extend(internal_errors);
@@ -800,6 +806,20 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 store(acc, &addr, decode_object(info, obj));
             }
             return true;
+        }
+        if let Ok(key) = instance_key_for(self.env, info, &addr, &rep) {
+            let pinst = info.provider.instance(key);
+            if self.instances.is_unavailable(&pinst) {
+                // Left out, as it was: what refers to it sees the stored
+                // object, or a value not known yet.
+                self.instances.left_out(&addr, &pinst, "planned");
+                let value = match is.and_then(|i| i.current.as_ref()) {
+                    Some(obj) => decode_object(info, obj),
+                    None => Value::unknown(info.ty.clone()),
+                };
+                store(acc, &addr, value);
+                return true;
+            }
         }
         let (pinst, provider) = match self.provider_for(info, &addr, &rep) {
             Ok(x) => x,
@@ -1420,6 +1440,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         obj: &ObjectState,
     ) -> bool {
         let pinst = rs.provider.instance(is.provider_key.clone());
+        if self.instances.is_unavailable(&pinst) {
+            self.instances.left_out(addr, &pinst, "planned");
+            return true;
+        }
         let Some(provider) = self.instances.get(&pinst) else {
             self.report(vec![instance_not_present(
                 addr,
@@ -1522,6 +1546,13 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return false;
         }
         let pinst = rs.provider.instance(is.provider_key.clone());
+        if self.instances.is_unavailable(&pinst) {
+            self.instances.left_out(&addr, &pinst, "planned");
+            if let (Some(acc), Some(obj)) = (acc, &is.current) {
+                store(acc, &addr, decode_object(info, obj));
+            }
+            return true;
+        }
         let Some(provider) = self.instances.get(&pinst) else {
             self.report(vec![instance_not_present(
                 &addr,

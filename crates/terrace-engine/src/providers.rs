@@ -28,6 +28,10 @@ pub(crate) struct Instances {
     map: RwLock<HashMap<AbsProviderInstance, Arc<dyn Provider>>>,
     /// Every instance ever started, to stop on Ctrl-C and close at the end.
     started: Mutex<Vec<(AbsProviderConfig, Arc<dyn Provider>)>>,
+    /// Instances of iterated provider configurations that could not be
+    /// configured, and the errors of that and of every resource instance
+    /// left out because of it: the rest of the walk goes on without them.
+    unavailable: Mutex<(Vec<AbsProviderInstance>, Diagnostics)>,
 }
 
 impl Instances {
@@ -81,6 +85,45 @@ impl Instances {
         for p in all {
             let _ = p.stop();
         }
+    }
+
+    fn unavailable_list(
+        &self,
+    ) -> std::sync::MutexGuard<'_, (Vec<AbsProviderInstance>, Diagnostics)> {
+        self.unavailable
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `addr` could not be configured (`diags` say why); its resources are
+    /// left out, the others go on.
+    pub fn mark_unavailable(&self, addr: AbsProviderInstance, diags: Diagnostics) {
+        let mut list = self.unavailable_list();
+        list.0.push(addr);
+        list.1.extend(diags);
+    }
+
+    pub fn is_unavailable(&self, addr: &AbsProviderInstance) -> bool {
+        self.unavailable_list().0.contains(addr)
+    }
+
+    /// A resource instance left out because its provider instance is
+    /// unavailable: the error that names it.
+    pub fn left_out(&self, addr: &AbsResourceInstance, provider: &AbsProviderInstance, work: &str) {
+        let d = Diagnostic::error(
+            "Provider instance unavailable",
+            format!("{addr} was not {work}: its provider instance {provider} could not be configured (the errors above say why). The resources of the other provider instances were {work}; this one will be on a later run, once {provider} can be configured."),
+        )
+        .with_address(addr.to_string());
+        self.unavailable_list().1.push(d);
+    }
+
+    /// The unavailable instances (sorted) and their errors, taken.
+    pub fn take_unavailable(&self) -> (Vec<AbsProviderInstance>, Diagnostics) {
+        let (mut addrs, diags) = std::mem::take(&mut *self.unavailable_list());
+        addrs.sort();
+        addrs.dedup();
+        (addrs, diags)
     }
 
     pub fn close_all(&self) {
@@ -321,11 +364,20 @@ pub(crate) fn visit_provider_instances<'e>(
     p: &'e ProviderInfo<'_>,
     diags: &'e Mutex<Diagnostics>,
 ) -> Visit<'e> {
-    let jobs: Vec<Job<'e>> = provider_keys(p)
+    let keys = provider_keys(p);
+    // One instance of an iterated configuration that cannot be configured
+    // (a region that is down, a credential that expired) takes only its
+    // own resources out; a single configuration fails as in terraform.
+    let iterated = keys.iter().any(|(key, _)| !key.is_none());
+    let jobs: Vec<Job<'e>> = keys
         .into_iter()
         .map(|(key, rep)| -> Job<'e> {
             Box::new(move || {
                 let (ok, d) = start_instance(env, instances, p, &key, &rep, true);
+                if !ok && iterated {
+                    instances.mark_unavailable(p.addr.instance(key.clone()), d);
+                    return true;
+                }
                 if !d.is_empty() {
                     if let Ok(mut g) = diags.lock() {
                         g.extend(d);
