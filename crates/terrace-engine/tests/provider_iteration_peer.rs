@@ -1,0 +1,1469 @@
+//! OpenTofu's tests of provider iteration (provider `for_each`, instance
+//! keys in `provider` arguments and `providers` maps), ported as facts:
+//! each test here writes its own configuration and assertions for what
+//! the OpenTofu test it names checks. The table in docs/CONFORMANCE.md
+//! ("Provider iteration: OpenTofu's tests ported") maps every test here to
+//! its OpenTofu counterpart.
+//!
+//! The provider is an in-memory `hashicorp/test` whose every call is
+//! written to a ledger with the `region` of the provider instance that
+//! served it, so a test can tell which instance created, read, imported
+//! or destroyed each object.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use support::{actions, load, state_addrs, state_attr, write_dir};
+use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey, Target};
+use terrace_config::input_variables::InputValues;
+use terrace_config::loader::LoadOptions;
+use terrace_engine::{Context, NoHooks, PlanOptions, ProviderFactory};
+use terrace_plans::model::{Plan, PlanMode};
+use terrace_providers::*;
+use terrace_states::model::{DeposedKey, ObjectState, ObjectStatus, State};
+use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::Severity;
+use terrace_value::{Type, Value};
+
+// ---------------------------------------------------------------------------
+// The ledger provider.
+
+/// What the in-memory cloud holds, and every call made to it.
+#[derive(Default)]
+struct Ledger {
+    objects: Mutex<BTreeMap<String, Value>>,
+    next: AtomicU64,
+    /// `verb subject @region` lines, in call order.
+    events: Mutex<Vec<String>>,
+    function_calls: AtomicU64,
+}
+
+impl Ledger {
+    fn log(&self, line: String) {
+        if let Ok(mut e) = self.events.lock() {
+            e.push(line);
+        }
+    }
+
+    fn events(&self) -> Vec<String> {
+        self.events.lock().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    /// The events starting with `verb `, sorted.
+    fn events_of(&self, verb: &str) -> Vec<String> {
+        let prefix = format!("{verb} ");
+        let mut out: Vec<String> = self
+            .events()
+            .into_iter()
+            .filter(|e| e.starts_with(&prefix))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn clear_events(&self) {
+        if let Ok(mut e) = self.events.lock() {
+            e.clear();
+        }
+    }
+
+    /// Puts an object into the cloud as if an earlier run had created it.
+    fn seed(&self, id: &str, input: &str, region: &str) -> Value {
+        let v = thing(id, input, region);
+        if let Ok(mut o) = self.objects.lock() {
+            o.insert(id.to_string(), v.clone());
+        }
+        v
+    }
+}
+
+fn thing(id: &str, input: &str, region: &str) -> Value {
+    Value::object(BTreeMap::from([
+        ("id".to_string(), Value::string(id)),
+        ("input".to_string(), Value::string(input)),
+        ("region".to_string(), Value::string(region)),
+    ]))
+}
+
+struct LedgerProvider {
+    ledger: Arc<Ledger>,
+    region: Mutex<Option<String>>,
+}
+
+fn attribute(ty: Type, optional: bool, computed: bool) -> Attribute {
+    Attribute {
+        optional,
+        computed,
+        ..Attribute::new(ty)
+    }
+}
+
+fn ledger_schema() -> ProviderSchema {
+    let mut provider = Block::default();
+    provider
+        .attributes
+        .insert("region".into(), attribute(Type::String, true, false));
+    let mut thing = Block::default();
+    thing
+        .attributes
+        .insert("id".into(), attribute(Type::String, false, true));
+    thing
+        .attributes
+        .insert("input".into(), attribute(Type::String, true, false));
+    thing
+        .attributes
+        .insert("region".into(), attribute(Type::String, false, true));
+    let mut data = Block::default();
+    data.attributes
+        .insert("input".into(), attribute(Type::String, true, false));
+    data.attributes
+        .insert("region".into(), attribute(Type::String, false, true));
+    let is_arn = FunctionSpec {
+        parameters: vec![FunctionParameter {
+            name: "arn".into(),
+            ty: Type::String,
+            allow_null_value: false,
+            allow_unknown_values: false,
+            description: String::new(),
+            description_kind: StringKind::Plain,
+        }],
+        variadic_parameter: None,
+        return_type: Type::Bool,
+        summary: String::new(),
+        description: String::new(),
+        description_kind: StringKind::Plain,
+        deprecation_message: String::new(),
+    };
+    ProviderSchema {
+        provider: Schema {
+            version: 0,
+            block: provider,
+        },
+        resource_types: BTreeMap::from([(
+            "test_thing".to_string(),
+            Schema {
+                version: 0,
+                block: thing,
+            },
+        )]),
+        data_sources: BTreeMap::from([(
+            "test_data".to_string(),
+            Schema {
+                version: 0,
+                block: data,
+            },
+        )]),
+        functions: BTreeMap::from([("is_arn".to_string(), is_arn)]),
+        ..ProviderSchema::default()
+    }
+}
+
+fn attr_of(v: &Value, name: &str) -> Value {
+    v.as_attributes()
+        .and_then(|a| a.get(name).cloned())
+        .unwrap_or_else(|| Value::null(Type::String))
+}
+
+fn text_of(v: &Value, name: &str) -> String {
+    attr_of(v, name).as_str().unwrap_or("<null>").to_string()
+}
+
+fn with_attr(v: &Value, name: &str, x: Value) -> Value {
+    let mut a = v.as_attributes().cloned().unwrap_or_default();
+    a.insert(name.to_string(), x);
+    Value::object(a)
+}
+
+impl LedgerProvider {
+    /// The region this instance was configured with; "unconfigured" before
+    /// ConfigureProvider, so a call through the wrong instance shows.
+    fn region(&self) -> String {
+        self.region
+            .lock()
+            .ok()
+            .and_then(|r| r.clone())
+            .unwrap_or_else(|| "unconfigured".into())
+    }
+}
+
+impl Provider for LedgerProvider {
+    fn get_metadata(&self) -> GetMetadataResponse {
+        GetMetadataResponse::default()
+    }
+    fn get_provider_schema(&self) -> GetProviderSchemaResponse {
+        GetProviderSchemaResponse {
+            schema: Arc::new(ledger_schema()),
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn validate_provider_config(
+        &self,
+        r: ValidateProviderConfigRequest,
+    ) -> ValidateProviderConfigResponse {
+        ValidateProviderConfigResponse {
+            prepared_config: r.config,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn validate_resource_config(
+        &self,
+        _: ValidateResourceConfigRequest,
+    ) -> ValidateResourceConfigResponse {
+        ValidateResourceConfigResponse::default()
+    }
+    fn validate_data_resource_config(
+        &self,
+        _: ValidateDataResourceConfigRequest,
+    ) -> ValidateDataResourceConfigResponse {
+        ValidateDataResourceConfigResponse::default()
+    }
+    fn validate_ephemeral_resource_config(
+        &self,
+        _: ValidateEphemeralResourceConfigRequest,
+    ) -> ValidateEphemeralResourceConfigResponse {
+        ValidateEphemeralResourceConfigResponse::default()
+    }
+    fn upgrade_resource_state(
+        &self,
+        r: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        let ty = ledger_schema().resource_types["test_thing"].implied_type();
+        match terrace_value::json::from_json(&r.raw_state.json, &ty) {
+            Ok(v) => UpgradeResourceStateResponse {
+                upgraded_state: v,
+                diagnostics: Diagnostics::new(),
+            },
+            Err(e) => UpgradeResourceStateResponse {
+                upgraded_state: Value::null(ty),
+                diagnostics: Diagnostic::error("Unreadable state", e.to_string()).into(),
+            },
+        }
+    }
+    fn configure_provider(&self, r: ConfigureProviderRequest) -> ConfigureProviderResponse {
+        let region = attr_of(&r.config, "region")
+            .as_str()
+            .unwrap_or("default")
+            .to_string();
+        self.ledger.log(format!("configure @{region}"));
+        if let Ok(mut g) = self.region.lock() {
+            *g = Some(region);
+        }
+        ConfigureProviderResponse::default()
+    }
+    fn read_resource(&self, r: ReadResourceRequest) -> ReadResourceResponse {
+        let id = text_of(&r.prior_state, "id");
+        self.ledger.log(format!("read {id} @{}", self.region()));
+        let found = self.ledger.objects.lock().ok().and_then(|o| o.get(&id).cloned());
+        let ty = ledger_schema().resource_types["test_thing"].implied_type();
+        ReadResourceResponse {
+            new_state: found.unwrap_or_else(|| Value::null(ty)),
+            private: r.private,
+            deferred: None,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn plan_resource_change(&self, r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        let mut planned = r.proposed_new_state.clone();
+        if !planned.is_null() {
+            if r.prior_state.is_null() {
+                planned = with_attr(&planned, "id", Value::unknown(Type::String));
+                planned = with_attr(&planned, "region", Value::string(self.region()));
+            } else {
+                planned = with_attr(&planned, "id", attr_of(&r.prior_state, "id"));
+                planned = with_attr(&planned, "region", attr_of(&r.prior_state, "region"));
+            }
+        }
+        PlanResourceChangeResponse {
+            planned_state: planned,
+            requires_replace: Vec::new(),
+            planned_private: Vec::new(),
+            legacy_type_system: false,
+            deferred: None,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn apply_resource_change(&self, r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
+        let region = self.region();
+        let mut new = r.planned_state.clone();
+        if new.is_null() {
+            let id = text_of(&r.prior_state, "id");
+            self.ledger.log(format!("delete {id} @{region}"));
+            if let Ok(mut o) = self.ledger.objects.lock() {
+                o.remove(&id);
+            }
+        } else {
+            if !attr_of(&new, "id").is_known() {
+                let n = self.ledger.next.fetch_add(1, Ordering::SeqCst);
+                new = with_attr(&new, "id", Value::string(format!("obj-{n}")));
+                self.ledger
+                    .log(format!("create {} @{region}", text_of(&new, "input")));
+            } else {
+                self.ledger
+                    .log(format!("update {} @{region}", text_of(&new, "id")));
+            }
+            if let Ok(mut o) = self.ledger.objects.lock() {
+                o.insert(text_of(&new, "id"), new.clone());
+            }
+        }
+        ApplyResourceChangeResponse {
+            new_state: new,
+            private: Vec::new(),
+            legacy_type_system: false,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn import_resource_state(&self, r: ImportResourceStateRequest) -> ImportResourceStateResponse {
+        let region = self.region();
+        self.ledger.log(format!("import {} @{region}", r.id));
+        let v = self.ledger.seed(&r.id, "imported", &region);
+        ImportResourceStateResponse {
+            imported_resources: vec![ImportedResource {
+                type_name: r.type_name,
+                state: v,
+                private: Vec::new(),
+            }],
+            deferred: None,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn move_resource_state(&self, _: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        MoveResourceStateResponse {
+            target_state: Value::dynamic(),
+            target_private: Vec::new(),
+            diagnostics: Diagnostic::error("Unsupported", "").into(),
+        }
+    }
+    fn read_data_source(&self, r: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        let region = self.region();
+        self.ledger
+            .log(format!("read-data {} @{region}", text_of(&r.config, "input")));
+        ReadDataSourceResponse {
+            state: with_attr(&r.config, "region", Value::string(region)),
+            deferred: None,
+            diagnostics: Diagnostics::new(),
+        }
+    }
+    fn open_ephemeral_resource(
+        &self,
+        _: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        OpenEphemeralResourceResponse {
+            result: Value::dynamic(),
+            private: None,
+            renew_at: None,
+            deferred: None,
+            diagnostics: Diagnostic::error("Unsupported", "").into(),
+        }
+    }
+    fn renew_ephemeral_resource(
+        &self,
+        _: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        RenewEphemeralResourceResponse::default()
+    }
+    fn close_ephemeral_resource(
+        &self,
+        _: CloseEphemeralResourceRequest,
+    ) -> CloseEphemeralResourceResponse {
+        CloseEphemeralResourceResponse::default()
+    }
+    fn get_functions(&self) -> GetFunctionsResponse {
+        GetFunctionsResponse::default()
+    }
+    fn call_function(&self, r: CallFunctionRequest) -> CallFunctionResponse {
+        self.ledger.function_calls.fetch_add(1, Ordering::SeqCst);
+        let arn = r.arguments.first().and_then(|a| a.as_str().map(str::to_string));
+        CallFunctionResponse {
+            result: match (r.name.as_str(), arn) {
+                ("is_arn", Some(a)) => Ok(Value::bool(a.starts_with("arn:"))),
+                _ => Err(FunctionError::new("no such function")),
+            },
+        }
+    }
+    fn stop(&self) -> Diagnostics {
+        Diagnostics::new()
+    }
+    fn close(&self) -> Diagnostics {
+        Diagnostics::new()
+    }
+}
+
+struct LedgerFactory {
+    ledger: Arc<Ledger>,
+    dir: PathBuf,
+}
+
+impl ProviderFactory for LedgerFactory {
+    fn schema(
+        &self,
+        p: &terrace_addrs::Provider,
+    ) -> Result<Arc<ProviderSchema>, terrace_syntax::Diagnostics> {
+        if p.type_name() == "test" {
+            Ok(Arc::new(ledger_schema()))
+        } else if p.is_builtin() && p.type_name() == "terraform" {
+            Ok(Arc::new(terrace_builtin::TerraformProvider::schema()))
+        } else {
+            Err(vec![terrace_syntax::Diagnostic::error(
+                "Unknown provider",
+                p.to_string(),
+            )])
+        }
+    }
+    fn start(
+        &self,
+        p: &terrace_addrs::Provider,
+    ) -> Result<Arc<dyn Provider>, terrace_syntax::Diagnostics> {
+        if p.type_name() == "test" {
+            Ok(Arc::new(LedgerProvider {
+                ledger: self.ledger.clone(),
+                region: Mutex::new(None),
+            }))
+        } else {
+            Ok(Arc::new(terrace_builtin::TerraformProvider::new(
+                self.dir.clone(),
+            )))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The harness: a configuration directory, the state between runs, and the
+// ledger.
+
+struct Peer {
+    ledger: Arc<Ledger>,
+    dir: PathBuf,
+    state: State,
+}
+
+const TEST_ADDR: &str = "registry.terraform.io/hashicorp/test";
+
+impl Peer {
+    fn new(files: &[(&str, &str)]) -> Peer {
+        Peer {
+            ledger: Arc::new(Ledger::default()),
+            dir: write_dir(files),
+            state: State::new_with_lineage("peer"),
+        }
+    }
+
+    /// Replaces the configuration (the state and the cloud stay).
+    fn rewrite(&mut self, files: &[(&str, &str)]) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::create_dir_all(&self.dir);
+        for (name, text) in files {
+            let p = self.dir.join(name);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).expect("create test dir");
+            }
+            std::fs::write(p, text).expect("write test file");
+        }
+    }
+
+    fn context(&self) -> Context {
+        let (config, variables) = load(&self.dir, &[]);
+        Context {
+            config: Arc::new(config),
+            providers: Arc::new(LedgerFactory {
+                ledger: self.ledger.clone(),
+                dir: self.dir.clone(),
+            }),
+            variables,
+            workspace: "default".into(),
+            working_dir: self.dir.clone(),
+            parallelism: 4,
+            terraform_version: "1.11.4".into(),
+        }
+    }
+
+    fn try_plan(&self, opts: &PlanOptions) -> (Plan, terrace_syntax::Diagnostics) {
+        terrace_engine::plan(&self.context(), &self.state, opts, &NoHooks)
+    }
+
+    fn plan(&self) -> Plan {
+        let (plan, diags) = self.try_plan(&PlanOptions::default());
+        assert!(!has_errors(&diags), "plan errors: {diags:#?}");
+        plan
+    }
+
+    fn apply(&mut self, plan: &Plan) {
+        let (state, diags) = terrace_engine::apply(&self.context(), plan, &NoHooks);
+        assert!(!has_errors(&diags), "apply errors: {diags:#?}");
+        self.state = state;
+    }
+
+    /// Plans with `opts` and applies, as `terrace apply` does.
+    fn apply_with(&mut self, opts: &PlanOptions) -> Plan {
+        let (plan, diags) = self.try_plan(opts);
+        assert!(!has_errors(&diags), "plan errors: {diags:#?}");
+        self.apply(&plan);
+        plan
+    }
+
+    fn apply_config(&mut self) -> Plan {
+        self.apply_with(&PlanOptions::default())
+    }
+
+    fn destroy(&mut self) -> Plan {
+        self.apply_with(&destroy_mode())
+    }
+
+    /// The summaries of the errors planning gives.
+    fn plan_errors(&self) -> Vec<terrace_syntax::Diagnostic> {
+        let (plan, diags) = self.try_plan(&PlanOptions::default());
+        assert!(plan.errored || has_errors(&diags));
+        diags.into_iter().filter(|d| d.is_error()).collect()
+    }
+
+    /// The provider instance a state instance is bound to, as text.
+    fn bound(&self, addr: &str) -> Option<String> {
+        let addr = AbsResourceInstance::parse_str(addr).ok()?;
+        self.state.provider_instance(&addr).map(|p| p.to_string())
+    }
+
+    /// Writes the state to a state file and reads it back, as the CLI does
+    /// between runs.
+    fn round_trip_state(&mut self) {
+        let bytes = terrace_states::statefile::write(&self.state);
+        match terrace_states::statefile::read(&bytes) {
+            Ok((state, diags)) => {
+                assert!(!has_errors(&diags), "{diags:#?}");
+                self.state = state;
+            }
+            Err(diags) => panic!("state does not read back: {diags:#?}"),
+        }
+    }
+}
+
+fn destroy_mode() -> PlanOptions {
+    PlanOptions {
+        mode: PlanMode::Destroy,
+        ..PlanOptions::default()
+    }
+}
+
+fn instance_of(config: &str, key: &str) -> String {
+    format!("provider[\"{TEST_ADDR}\"].{config}[\"{key}\"]")
+}
+
+fn provider_config(text: &str) -> AbsProviderConfig {
+    AbsProviderConfig::parse_str(text).expect("provider configuration address")
+}
+
+fn resource_instance(text: &str) -> AbsResourceInstance {
+    AbsResourceInstance::parse_str(text).expect("resource instance address")
+}
+
+fn object(v: &Value, status: ObjectStatus) -> ObjectState {
+    let mut o = ObjectState::from_value(v, 0).expect("encode object");
+    o.status = status;
+    o
+}
+
+fn summaries(diags: &[terrace_syntax::Diagnostic]) -> Vec<String> {
+    diags.iter().map(|d| d.summary.clone()).collect()
+}
+
+/// Loads and validates a configuration as `terrace validate` does,
+/// returning every diagnostic.
+fn config_diagnostics(files: &[(&str, &str)]) -> Vec<terrace_syntax::Diagnostic> {
+    let dir = write_dir(files);
+    let opts = LoadOptions {
+        input_values: Arc::new(InputValues::from_text(std::iter::empty())),
+        ..LoadOptions::default()
+    };
+    terrace_config::validation::load_and_validate(&dir, &opts, None).diagnostics
+}
+
+// ---------------------------------------------------------------------------
+// Resources and data sources bound to provider instances.
+
+/// Which provider instances exist (`providers`), which resource instances
+/// (`resources`), and the key every `*_direct` instance uses.
+fn iteration_locals(providers: &str, members: &str) -> String {
+    format!(
+        r#"
+locals {{
+  direct    = "primary"
+  providers = {providers}
+  members   = {members}
+}}
+"#
+    )
+}
+
+const BOTH_REGIONS: &str = r#"{ primary = "eu-west-1", secondary = "eu-west-2" }"#;
+const PRIMARY_REGION: &str = r#"{ primary = "eu-west-1" }"#;
+const BOTH_MEMBERS: &str = r#"["primary", "secondary"]"#;
+const PRIMARY_MEMBER: &str = r#"["primary"]"#;
+
+const ITERATED_PROVIDER: &str = r#"
+provider "test" {
+  alias    = "al"
+  for_each = local.providers
+  region   = each.value
+}
+"#;
+
+const RESOURCES_BY_KEY: &str = r#"
+resource "test_thing" "a" {
+  for_each = toset(local.members)
+  provider = test.al[each.key]
+  input    = "a-${each.key}"
+}
+data "test_data" "b" {
+  for_each = toset(local.members)
+  provider = test.al[each.key]
+  input    = "b-${each.key}"
+}
+resource "test_thing" "a_direct" {
+  for_each = toset(local.members)
+  provider = test.al[local.direct]
+  input    = "a_direct-${each.key}"
+}
+data "test_data" "b_direct" {
+  for_each = toset(local.members)
+  provider = test.al[local.direct]
+  input    = "b_direct-${each.key}"
+}
+"#;
+
+fn resource_iteration(providers: &str, members: &str, with_resources: bool) -> Vec<(String, String)> {
+    let mut files = vec![
+        ("locals.tf".to_string(), iteration_locals(providers, members)),
+        ("providers.tf".to_string(), ITERATED_PROVIDER.to_string()),
+    ];
+    if with_resources {
+        files.push(("resources.tf".to_string(), RESOURCES_BY_KEY.to_string()));
+    }
+    files
+}
+
+fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+}
+
+/// Applies the configuration with both provider instances and both
+/// members, checking where every object went.
+fn apply_complete_resources(p: &mut Peer) {
+    p.apply_config();
+    for key in ["primary", "secondary"] {
+        assert_eq!(
+            p.bound(&format!("test_thing.a[\"{key}\"]")),
+            Some(instance_of("al", key))
+        );
+        assert_eq!(
+            p.bound(&format!("test_thing.a_direct[\"{key}\"]")),
+            Some(instance_of("al", "primary"))
+        );
+    }
+    let created = p.ledger.events_of("create");
+    assert_eq!(
+        created,
+        [
+            "create a-primary @eu-west-1",
+            "create a-secondary @eu-west-2",
+            "create a_direct-primary @eu-west-1",
+            "create a_direct-secondary @eu-west-1",
+        ]
+    );
+    let read = p.ledger.events_of("read-data");
+    assert_eq!(
+        read,
+        [
+            "read-data b-primary @eu-west-1",
+            "read-data b-secondary @eu-west-2",
+            "read-data b_direct-primary @eu-west-1",
+            "read-data b_direct-secondary @eu-west-1",
+        ]
+    );
+    // Planning and applying each configure both instances, and nothing else.
+    let mut configured = p.ledger.events_of("configure");
+    configured.dedup();
+    assert_eq!(configured, ["configure @eu-west-1", "configure @eu-west-2"]);
+}
+
+/// The region of the provider instance each `delete` event ran in, by the
+/// input of the object deleted.
+fn deletions(p: &Peer, before: &BTreeMap<String, Value>) -> Vec<String> {
+    let mut out: Vec<String> = p
+        .ledger
+        .events_of("delete")
+        .into_iter()
+        .map(|e| {
+            let mut parts = e.split(' ');
+            let id = parts.nth(1).unwrap_or_default().to_string();
+            let region = parts.next().unwrap_or_default();
+            let input = before
+                .get(&id)
+                .map(|v| text_of(v, "input"))
+                .unwrap_or(id);
+            format!("{input} {region}")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn cloud(p: &Peer) -> BTreeMap<String, Value> {
+    p.ledger.objects.lock().map(|o| o.clone()).unwrap_or_default()
+}
+
+/// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
+/// `apply_destroy` (internal/tofu/context_apply2_test.go). Each instance
+/// records the provider instance its key selects; destroying uses them.
+#[test]
+fn resource_iteration_apply_then_destroy() {
+    let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_resources(&mut p);
+    let before = cloud(&p);
+    p.destroy();
+    assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
+    assert_eq!(
+        deletions(&p, &before),
+        [
+            "a-primary @eu-west-1",
+            "a-secondary @eu-west-2",
+            "a_direct-primary @eu-west-1",
+            "a_direct-secondary @eu-west-1",
+        ]
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
+/// `apply_removed` (internal/tofu/context_apply2_test.go). With the
+/// resource blocks gone and the provider instances kept, every object is
+/// destroyed by the provider instance it was created with.
+#[test]
+fn resource_iteration_removed_resources_are_destroyed() {
+    let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_resources(&mut p);
+    let before = cloud(&p);
+    p.rewrite(&as_refs(&resource_iteration(BOTH_REGIONS, PRIMARY_MEMBER, false)));
+    let plan = p.apply_config();
+    assert_eq!(
+        actions(&plan),
+        [
+            "test_thing.a[\"primary\"] Delete",
+            "test_thing.a[\"secondary\"] Delete",
+            "test_thing.a_direct[\"primary\"] Delete",
+            "test_thing.a_direct[\"secondary\"] Delete",
+        ]
+    );
+    assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
+    assert_eq!(
+        deletions(&p, &before),
+        [
+            "a-primary @eu-west-1",
+            "a-secondary @eu-west-2",
+            "a_direct-primary @eu-west-1",
+            "a_direct-secondary @eu-west-1",
+        ]
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
+/// `apply_orphan_destroy` (internal/tofu/context_apply2_test.go). Dropping
+/// a member while its provider instance stays destroys just that member,
+/// through its own provider instance; a destroy then removes the rest.
+#[test]
+fn resource_iteration_orphaned_member_is_destroyed() {
+    let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_resources(&mut p);
+    let before = cloud(&p);
+    p.rewrite(&as_refs(&resource_iteration(BOTH_REGIONS, PRIMARY_MEMBER, true)));
+    p.apply_config();
+    assert_eq!(
+        state_addrs(&p.state),
+        [
+            "data.test_data.b[\"primary\"]",
+            "data.test_data.b_direct[\"primary\"]",
+            "test_thing.a[\"primary\"]",
+            "test_thing.a_direct[\"primary\"]"
+        ]
+    );
+    assert_eq!(
+        deletions(&p, &before),
+        ["a-secondary @eu-west-2", "a_direct-secondary @eu-west-1"]
+    );
+    p.destroy();
+    assert!(p.state.resources.is_empty());
+    assert!(cloud(&p).is_empty());
+}
+
+/// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
+/// `provider_key_removed_apply` (internal/tofu/context_apply2_test.go).
+/// Removing a provider instance that a declared resource instance still
+/// selects is "Provider instance not present".
+#[test]
+fn resource_iteration_removed_provider_key_is_refused() {
+    let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_resources(&mut p);
+    p.rewrite(&as_refs(&resource_iteration(PRIMARY_REGION, BOTH_MEMBERS, true)));
+    let errors = p.plan_errors();
+    assert!(
+        summaries(&errors).contains(&"Provider instance not present".to_string()),
+        "{errors:#?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.detail.contains(&instance_of("al", "secondary"))),
+        "{errors:#?}"
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
+/// `empty` (internal/tofu/context_apply2_test.go). Removing everything,
+/// the provider configuration too, leaves objects no configuration can
+/// destroy: "Provider configuration not present".
+#[test]
+fn resource_iteration_everything_removed_is_refused() {
+    let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_resources(&mut p);
+    p.rewrite(&[]);
+    let errors = p.plan_errors();
+    assert!(
+        summaries(&errors).contains(&"Provider configuration not present".to_string()),
+        "{errors:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Module instances given provider instances through `providers`.
+
+const MODULE_CALLS: &str = r#"
+module "mod" {
+  source   = "./mod"
+  for_each = toset(local.members)
+  providers = {
+    test = test.al[each.key]
+  }
+  name = "mod-${each.key}"
+}
+module "mod_direct" {
+  source   = "./mod"
+  for_each = toset(local.members)
+  providers = {
+    test = test.al[local.direct]
+  }
+  name = "mod_direct-${each.key}"
+}
+"#;
+
+const MODULE_BODY: &str = r#"
+variable "name" { type = string }
+resource "test_thing" "a" {
+  input = var.name
+}
+data "test_data" "b" {
+  input = var.name
+}
+"#;
+
+fn module_iteration(providers: &str, members: &str, with_calls: bool) -> Vec<(String, String)> {
+    let mut files = vec![
+        ("locals.tf".to_string(), iteration_locals(providers, members)),
+        ("providers.tf".to_string(), ITERATED_PROVIDER.to_string()),
+    ];
+    if with_calls {
+        files.push(("modules.tf".to_string(), MODULE_CALLS.to_string()));
+        files.push(("mod/main.tf".to_string(), MODULE_BODY.to_string()));
+    }
+    files
+}
+
+fn apply_complete_modules(p: &mut Peer) {
+    p.apply_config();
+    for key in ["primary", "secondary"] {
+        assert_eq!(
+            p.bound(&format!("module.mod[\"{key}\"].test_thing.a")),
+            Some(instance_of("al", key))
+        );
+        assert_eq!(
+            p.bound(&format!("module.mod_direct[\"{key}\"].test_thing.a")),
+            Some(instance_of("al", "primary"))
+        );
+    }
+    assert_eq!(
+        p.ledger.events_of("create"),
+        [
+            "create mod-primary @eu-west-1",
+            "create mod-secondary @eu-west-2",
+            "create mod_direct-primary @eu-west-1",
+            "create mod_direct-secondary @eu-west-1",
+        ]
+    );
+    assert_eq!(
+        p.ledger.events_of("read-data"),
+        [
+            "read-data mod-primary @eu-west-1",
+            "read-data mod-secondary @eu-west-2",
+            "read-data mod_direct-primary @eu-west-1",
+            "read-data mod_direct-secondary @eu-west-1",
+        ]
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerModuleIteration`, subtest
+/// `apply_destroy` (internal/tofu/context_apply2_test.go).
+#[test]
+fn module_iteration_apply_then_destroy() {
+    let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_modules(&mut p);
+    let before = cloud(&p);
+    p.destroy();
+    assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
+    assert_eq!(
+        deletions(&p, &before),
+        [
+            "mod-primary @eu-west-1",
+            "mod-secondary @eu-west-2",
+            "mod_direct-primary @eu-west-1",
+            "mod_direct-secondary @eu-west-1",
+        ]
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerModuleIteration`, subtest
+/// `apply_removed` (internal/tofu/context_apply2_test.go). The module
+/// calls are gone; the objects in their instances are destroyed through
+/// the provider instances the state recorded for them.
+#[test]
+fn module_iteration_removed_calls_are_destroyed() {
+    let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_modules(&mut p);
+    let before = cloud(&p);
+    p.rewrite(&as_refs(&module_iteration(BOTH_REGIONS, PRIMARY_MEMBER, false)));
+    p.apply_config();
+    assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
+    assert_eq!(
+        deletions(&p, &before),
+        [
+            "mod-primary @eu-west-1",
+            "mod-secondary @eu-west-2",
+            "mod_direct-primary @eu-west-1",
+            "mod_direct-secondary @eu-west-1",
+        ]
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerModuleIteration`, subtest
+/// `apply_orphan_destroy` (internal/tofu/context_apply2_test.go).
+#[test]
+fn module_iteration_orphaned_instance_is_destroyed() {
+    let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_modules(&mut p);
+    let before = cloud(&p);
+    p.rewrite(&as_refs(&module_iteration(BOTH_REGIONS, PRIMARY_MEMBER, true)));
+    p.apply_config();
+    assert_eq!(
+        state_addrs(&p.state),
+        [
+            "module.mod[\"primary\"].data.test_data.b",
+            "module.mod[\"primary\"].test_thing.a",
+            "module.mod_direct[\"primary\"].data.test_data.b",
+            "module.mod_direct[\"primary\"].test_thing.a"
+        ]
+    );
+    assert_eq!(
+        deletions(&p, &before),
+        ["mod-secondary @eu-west-2", "mod_direct-secondary @eu-west-1"]
+    );
+    p.destroy();
+    assert!(p.state.resources.is_empty());
+    assert!(cloud(&p).is_empty());
+}
+
+/// OpenTofu: `TestContext2Apply_providerModuleIteration`, subtest
+/// `provider_key_removed_apply` (internal/tofu/context_apply2_test.go).
+#[test]
+fn module_iteration_removed_provider_key_is_refused() {
+    let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_modules(&mut p);
+    p.rewrite(&as_refs(&module_iteration(PRIMARY_REGION, BOTH_MEMBERS, true)));
+    let errors = p.plan_errors();
+    assert!(
+        summaries(&errors).contains(&"Provider instance not present".to_string()),
+        "{errors:#?}"
+    );
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.detail.contains(&instance_of("al", "secondary"))),
+        "{errors:#?}"
+    );
+}
+
+/// OpenTofu: `TestContext2Apply_providerModuleIteration`, subtest `empty`
+/// (internal/tofu/context_apply2_test.go).
+#[test]
+fn module_iteration_everything_removed_is_refused() {
+    let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
+    let mut p = Peer::new(&as_refs(&files));
+    apply_complete_modules(&mut p);
+    p.rewrite(&[]);
+    let errors = p.plan_errors();
+    assert!(
+        summaries(&errors).contains(&"Provider configuration not present".to_string()),
+        "{errors:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Renamed provider configurations under -target and -exclude.
+
+fn renamed(alias: &str, with_first: bool) -> String {
+    let first = if with_first {
+        format!(
+            r#"
+resource "test_thing" "first" {{
+  for_each = local.instances
+  provider = test.{alias}[each.key]
+  input    = "first-${{each.key}}"
+}}
+"#
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        r#"
+locals {{
+  instances = toset(["a", "b"])
+}}
+provider "test" {{
+  alias    = "{alias}"
+  for_each = local.instances
+  region   = each.key
+}}
+{first}
+resource "test_thing" "second" {{
+  for_each = local.instances
+  provider = test.{alias}[each.key]
+  input    = "second-${{each.key}}"
+}}
+"#
+    )
+}
+
+/// Step 1 to 3 of OpenTofu's target/exclude test, with `step2` filtering
+/// the second run so that both instances of `test_thing.second` are left
+/// out and at least one of `test_thing.first` is in. The state goes
+/// through a state file between runs.
+fn renamed_configuration_under_filter(step2: PlanOptions) {
+    let mut p = Peer::new(&[("main.tf", &renamed("before", true))]);
+    p.apply_config();
+    for r in ["first", "second"] {
+        for k in ["a", "b"] {
+            assert_eq!(
+                p.bound(&format!("test_thing.{r}[\"{k}\"]")),
+                Some(instance_of("before", k))
+            );
+        }
+    }
+    p.round_trip_state();
+
+    // The configuration is renamed; the filtered run records the new
+    // provider instances for every instance of a resource it visits, and
+    // leaves the others on the old ones.
+    p.rewrite(&[("main.tf", &renamed("after", true))]);
+    let plan = p.apply_with(&step2);
+    assert!(actions(&plan).is_empty(), "{:?}", actions(&plan));
+    for k in ["a", "b"] {
+        assert_eq!(
+            p.bound(&format!("test_thing.first[\"{k}\"]")),
+            Some(instance_of("after", k))
+        );
+        assert_eq!(
+            p.bound(&format!("test_thing.second[\"{k}\"]")),
+            Some(instance_of("before", k))
+        );
+    }
+    p.round_trip_state();
+
+    // Without a filter: `first` is destroyed through the provider
+    // instances its state now names, `second` moves over.
+    let before = cloud(&p);
+    p.ledger.clear_events();
+    p.rewrite(&[("main.tf", &renamed("after", false))]);
+    let plan = p.apply_config();
+    assert_eq!(
+        actions(&plan),
+        [
+            "test_thing.first[\"a\"] Delete",
+            "test_thing.first[\"b\"] Delete"
+        ]
+    );
+    assert_eq!(deletions(&p, &before), ["first-a @a", "first-b @b"]);
+    assert!(p
+        .state
+        .resource(&resource_instance("test_thing.first[\"a\"]").containing_resource())
+        .is_none());
+    for k in ["a", "b"] {
+        assert_eq!(
+            p.bound(&format!("test_thing.second[\"{k}\"]")),
+            Some(instance_of("after", k))
+        );
+    }
+    p.round_trip_state();
+    assert!(actions(&p.plan()).is_empty());
+}
+
+fn target(s: &str) -> Target {
+    Target::parse_str(s).expect("target address")
+}
+
+/// OpenTofu: `TestContext2Apply_providerExpandWithTargetOrExclude`,
+/// subtest `with target` (internal/tofu/context_apply2_test.go).
+#[test]
+fn renamed_provider_configuration_with_target() {
+    renamed_configuration_under_filter(PlanOptions {
+        targets: vec![target("test_thing.first[\"a\"]")],
+        ..PlanOptions::default()
+    });
+}
+
+/// OpenTofu: `TestContext2Apply_providerExpandWithTargetOrExclude`,
+/// subtest `with exclude` (internal/tofu/context_apply2_test.go).
+#[test]
+fn renamed_provider_configuration_with_exclude() {
+    renamed_configuration_under_filter(PlanOptions {
+        excludes: vec![
+            target("test_thing.second[\"a\"]"),
+            target("test_thing.second[\"b\"]"),
+        ],
+        ..PlanOptions::default()
+    });
+}
+
+// ---------------------------------------------------------------------------
+// Deposed and orphaned objects of provider instances.
+
+/// OpenTofu: `TestContext2Apply_destroyWithDeposedWithDynamicProvider`
+/// (internal/tofu/context_apply2_test.go). A deposed object bound to an
+/// instance of a provider with `for_each` is destroyed by that instance.
+#[test]
+fn deposed_object_is_destroyed_by_its_provider_instance() {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        r#"
+provider "test" {
+  alias    = "for_eached"
+  for_each = { a = {} }
+  region   = each.key
+}
+resource "test_thing" "x" {
+  input    = "ok"
+  provider = test.for_eached["a"]
+  lifecycle {
+    create_before_destroy = true
+  }
+}
+"#,
+    )]);
+    let v = p.ledger.seed("deposed-1", "deposed", "a");
+    p.state.set_deposed(
+        &resource_instance("test_thing.x"),
+        DeposedKey("00000001".into()),
+        provider_config(&format!("provider[\"{TEST_ADDR}\"].for_eached")),
+        InstanceKey::string("a"),
+        Some(object(&v, ObjectStatus::Tainted)),
+    );
+    let plan = p.destroy();
+    assert_eq!(actions(&plan), ["test_thing.x (00000001) Delete"]);
+    assert_eq!(p.ledger.events_of("delete"), ["delete deposed-1 @a"]);
+    assert!(p.state.resources.is_empty());
+}
+
+/// OpenTofu: `TestContext2Apply_forgetOrphanAndDeposedWithDynamicProvider`
+/// (internal/tofu/context_apply2_test.go). A `removed` block with
+/// `destroy = false` forgets the current and the deposed object of an
+/// instance bound to a provider instance, destroying nothing.
+#[test]
+fn removed_block_forgets_current_and_deposed_objects_of_a_provider_instance() {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        r#"
+provider "test" {
+  alias    = "for_eached"
+  for_each = { a = {} }
+  region   = each.key
+}
+removed {
+  from = test_thing.baz
+  lifecycle {
+    destroy = false
+  }
+}
+"#,
+    )]);
+    let addr = resource_instance("test_thing.baz");
+    let config = provider_config(&format!("provider[\"{TEST_ADDR}\"].for_eached"));
+    let current = p.ledger.seed("bar", "current", "a");
+    let deposed = p.ledger.seed("bar-old", "deposed", "a");
+    p.state.set_current(
+        &addr,
+        config.clone(),
+        InstanceKey::string("a"),
+        Some(object(&current, ObjectStatus::Ready)),
+    );
+    p.state.set_deposed(
+        &addr,
+        DeposedKey("deposed1".into()),
+        config,
+        InstanceKey::string("a"),
+        Some(object(&deposed, ObjectStatus::Tainted)),
+    );
+    let plan = p.apply_config();
+    assert_eq!(
+        actions(&plan),
+        ["test_thing.baz (deposed1) Forget", "test_thing.baz Forget"]
+    );
+    assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
+    assert!(p.ledger.events_of("delete").is_empty());
+    assert_eq!(cloud(&p).len(), 2, "forgotten objects stay in the cloud");
+}
+
+/// OpenTofu:
+/// `TestContext2Plan_providerForEachWithOrphanResourceInstanceNotUsingForEach`
+/// (internal/tofu/context_plan2_test.go). An orphaned instance bound to
+/// the no-key instance of a configuration that now has `for_each` needs
+/// that instance, which is gone: the error says how to proceed.
+#[test]
+fn orphan_of_the_single_instance_configuration_is_refused_after_adding_for_each() {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        r#"
+provider "test" {
+  alias    = "multi"
+  for_each = toset(["a"])
+  region   = each.key
+}
+resource "test_thing" "a" {
+  for_each = toset([])
+  provider = test.multi["a"]
+}
+"#,
+    )]);
+    let v = p.ledger.seed("orphan", "orphaned", "single");
+    p.state.set_current(
+        &resource_instance("test_thing.a[\"orphaned\"]"),
+        provider_config(&format!("provider[\"{TEST_ADDR}\"].multi")),
+        InstanceKey::None,
+        Some(object(&v, ObjectStatus::Ready)),
+    );
+    let errors = p.plan_errors();
+    let want = format!("To proceed, return to your previous single-instance configuration for provider[\"{TEST_ADDR}\"].multi and ensure that test_thing.a[\"orphaned\"] has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key [\"orphaned\"].");
+    assert!(
+        errors.iter().any(|d| d.summary == "Provider instance not present" && d.detail.contains(&want)),
+        "{errors:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Provider functions through provider instances.
+
+/// OpenTofu: `TestContext2Functions_providerFunctionsForEachCount`
+/// (internal/tofu/context_functions_test.go). A module given a provider
+/// instance calls the provider's function in a variable validation; both
+/// validating and planning call it.
+#[test]
+fn provider_function_in_module_instances_given_provider_instances() {
+    let p = Peer::new(&[
+        (
+            "main.tf",
+            r#"
+provider "test" {
+  for_each = { a = 1, b = 2 }
+  alias    = "iter"
+  region   = each.key
+}
+module "mod" {
+  source   = "./mod"
+  for_each = { a = 1, b = 2 }
+  providers = {
+    test = test.iter[each.key]
+  }
+}
+"#,
+        ),
+        (
+            "mod/main.tf",
+            r#"
+terraform {
+  required_providers {
+    test = { source = "hashicorp/test" }
+  }
+}
+variable "arns" {
+  type    = object({ arns = optional(list(string)) })
+  default = { arns = ["arn:partition:service:region:account-id:resource-id"] }
+  validation {
+    condition     = alltrue([for arn in var.arns.arns : provider::test::is_arn(arn)])
+    error_message = "All arns must be ARNs."
+  }
+}
+"#,
+        ),
+    ]);
+    let diags = terrace_engine::validate(&p.context());
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let after_validate = p.ledger.function_calls.load(Ordering::SeqCst);
+    assert!(after_validate > 0, "validate called the function");
+    p.plan();
+    assert!(
+        p.ledger.function_calls.load(Ordering::SeqCst) > after_validate,
+        "plan called the function"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Importing through a provider instance.
+
+const IMPORT_CONFIG: &str = r#"
+provider "test" {
+  alias = "multi"
+  for_each = {
+    a = {}
+    b = {}
+  }
+  region = each.key
+}
+resource "test_thing" "test" {
+  for_each = { "foo" = "a" }
+  provider = test.multi[each.value]
+}
+"#;
+
+/// OpenTofu: `TestContextImport_multiInstanceProviderConfig`
+/// (internal/tofu/context_import_test.go). Importing into an instance
+/// whose provider key is dynamic imports and reads through the instance
+/// the key selects, and records it.
+#[test]
+fn import_selects_the_provider_instance_of_the_resource_instance() {
+    let p = Peer::new(&[("main.tf", IMPORT_CONFIG)]);
+    let addr = resource_instance("test_thing.test[\"foo\"]");
+    let (state, diags) = terrace_engine::import(
+        &p.context(),
+        &p.state,
+        &[(addr.clone(), "fake-import-id".into())],
+        &NoHooks,
+    );
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let resource = state
+        .resource(&addr.containing_resource())
+        .expect("imported resource");
+    assert_eq!(resource.instances.len(), 1);
+    assert_eq!(
+        state.provider_instance(&addr).map(|i| i.to_string()),
+        Some(instance_of("multi", "a"))
+    );
+    assert_eq!(
+        state_attr(&state, "test_thing.test[\"foo\"]", "region").as_deref(),
+        Some("a")
+    );
+    assert!(p.ledger.events_of("import") == ["import fake-import-id @a"]);
+    assert!(p
+        .ledger
+        .events_of("read")
+        .iter()
+        .all(|e| e == "read fake-import-id @a"));
+    assert!(!p.ledger.events_of("read").is_empty());
+}
+
+/// OpenTofu: `TestContextImport_multiInstanceProviderIdentity`
+/// (internal/tofu/context_import_test.go). An `import` block naming a
+/// provider instance plans the import through it. OpenTofu's test
+/// imports by resource identity, which terraform 1.11 does not have; the
+/// port imports by `id`.
+#[test]
+fn import_block_naming_a_provider_instance_plans_through_it() {
+    let text = format!(
+        r#"{IMPORT_CONFIG}
+import {{
+  to       = test_thing.test["foo"]
+  id       = "my-resource"
+  provider = test.multi["a"]
+}}
+"#
+    );
+    let mut p = Peer::new(&[("main.tf", &text)]);
+    let plan = p.plan();
+    let change = plan
+        .changes
+        .iter()
+        .find(|c| c.addr.to_string() == "test_thing.test[\"foo\"]")
+        .expect("a change for the import");
+    assert!(change.importing.is_some(), "{change:?}");
+    assert_eq!(change.provider.to_string(), instance_of("multi", "a"));
+    assert_eq!(p.ledger.events_of("import"), ["import my-resource @a"]);
+    p.apply(&plan);
+    assert_eq!(
+        p.bound("test_thing.test[\"foo\"]"),
+        Some(instance_of("multi", "a"))
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Instance key values.
+
+fn keyed_by(key_expr: &str) -> Peer {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        &format!(
+            r#"
+provider "test" {{
+  alias    = "keyed"
+  for_each = toset(["true", "false", "1"])
+  region   = each.key
+}}
+resource "test_thing" "t" {{
+  provider = test.keyed[{key_expr}]
+  input    = "t"
+}}
+"#
+        ),
+    )]);
+    p.apply_config();
+    p
+}
+
+/// OpenTofu: `TestResolveProviderInstance_TypeConversion`, case
+/// `bool_true_to_string` (internal/tofu/eval_provider_test.go).
+#[test]
+fn instance_key_true_converts_to_string() {
+    let p = keyed_by("true");
+    assert_eq!(p.bound("test_thing.t"), Some(instance_of("keyed", "true")));
+    assert_eq!(p.ledger.events_of("create"), ["create t @true"]);
+}
+
+/// OpenTofu: `TestResolveProviderInstance_TypeConversion`, case
+/// `bool_false_to_string` (internal/tofu/eval_provider_test.go).
+#[test]
+fn instance_key_false_converts_to_string() {
+    let p = keyed_by("false");
+    assert_eq!(p.bound("test_thing.t"), Some(instance_of("keyed", "false")));
+    assert_eq!(p.ledger.events_of("create"), ["create t @false"]);
+}
+
+/// OpenTofu: `TestResolveProviderInstance_TypeConversion`, case
+/// `integer_to_string` (internal/tofu/eval_provider_test.go).
+#[test]
+fn instance_key_number_converts_to_string() {
+    let p = keyed_by("1");
+    assert_eq!(p.bound("test_thing.t"), Some(instance_of("keyed", "1")));
+    assert_eq!(p.ledger.events_of("create"), ["create t @1"]);
+}
