@@ -1467,3 +1467,424 @@ fn instance_key_number_converts_to_string() {
     assert_eq!(p.bound("test_thing.t"), Some(instance_of("keyed", "1")));
     assert_eq!(p.ledger.events_of("create"), ["create t @1"]);
 }
+
+// ---------------------------------------------------------------------------
+// Configuration rules.
+
+/// The text of `files` a diagnostic's subject covers.
+fn subject_text(files: &[(&str, &str)], d: &terrace_syntax::Diagnostic) -> String {
+    let Some(s) = &d.subject else {
+        return String::new();
+    };
+    let Some((_, text)) = files
+        .iter()
+        .find(|(name, _)| s.filename.ends_with(name) || name.ends_with(&s.filename))
+    else {
+        return String::new();
+    };
+    text.get(s.start.byte as usize..s.end.byte as usize)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn find<'a>(
+    diags: &'a [terrace_syntax::Diagnostic],
+    severity: Severity,
+    summary: &str,
+) -> Vec<&'a terrace_syntax::Diagnostic> {
+    diags
+        .iter()
+        .filter(|d| d.severity == severity && d.summary == summary)
+        .collect()
+}
+
+const DUMMY_REQUIREMENTS: &str = r#"
+terraform {
+  required_providers {
+    dummy = { source = "my/dummy" }
+  }
+}
+"#;
+
+/// OpenTofu: `TestConfigProviderForEach`, its warning "Provider
+/// configuration for_each matches resource"
+/// (internal/configs/config_test.go).
+#[test]
+fn same_for_each_on_provider_and_resource_warns() {
+    let main = r#"
+locals { fe = {} }
+provider "dummy" {
+  alias    = "key"
+  for_each = local.fe
+}
+resource "dummy_warning" "test" {
+  for_each = local.fe
+  provider = dummy.key[each.key]
+}
+"#;
+    let files = [("versions.tf", DUMMY_REQUIREMENTS), ("main.tf", main)];
+    let diags = config_diagnostics(&files);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let found = find(&diags, Severity::Warning, "Provider configuration for_each matches resource");
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    assert!(found[0].detail.starts_with("This provider configuration uses the same for_each expression as a resource, which means that subsequent removal of elements from this collection would cause a planning error."));
+}
+
+/// OpenTofu: `TestConfigProviderForEach`, its warning "Provider
+/// configuration for_each matches module" (internal/configs/config_test.go).
+#[test]
+fn same_for_each_on_provider_and_module_call_warns() {
+    let main = r#"
+locals { fe = {} }
+provider "dummy" {
+  alias    = "key"
+  for_each = local.fe
+}
+module "mod_warning" {
+  source   = "./mod"
+  for_each = local.fe
+  providers = {
+    dummy = dummy.key[each.key]
+  }
+}
+"#;
+    let files = [
+        ("versions.tf", DUMMY_REQUIREMENTS),
+        ("main.tf", main),
+        ("mod/main.tf", DUMMY_REQUIREMENTS),
+    ];
+    let diags = config_diagnostics(&files);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let found = find(&diags, Severity::Warning, "Provider configuration for_each matches module");
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    assert!(found[0].detail.starts_with("This provider configuration uses the same for_each expression as a module, which means that subsequent removal of elements from this collection would cause a planning error."));
+}
+
+/// OpenTofu: `TestConfigProviderForEach`, its error "Invalid resource
+/// provider configuration" (internal/configs/config_test.go): an instance
+/// key on a configuration the module does not declare.
+#[test]
+fn resource_key_on_an_undeclared_configuration_is_refused() {
+    let main = r#"
+locals { fe = {} }
+provider "dummy" {
+  alias    = "key"
+  for_each = local.fe
+}
+resource "dummy_error" "test" {
+  for_each = local.fe
+  provider = dumme.key[each.key]
+}
+"#;
+    let files = [("versions.tf", DUMMY_REQUIREMENTS), ("main.tf", main)];
+    let diags = config_diagnostics(&files);
+    let found = find(&diags, Severity::Error, "Invalid resource provider configuration");
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    assert!(found[0].detail.starts_with(
+        "This module doesn't declare a provider \"dumme\" block with alias = \"key\", which is required for use with for_each"
+    ));
+}
+
+/// OpenTofu: `TestConfigProviderForEach`, its error "Invalid module
+/// provider configuration" (internal/configs/config_test.go).
+#[test]
+fn module_key_on_an_undeclared_configuration_is_refused() {
+    let main = r#"
+locals { fe = {} }
+provider "dummy" {
+  alias    = "key"
+  for_each = local.fe
+}
+module "mod_error" {
+  source   = "./mod"
+  for_each = local.fe
+  providers = {
+    dummy = dumme.key[each.key]
+  }
+}
+"#;
+    let files = [
+        ("versions.tf", DUMMY_REQUIREMENTS),
+        ("main.tf", main),
+        ("mod/main.tf", DUMMY_REQUIREMENTS),
+    ];
+    let diags = config_diagnostics(&files);
+    let found = find(&diags, Severity::Error, "Invalid module provider configuration");
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    assert!(found[0].detail.starts_with(
+        "This module doesn't declare a provider \"dumme\" block with alias = \"key\", which is required for use with for_each"
+    ));
+}
+
+/// OpenTofu: `TestConfigProviderFromJSON` (internal/configs/config_test.go).
+/// Provider `for_each` and an instance key in a resource's `provider`
+/// written in JSON syntax: no diagnostics, one requirement, and the
+/// instances bind as in native syntax.
+#[test]
+fn provider_for_each_in_json_syntax() {
+    let json = r#"{
+  "locals": { "instances": { "x": "first", "y": "second" } },
+  "provider": {
+    "test": { "alias": "blah", "for_each": "${local.instances}", "region": "${each.value}" }
+  },
+  "resource": {
+    "test_thing": {
+      "t": { "for_each": "${local.instances}", "provider": "test.blah[each.key]", "input": "${each.key}" }
+    }
+  }
+}"#;
+    let files = [("main.tf.json", json)];
+    let diags = config_diagnostics(&files);
+    assert!(diags.is_empty(), "{diags:#?}");
+    let mut p = Peer::new(&files);
+    let (reqs, d) = terrace_config::provider_validation::provider_requirements(
+        &p.context().config,
+        &[],
+    );
+    assert!(d.is_empty(), "{d:#?}");
+    let types: Vec<String> = reqs.provider_types().iter().map(|t| t.to_string()).collect();
+    assert_eq!(types, [TEST_ADDR]);
+    p.apply_config();
+    assert_eq!(p.bound("test_thing.t[\"x\"]"), Some(instance_of("blah", "x")));
+    assert_eq!(p.bound("test_thing.t[\"y\"]"), Some(instance_of("blah", "y")));
+    assert_eq!(
+        p.ledger.events_of("create"),
+        ["create x @first", "create y @second"]
+    );
+}
+
+/// The "too similar" check on one provider and resource pair written with
+/// `provider_for_each` and `resource_for_each`: the warnings it gives, with
+/// the text their subject covers.
+fn similarity(provider_for_each: &str, resource_for_each: &str) -> Vec<(String, String)> {
+    let main = format!(
+        r#"
+locals {{
+  stuff = toset([])
+  bval  = true
+  i     = 1
+}}
+provider "test" {{
+  for_each = {provider_for_each}
+  alias    = "p"
+}}
+resource "test_thing" "r" {{
+  for_each = {resource_for_each}
+  provider = test.p[each.key]
+}}
+"#
+    );
+    let files = [("main.tf", main.as_str())];
+    let diags = config_diagnostics(&files);
+    assert!(!has_errors(&diags), "{diags:#?}");
+    diags
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| (d.summary.clone(), subject_text(&files, d)))
+        .collect()
+}
+
+/// The warning, placed on the resource's `for_each` expression.
+fn warned_at(subject: &str) -> Vec<(String, String)> {
+    vec![(
+        "Provider configuration for_each matches resource".to_string(),
+        subject.to_string(),
+    )]
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `plain` (internal/configs/config_build_test.go): the same constant map
+/// is not "too similar" (no reference).
+#[test]
+fn similar_for_each_constant_map_does_not_warn() {
+    assert!(similarity(r#"{"foo": "bar"}"#, r#"{"foo": "bar"}"#).is_empty());
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `toset` (internal/configs/config_build_test.go): a constant function
+/// call is not "too similar".
+#[test]
+fn similar_for_each_constant_call_does_not_warn() {
+    assert!(similarity(r#"toset(["foo", "bar"])"#, r#"toset(["foo", "bar"])"#).is_empty());
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `value` (internal/configs/config_build_test.go).
+#[test]
+fn similar_for_each_same_reference_warns() {
+    assert_eq!(similarity("local.stuff", "local.stuff"), warned_at("local.stuff"));
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `parens` (internal/configs/config_build_test.go): parentheses on one
+/// side do not hide the match.
+#[test]
+fn similar_for_each_parenthesised_reference_warns() {
+    assert_eq!(similarity("local.stuff", "(local.stuff)"), warned_at("(local.stuff)"));
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `cond` (internal/configs/config_build_test.go).
+#[test]
+fn similar_for_each_conditional_warns() {
+    let e = r#"local.bval ? {"foo": "bar"} : {}"#;
+    assert_eq!(similarity(e, e), warned_at(e));
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `op` (internal/configs/config_build_test.go): an object constructor
+/// holding binary and unary operations.
+#[test]
+fn similar_for_each_operations_warn() {
+    let e = r#"{"foo": local.i + -2}"#;
+    assert_eq!(similarity(e, e), warned_at(e));
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
+/// `for` (internal/configs/config_build_test.go).
+#[test]
+fn similar_for_each_for_expression_warns() {
+    let e = "{for s in local.stuff : s => upper(s)}";
+    assert_eq!(similarity(e, e), warned_at(e));
+}
+
+// ---------------------------------------------------------------------------
+// Repeated module calls and provider configurations inside them.
+
+const LEGACY_CHILD: &str = r#"
+provider "test" {
+  region = "inside"
+}
+output "my_output" { value = "my output" }
+"#;
+
+/// The "Module is incompatible with count, for_each, enabled and
+/// depends_on" errors of calling `./child` (which has its own provider
+/// block when `legacy`) with `meta`.
+fn legacy_call(meta: &str, legacy: bool) -> Vec<terrace_syntax::Diagnostic> {
+    let main = format!(
+        r#"
+resource "test_thing" "dep" {{}}
+module "child" {{
+  source = "./child"
+  {meta}
+}}
+"#
+    );
+    let child = if legacy {
+        LEGACY_CHILD
+    } else {
+        "output \"my_output\" { value = \"my output\" }\n"
+    };
+    let diags = config_diagnostics(&[("main.tf", &main), ("child/main.tf", child)]);
+    diags
+        .into_iter()
+        .filter(|d| d.summary == "Module is incompatible with count, for_each, enabled and depends_on")
+        .collect()
+}
+
+fn assert_legacy_refused(meta: &str, at: &str) {
+    let found = legacy_call(meta, true);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert!(found[0].is_error());
+    assert!(
+        found[0]
+            .detail
+            .starts_with("The module at module.child is a legacy module which contains its own local provider configurations, and so calls to it may not use the count, for_each, enabled or depends_on arguments."),
+        "{}",
+        found[0].detail
+    );
+    let main = format!(
+        "\nresource \"test_thing\" \"dep\" {{}}\nmodule \"child\" {{\n  source = \"./child\"\n  {meta}\n}}\n"
+    );
+    assert_eq!(subject_text(&[("main.tf", &main)], &found[0]), at);
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case `count`
+/// (internal/configs/provider_validation_test.go).
+#[test]
+fn legacy_module_called_with_count_is_refused() {
+    assert_legacy_refused("count = 1", "1");
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case
+/// `for_each` (internal/configs/provider_validation_test.go).
+#[test]
+fn legacy_module_called_with_for_each_is_refused() {
+    assert_legacy_refused("for_each = toset([\"a\"])", "toset([\"a\"])");
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case
+/// `depends_on` (internal/configs/provider_validation_test.go).
+#[test]
+fn legacy_module_called_with_depends_on_is_refused() {
+    assert_legacy_refused("depends_on = [test_thing.dep]", "test_thing.dep");
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case
+/// `enabled` (internal/configs/provider_validation_test.go).
+#[test]
+fn legacy_module_called_with_enabled_is_refused() {
+    assert_legacy_refused("lifecycle {\n    enabled = true\n  }", "true");
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case `no
+/// meta-arguments` (internal/configs/provider_validation_test.go).
+#[test]
+fn legacy_module_called_without_repetition_is_allowed() {
+    assert!(legacy_call("", true).is_empty());
+}
+
+/// OpenTofu: `TestValidateProviderConfigs_WithMetaArguments`, case `count
+/// without child provider config`
+/// (internal/configs/provider_validation_test.go).
+#[test]
+fn module_without_provider_configuration_called_with_count_is_allowed() {
+    assert!(legacy_call("count = 1", false).is_empty());
+}
+
+/// OpenTofu: `TestBuildConfigDiags`, case `nested-provider`
+/// (internal/configs/config_build_test.go): the provider block is two
+/// levels down, the `count` on the top call.
+#[test]
+fn legacy_grandchild_under_a_counted_call_is_refused() {
+    let main = "module \"child\" {\n  count  = 1\n  source = \"./child\"\n}\n";
+    let files = [
+        ("main.tf", main),
+        ("child/main.tf", "module \"child2\" {\n  source = \"./child2\"\n}\n"),
+        ("child/child2/main.tf", LEGACY_CHILD),
+    ];
+    let diags = config_diagnostics(&files);
+    let found = find(
+        &diags,
+        Severity::Error,
+        "Module is incompatible with count, for_each, enabled and depends_on",
+    );
+    assert_eq!(found.len(), 1, "{diags:#?}");
+    assert!(found[0].detail.starts_with("The module at module.child.module.child2 is a legacy module which contains its own local provider configurations, and so calls to it may not use the count, for_each, enabled or depends_on arguments."));
+    assert_eq!(subject_text(&files, found[0]), "1");
+    assert_eq!(found[0].subject.as_ref().map(|s| s.start.line), Some(2));
+}
+
+/// OpenTofu: `TestParserLoadConfigDirSuccess` / `TestParserLoadConfigFileSuccess`
+/// over `valid-files/provider-configs.tf` (internal/configs/parser_config_dir_test.go,
+/// parser_config_test.go): provider blocks with and without alias, and one
+/// with alias and a `for_each` map, load without diagnostics.
+#[test]
+fn provider_blocks_with_alias_and_for_each_load() {
+    let main = r#"
+provider "test" {
+}
+provider "test" {
+  region = "12"
+  alias  = "bar"
+}
+provider "test" {
+  alias    = "foo"
+  for_each = { "a" : "first", "b" : "second" }
+  region   = each.value
+}
+"#;
+    let diags = config_diagnostics(&[("main.tf", main)]);
+    assert!(diags.is_empty(), "{diags:#?}");
+}
