@@ -256,7 +256,12 @@ impl Provider for LedgerProvider {
     fn read_resource(&self, r: ReadResourceRequest) -> ReadResourceResponse {
         let id = text_of(&r.prior_state, "id");
         self.ledger.log(format!("read {id} @{}", self.region()));
-        let found = self.ledger.objects.lock().ok().and_then(|o| o.get(&id).cloned());
+        let found = self
+            .ledger
+            .objects
+            .lock()
+            .ok()
+            .and_then(|o| o.get(&id).cloned());
         let ty = ledger_schema().resource_types["test_thing"].implied_type();
         ReadResourceResponse {
             new_state: found.unwrap_or_else(|| Value::null(ty)),
@@ -338,8 +343,10 @@ impl Provider for LedgerProvider {
     }
     fn read_data_source(&self, r: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let region = self.region();
-        self.ledger
-            .log(format!("read-data {} @{region}", text_of(&r.config, "input")));
+        self.ledger.log(format!(
+            "read-data {} @{region}",
+            text_of(&r.config, "input")
+        ));
         ReadDataSourceResponse {
             state: with_attr(&r.config, "region", Value::string(region)),
             deferred: None,
@@ -375,7 +382,10 @@ impl Provider for LedgerProvider {
     }
     fn call_function(&self, r: CallFunctionRequest) -> CallFunctionResponse {
         self.ledger.function_calls.fetch_add(1, Ordering::SeqCst);
-        let arn = r.arguments.first().and_then(|a| a.as_str().map(str::to_string));
+        let arn = r
+            .arguments
+            .first()
+            .and_then(|a| a.as_str().map(str::to_string));
         CallFunctionResponse {
             result: match (r.name.as_str(), arn) {
                 ("is_arn", Some(a)) => Ok(Value::bool(a.starts_with("arn:"))),
@@ -631,9 +641,16 @@ data "test_data" "b_direct" {
 }
 "#;
 
-fn resource_iteration(providers: &str, members: &str, with_resources: bool) -> Vec<(String, String)> {
+fn resource_iteration(
+    providers: &str,
+    members: &str,
+    with_resources: bool,
+) -> Vec<(String, String)> {
     let mut files = vec![
-        ("locals.tf".to_string(), iteration_locals(providers, members)),
+        (
+            "locals.tf".to_string(),
+            iteration_locals(providers, members),
+        ),
         ("providers.tf".to_string(), ITERATED_PROVIDER.to_string()),
     ];
     if with_resources {
@@ -643,7 +660,10 @@ fn resource_iteration(providers: &str, members: &str, with_resources: bool) -> V
 }
 
 fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
-    files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect()
+    files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect()
 }
 
 /// Applies the configuration with both provider instances and both
@@ -697,10 +717,7 @@ fn deletions(p: &Peer, before: &BTreeMap<String, Value>) -> Vec<String> {
             let mut parts = e.split(' ');
             let id = parts.nth(1).unwrap_or_default().to_string();
             let region = parts.next().unwrap_or_default();
-            let input = before
-                .get(&id)
-                .map(|v| text_of(v, "input"))
-                .unwrap_or(id);
+            let input = before.get(&id).map(|v| text_of(v, "input")).unwrap_or(id);
             format!("{input} {region}")
         })
         .collect();
@@ -709,7 +726,11 @@ fn deletions(p: &Peer, before: &BTreeMap<String, Value>) -> Vec<String> {
 }
 
 fn cloud(p: &Peer) -> BTreeMap<String, Value> {
-    p.ledger.objects.lock().map(|o| o.clone()).unwrap_or_default()
+    p.ledger
+        .objects
+        .lock()
+        .map(|o| o.clone())
+        .unwrap_or_default()
 }
 
 /// OpenTofu: `TestContext2Apply_providerResourceIteration`, subtest
@@ -744,7 +765,11 @@ fn resource_iteration_removed_resources_are_destroyed() {
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_resources(&mut p);
     let before = cloud(&p);
-    p.rewrite(&as_refs(&resource_iteration(BOTH_REGIONS, PRIMARY_MEMBER, false)));
+    p.rewrite(&as_refs(&resource_iteration(
+        BOTH_REGIONS,
+        PRIMARY_MEMBER,
+        false,
+    )));
     let plan = p.apply_config();
     assert_eq!(
         actions(&plan),
@@ -777,7 +802,11 @@ fn resource_iteration_orphaned_member_is_destroyed() {
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_resources(&mut p);
     let before = cloud(&p);
-    p.rewrite(&as_refs(&resource_iteration(BOTH_REGIONS, PRIMARY_MEMBER, true)));
+    p.rewrite(&as_refs(&resource_iteration(
+        BOTH_REGIONS,
+        PRIMARY_MEMBER,
+        true,
+    )));
     p.apply_config();
     assert_eq!(
         state_addrs(&p.state),
@@ -806,7 +835,11 @@ fn resource_iteration_removed_provider_key_is_refused() {
     let files = resource_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_resources(&mut p);
-    p.rewrite(&as_refs(&resource_iteration(PRIMARY_REGION, BOTH_MEMBERS, true)));
+    p.rewrite(&as_refs(&resource_iteration(
+        PRIMARY_REGION,
+        BOTH_MEMBERS,
+        true,
+    )));
     let errors = p.plan_errors();
     assert!(
         summaries(&errors).contains(&"Provider instance not present".to_string()),
@@ -871,7 +904,10 @@ data "test_data" "b" {
 
 fn module_iteration(providers: &str, members: &str, with_calls: bool) -> Vec<(String, String)> {
     let mut files = vec![
-        ("locals.tf".to_string(), iteration_locals(providers, members)),
+        (
+            "locals.tf".to_string(),
+            iteration_locals(providers, members),
+        ),
         ("providers.tf".to_string(), ITERATED_PROVIDER.to_string()),
     ];
     if with_calls {
@@ -944,7 +980,11 @@ fn module_iteration_removed_calls_are_destroyed() {
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_modules(&mut p);
     let before = cloud(&p);
-    p.rewrite(&as_refs(&module_iteration(BOTH_REGIONS, PRIMARY_MEMBER, false)));
+    p.rewrite(&as_refs(&module_iteration(
+        BOTH_REGIONS,
+        PRIMARY_MEMBER,
+        false,
+    )));
     p.apply_config();
     assert!(p.state.resources.is_empty(), "{:?}", state_addrs(&p.state));
     assert_eq!(
@@ -966,7 +1006,11 @@ fn module_iteration_orphaned_instance_is_destroyed() {
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_modules(&mut p);
     let before = cloud(&p);
-    p.rewrite(&as_refs(&module_iteration(BOTH_REGIONS, PRIMARY_MEMBER, true)));
+    p.rewrite(&as_refs(&module_iteration(
+        BOTH_REGIONS,
+        PRIMARY_MEMBER,
+        true,
+    )));
     p.apply_config();
     assert_eq!(
         state_addrs(&p.state),
@@ -979,7 +1023,10 @@ fn module_iteration_orphaned_instance_is_destroyed() {
     );
     assert_eq!(
         deletions(&p, &before),
-        ["mod-secondary @eu-west-2", "mod_direct-secondary @eu-west-1"]
+        [
+            "mod-secondary @eu-west-2",
+            "mod_direct-secondary @eu-west-1"
+        ]
     );
     p.destroy();
     assert!(p.state.resources.is_empty());
@@ -993,7 +1040,11 @@ fn module_iteration_removed_provider_key_is_refused() {
     let files = module_iteration(BOTH_REGIONS, BOTH_MEMBERS, true);
     let mut p = Peer::new(&as_refs(&files));
     apply_complete_modules(&mut p);
-    p.rewrite(&as_refs(&module_iteration(PRIMARY_REGION, BOTH_MEMBERS, true)));
+    p.rewrite(&as_refs(&module_iteration(
+        PRIMARY_REGION,
+        BOTH_MEMBERS,
+        true,
+    )));
     let errors = p.plan_errors();
     assert!(
         summaries(&errors).contains(&"Provider instance not present".to_string()),
@@ -1268,7 +1319,9 @@ resource "test_thing" "a" {
     let errors = p.plan_errors();
     let want = format!("To proceed, return to your previous single-instance configuration for provider[\"{TEST_ADDR}\"].multi and ensure that test_thing.a[\"orphaned\"] has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key [\"orphaned\"].");
     assert!(
-        errors.iter().any(|d| d.summary == "Provider instance not present" && d.detail.contains(&want)),
+        errors
+            .iter()
+            .any(|d| d.summary == "Provider instance not present" && d.detail.contains(&want)),
         "{errors:#?}"
     );
 }
@@ -1525,7 +1578,11 @@ resource "dummy_warning" "test" {
     let files = [("versions.tf", DUMMY_REQUIREMENTS), ("main.tf", main)];
     let diags = config_diagnostics(&files);
     assert!(!has_errors(&diags), "{diags:#?}");
-    let found = find(&diags, Severity::Warning, "Provider configuration for_each matches resource");
+    let found = find(
+        &diags,
+        Severity::Warning,
+        "Provider configuration for_each matches resource",
+    );
     assert_eq!(found.len(), 1, "{diags:#?}");
     assert!(found[0].detail.starts_with("This provider configuration uses the same for_each expression as a resource, which means that subsequent removal of elements from this collection would cause a planning error."));
 }
@@ -1555,7 +1612,11 @@ module "mod_warning" {
     ];
     let diags = config_diagnostics(&files);
     assert!(!has_errors(&diags), "{diags:#?}");
-    let found = find(&diags, Severity::Warning, "Provider configuration for_each matches module");
+    let found = find(
+        &diags,
+        Severity::Warning,
+        "Provider configuration for_each matches module",
+    );
     assert_eq!(found.len(), 1, "{diags:#?}");
     assert!(found[0].detail.starts_with("This provider configuration uses the same for_each expression as a module, which means that subsequent removal of elements from this collection would cause a planning error."));
 }
@@ -1578,7 +1639,11 @@ resource "dummy_error" "test" {
 "#;
     let files = [("versions.tf", DUMMY_REQUIREMENTS), ("main.tf", main)];
     let diags = config_diagnostics(&files);
-    let found = find(&diags, Severity::Error, "Invalid resource provider configuration");
+    let found = find(
+        &diags,
+        Severity::Error,
+        "Invalid resource provider configuration",
+    );
     assert_eq!(found.len(), 1, "{diags:#?}");
     assert!(found[0].detail.starts_with(
         "This module doesn't declare a provider \"dumme\" block with alias = \"key\", which is required for use with for_each"
@@ -1609,7 +1674,11 @@ module "mod_error" {
         ("mod/main.tf", DUMMY_REQUIREMENTS),
     ];
     let diags = config_diagnostics(&files);
-    let found = find(&diags, Severity::Error, "Invalid module provider configuration");
+    let found = find(
+        &diags,
+        Severity::Error,
+        "Invalid module provider configuration",
+    );
     assert_eq!(found.len(), 1, "{diags:#?}");
     assert!(found[0].detail.starts_with(
         "This module doesn't declare a provider \"dumme\" block with alias = \"key\", which is required for use with for_each"
@@ -1637,16 +1706,24 @@ fn provider_for_each_in_json_syntax() {
     let diags = config_diagnostics(&files);
     assert!(diags.is_empty(), "{diags:#?}");
     let mut p = Peer::new(&files);
-    let (reqs, d) = terrace_config::provider_validation::provider_requirements(
-        &p.context().config,
-        &[],
-    );
+    let (reqs, d) =
+        terrace_config::provider_validation::provider_requirements(&p.context().config, &[]);
     assert!(d.is_empty(), "{d:#?}");
-    let types: Vec<String> = reqs.provider_types().iter().map(|t| t.to_string()).collect();
+    let types: Vec<String> = reqs
+        .provider_types()
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
     assert_eq!(types, [TEST_ADDR]);
     p.apply_config();
-    assert_eq!(p.bound("test_thing.t[\"x\"]"), Some(instance_of("blah", "x")));
-    assert_eq!(p.bound("test_thing.t[\"y\"]"), Some(instance_of("blah", "y")));
+    assert_eq!(
+        p.bound("test_thing.t[\"x\"]"),
+        Some(instance_of("blah", "x"))
+    );
+    assert_eq!(
+        p.bound("test_thing.t[\"y\"]"),
+        Some(instance_of("blah", "y"))
+    );
     assert_eq!(
         p.ledger.events_of("create"),
         ["create x @first", "create y @second"]
@@ -1712,7 +1789,10 @@ fn similar_for_each_constant_call_does_not_warn() {
 /// `value` (internal/configs/config_build_test.go).
 #[test]
 fn similar_for_each_same_reference_warns() {
-    assert_eq!(similarity("local.stuff", "local.stuff"), warned_at("local.stuff"));
+    assert_eq!(
+        similarity("local.stuff", "local.stuff"),
+        warned_at("local.stuff")
+    );
 }
 
 /// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
@@ -1720,7 +1800,10 @@ fn similar_for_each_same_reference_warns() {
 /// side do not hide the match.
 #[test]
 fn similar_for_each_parenthesised_reference_warns() {
-    assert_eq!(similarity("local.stuff", "(local.stuff)"), warned_at("(local.stuff)"));
+    assert_eq!(
+        similarity("local.stuff", "(local.stuff)"),
+        warned_at("(local.stuff)")
+    );
 }
 
 /// OpenTofu: `TestBuildConfigDiags`, case `provider-foreach`, its block
@@ -1779,7 +1862,9 @@ module "child" {{
     let diags = config_diagnostics(&[("main.tf", &main), ("child/main.tf", child)]);
     diags
         .into_iter()
-        .filter(|d| d.summary == "Module is incompatible with count, for_each, enabled and depends_on")
+        .filter(|d| {
+            d.summary == "Module is incompatible with count, for_each, enabled and depends_on"
+        })
         .collect()
 }
 
@@ -1851,7 +1936,10 @@ fn legacy_grandchild_under_a_counted_call_is_refused() {
     let main = "module \"child\" {\n  count  = 1\n  source = \"./child\"\n}\n";
     let files = [
         ("main.tf", main),
-        ("child/main.tf", "module \"child2\" {\n  source = \"./child2\"\n}\n"),
+        (
+            "child/main.tf",
+            "module \"child2\" {\n  source = \"./child2\"\n}\n",
+        ),
         ("child/child2/main.tf", LEGACY_CHILD),
     ];
     let diags = config_diagnostics(&files);
@@ -1887,4 +1975,469 @@ provider "test" {
 "#;
     let diags = config_diagnostics(&[("main.tf", main)]);
     assert!(diags.is_empty(), "{diags:#?}");
+}
+
+// ---------------------------------------------------------------------------
+// Rules OpenTofu states in its source without a test of their own
+// (internal/configs/provider.go, internal/configs/resource.go
+// `InstanceValidation`, internal/configs/provider_validation.go,
+// internal/tofu/eval_provider.go `resolveProviderInstance`,
+// internal/tofu/node_resource_abstract_instance.go). Ported from the
+// rule, with OpenTofu's summaries.
+
+/// The errors of a configuration, with the text each subject covers.
+fn config_errors(files: &[(&str, &str)]) -> Vec<(String, String, String)> {
+    config_diagnostics(files)
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| (d.summary.clone(), d.detail.clone(), subject_text(files, d)))
+        .collect()
+}
+
+const KEYED: &str = r#"
+provider "test" {
+  alias    = "keyed"
+  for_each = toset(["a"])
+  region   = each.key
+}
+provider "test" {
+  alias  = "single"
+  region = "single"
+}
+"#;
+
+/// `for_each` is for aliased configurations only (provider.go).
+#[test]
+fn provider_for_each_without_alias_is_refused() {
+    let main = "provider \"test\" {\n  for_each = toset([\"a\"])\n}\n";
+    let errors = config_errors(&[("main.tf", main)]);
+    assert_eq!(
+        errors,
+        [(
+            "Alias required when using \"for_each\"".to_string(),
+            "The for_each argument is allowed only for provider configurations with an alias."
+                .to_string(),
+            "toset([\"a\"])".to_string()
+        )]
+    );
+}
+
+/// The left side of a `providers` entry names the child's configuration,
+/// which has no instances (provider_validation.go).
+#[test]
+fn instance_key_on_the_left_side_of_providers_is_refused() {
+    let main = format!(
+        "{KEYED}\nmodule \"m\" {{\n  source = \"./m\"\n  providers = {{\n    test.inner[\"a\"] = test.keyed[\"a\"]\n  }}\n}}\n"
+    );
+    let child = "terraform {\n  required_providers {\n    test = {\n      source                = \"hashicorp/test\"\n      configuration_aliases = [test.inner]\n    }\n  }\n}\n";
+    let errors = config_errors(&[("main.tf", &main), ("m/main.tf", child)]);
+    assert!(
+        errors.contains(&(
+            "Invalid module provider configuration".to_string(),
+            "Instance keys are not allowed on the left side of a provider configuration assignment.".to_string(),
+            "test.inner[\"a\"]".to_string()
+        )),
+        "{errors:#?}"
+    );
+}
+
+/// A constant key straight after the provider name is not a reference
+/// (resource.go `decodeProviderConfigRef`).
+#[test]
+fn constant_instance_key_on_a_default_configuration_is_refused() {
+    let main = format!("{KEYED}\nresource \"test_thing\" \"t\" {{\n  provider = test[\"a\"]\n}}\n");
+    let errors = config_errors(&[("main.tf", &main)]);
+    assert_eq!(
+        errors,
+        [(
+            "Invalid provider configuration reference".to_string(),
+            "Provider name must either stand alone or be followed by a period and then a configuration alias.".to_string(),
+            "[\"a\"]".to_string()
+        )]
+    );
+}
+
+/// A computed key needs an aliased configuration (resource.go
+/// `decodeProviderConfigRef`).
+#[test]
+fn instance_key_on_a_default_configuration_is_refused() {
+    let main = format!(
+        "{KEYED}\nlocals {{ k = \"a\" }}\nresource \"test_thing\" \"t\" {{\n  provider = test[local.k]\n}}\n"
+    );
+    let errors = config_errors(&[("main.tf", &main)]);
+    assert_eq!(
+        errors,
+        [(
+            "Invalid provider configuration reference".to_string(),
+            "Provider assignment requires an alias when specifying an instance key, in the form of provider.name[instance_key]".to_string(),
+            "test".to_string()
+        )]
+    );
+}
+
+/// An instance key needs a configuration with `for_each` (resource.go).
+#[test]
+fn instance_key_on_a_single_instance_configuration_is_refused() {
+    // Data sources are checked as resources; a constant key's range is
+    // the whole reference.
+    let main =
+        format!("{KEYED}\ndata \"test_data\" \"d\" {{\n  provider = test.single[\"a\"]\n}}\n");
+    let errors = config_errors(&[("main.tf", &main)]);
+    assert_eq!(
+        errors,
+        [(
+            "Invalid resource provider configuration".to_string(),
+            "An instance key can be specified only for a provider configuration that uses for_each.".to_string(),
+            "test.single[\"a\"]".to_string()
+        )]
+    );
+}
+
+/// A configuration with `for_each` needs a key where it is used
+/// (resource.go).
+#[test]
+fn resource_without_key_on_a_for_each_configuration_is_refused() {
+    let main = format!("{KEYED}\nresource \"test_thing\" \"t\" {{\n  provider = test.keyed\n}}\n");
+    let errors = config_errors(&[("main.tf", &main)]);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].0, "Invalid resource provider configuration");
+    assert!(errors[0].1.starts_with(
+        "A reference to a provider configuration which uses for_each requires an instance key."
+    ));
+}
+
+/// A module cannot be passed a whole collection of provider instances
+/// (resource.go).
+#[test]
+fn module_given_a_for_each_configuration_without_key_is_refused() {
+    let main = format!(
+        "{KEYED}\nmodule \"m\" {{\n  source = \"./m\"\n  providers = {{\n    test = test.keyed\n  }}\n}}\n"
+    );
+    let errors = config_errors(&[("main.tf", &main), ("m/main.tf", "")]);
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].0, "Invalid module provider configuration");
+    assert_eq!(
+        errors[0].1,
+        "A reference to a provider configuration which uses for_each requires an instance key. Passing a collection of provider instances into a child module is not allowed."
+    );
+}
+
+/// Planning a resource whose key expression is `key_expr`, given the
+/// variable declarations `variables`: the errors.
+fn key_errors(variables: &str, key_expr: &str) -> Vec<(String, String, String)> {
+    let main = format!(
+        "{variables}\n{KEYED}\nresource \"test_thing\" \"t\" {{\n  provider = test.keyed[{key_expr}]\n}}\n"
+    );
+    let p = Peer::new(&[("main.tf", &main)]);
+    let (_, diags) = p.try_plan(&PlanOptions::default());
+    diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| {
+            (
+                d.summary.clone(),
+                d.detail.clone(),
+                subject_text(&[("main.tf", &main)], d),
+            )
+        })
+        .collect()
+}
+
+fn key_refused(detail: &str, at: &str) -> Vec<(String, String, String)> {
+    vec![(
+        "Invalid provider instance key".to_string(),
+        detail.to_string(),
+        at.to_string(),
+    )]
+}
+
+/// A key is recorded in the state, so it may not be sensitive
+/// (eval_provider.go).
+#[test]
+fn sensitive_instance_key_is_refused() {
+    assert_eq!(
+        key_errors("", "sensitive(\"a\")"),
+        key_refused(
+            "A provider instance key must not be derived from a sensitive value.",
+            "sensitive(\"a\")"
+        )
+    );
+}
+
+/// Nor ephemeral (eval_provider.go).
+#[test]
+fn ephemeral_instance_key_is_refused() {
+    let variables =
+        "variable \"k\" {\n  type      = string\n  default   = \"a\"\n  ephemeral = true\n}\n";
+    assert_eq!(
+        key_errors(variables, "var.k"),
+        key_refused(
+            "A provider instance key must not be derived from an ephemeral value.",
+            "var.k"
+        )
+    );
+}
+
+/// Nor null (eval_provider.go).
+#[test]
+fn null_instance_key_is_refused() {
+    let variables = "variable \"k\" {\n  type    = string\n  default = null\n}\n";
+    assert_eq!(
+        key_errors(variables, "var.k"),
+        key_refused("A provider instance key must not be null.", "var.k")
+    );
+}
+
+/// Nor unknown while planning (eval_provider.go).
+#[test]
+fn unknown_instance_key_is_refused() {
+    let main = format!(
+        "{KEYED}\nresource \"test_thing\" \"first\" {{\n  provider = test.keyed[\"a\"]\n}}\nresource \"test_thing\" \"t\" {{\n  provider = test.keyed[test_thing.first.id]\n}}\n"
+    );
+    let p = Peer::new(&[("main.tf", &main)]);
+    let (_, diags) = p.try_plan(&PlanOptions::default());
+    let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].summary, "Invalid provider instance key");
+    assert_eq!(
+        errors[0].detail,
+        "The provider instance key for test_thing.t depends on values that cannot be determined until apply, and so Terraform cannot select a provider instance to create a plan for this resource instance."
+    );
+    assert_eq!(
+        subject_text(&[("main.tf", &main)], errors[0]),
+        "test_thing.first.id"
+    );
+}
+
+/// And it must convert to a string (eval_provider.go).
+#[test]
+fn unsuitable_instance_key_is_refused() {
+    let errors = key_errors("", "[\"a\"]");
+    assert_eq!(errors.len(), 1, "{errors:#?}");
+    assert_eq!(errors[0].0, "Invalid provider instance key");
+    assert!(
+        errors[0]
+            .1
+            .starts_with("The given instance key is unsuitable: "),
+        "{}",
+        errors[0].1
+    );
+    assert_eq!(errors[0].2, "[\"a\"]");
+}
+
+/// A deposed object needs the provider instance that created it; when
+/// that element of the provider's `for_each` is gone, the deposed wording
+/// of "Provider instance not present" (node_resource_abstract_instance.go).
+#[test]
+fn deposed_object_of_a_removed_provider_instance_is_refused() {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        r#"
+provider "test" {
+  alias    = "for_eached"
+  for_each = { a = {} }
+  region   = each.key
+}
+resource "test_thing" "x" {
+  input    = "ok"
+  provider = test.for_eached["a"]
+}
+"#,
+    )]);
+    let v = p.ledger.seed("deposed-1", "deposed", "b");
+    p.state.set_deposed(
+        &resource_instance("test_thing.x"),
+        DeposedKey("00000001".into()),
+        provider_config(&format!("provider[\"{TEST_ADDR}\"].for_eached")),
+        InstanceKey::string("b"),
+        Some(object(&v, ObjectStatus::Tainted)),
+    );
+    let errors = p.plan_errors();
+    let want = format!("To work with test_thing.x's deposed object 00000001 its original provider instance at {} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy this deposed object for test_thing.x, after which you can remove the provider configuration again.", instance_of("for_eached", "b"));
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.summary == "Provider instance not present" && d.detail == want),
+        "{errors:#?}"
+    );
+}
+
+/// As above, for a deposed object of the single instance a configuration
+/// had before it got `for_each` (node_resource_abstract_instance.go).
+#[test]
+fn deposed_object_of_the_single_instance_is_refused_after_adding_for_each() {
+    let mut p = Peer::new(&[(
+        "main.tf",
+        r#"
+provider "test" {
+  alias    = "multi"
+  for_each = toset(["a"])
+  region   = each.key
+}
+resource "test_thing" "x" {
+  input    = "ok"
+  provider = test.multi["a"]
+}
+"#,
+    )]);
+    let v = p.ledger.seed("deposed-1", "deposed", "single");
+    p.state.set_deposed(
+        &resource_instance("test_thing.x"),
+        DeposedKey("00000001".into()),
+        provider_config(&format!("provider[\"{TEST_ADDR}\"].multi")),
+        InstanceKey::None,
+        Some(object(&v, ObjectStatus::Tainted)),
+    );
+    let errors = p.plan_errors();
+    let config = format!("provider[\"{TEST_ADDR}\"].multi");
+    let want = format!("To work with test_thing.x's deposed object 00000001 its original provider instance at {config} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing deposed objects of test_thing.x that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that all deposed instances of test_thing.x have been destroyed before using for_each with this provider.");
+    assert!(
+        errors
+            .iter()
+            .any(|d| d.summary == "Provider instance not present" && d.detail == want),
+        "{errors:#?}"
+    );
+}
+
+/// An orphaned instance with only a deposed object left, bound to a
+/// removed provider instance, is reported with the deposed wording; one
+/// with both objects reports each (node_resource_abstract_instance.go).
+#[test]
+fn orphaned_objects_of_a_removed_provider_instance_report_each_object() {
+    let main = r#"
+provider "test" {
+  alias    = "for_eached"
+  for_each = { a = {} }
+  region   = each.key
+}
+"#;
+    let mut p = Peer::new(&[("main.tf", main)]);
+    let config = provider_config(&format!("provider[\"{TEST_ADDR}\"].for_eached"));
+    let old = p.ledger.seed("old", "old", "b");
+    let cur = p.ledger.seed("cur", "cur", "b");
+    p.state.set_deposed(
+        &resource_instance("test_thing.gone[\"only-deposed\"]"),
+        DeposedKey("0000000a".into()),
+        config.clone(),
+        InstanceKey::string("b"),
+        Some(object(&old, ObjectStatus::Tainted)),
+    );
+    let both = resource_instance("test_thing.gone[\"both\"]");
+    p.state.set_current(
+        &both,
+        config.clone(),
+        InstanceKey::string("b"),
+        Some(object(&cur, ObjectStatus::Ready)),
+    );
+    p.state.set_deposed(
+        &both,
+        DeposedKey("0000000b".into()),
+        config,
+        InstanceKey::string("b"),
+        Some(object(&old, ObjectStatus::Tainted)),
+    );
+    let errors = p.plan_errors();
+    let mut openings: Vec<String> = errors
+        .iter()
+        .filter(|d| d.summary == "Provider instance not present")
+        .map(|d| {
+            d.detail
+                .split(" its original")
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    openings.sort();
+    assert_eq!(
+        openings,
+        [
+            "To work with test_thing.gone[\"both\"]",
+            "To work with test_thing.gone[\"both\"]'s deposed object 0000000b",
+            "To work with test_thing.gone[\"only-deposed\"]'s deposed object 0000000a",
+        ],
+        "{errors:#?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Provider instance addresses, as the state records them.
+
+/// OpenTofu: `TestParseAbsProviderConfigInstances`
+/// (internal/addrs/provider_config_test.go), all fourteen of its cases:
+/// the instance key after an alias, and what may not be written. OpenTofu's
+/// registry host reads as the shared default registry.
+#[test]
+fn provider_instance_addresses_parse() {
+    let good: &[(&str, &str)] = &[
+        (
+            r#"provider["registry.opentofu.org/hashicorp/aws"]"#,
+            r#"provider["registry.terraform.io/hashicorp/aws"]"#,
+        ),
+        (
+            r#"provider["registry.opentofu.org/hashicorp/aws"].foo"#,
+            r#"provider["registry.terraform.io/hashicorp/aws"].foo"#,
+        ),
+        (
+            r#"module.baz.provider["registry.opentofu.org/hashicorp/aws"]"#,
+            r#"module.baz.provider["registry.terraform.io/hashicorp/aws"]"#,
+        ),
+        (
+            r#"module.baz.provider["registry.opentofu.org/hashicorp/aws"].foo"#,
+            r#"module.baz.provider["registry.terraform.io/hashicorp/aws"].foo"#,
+        ),
+        (
+            r#"module.baz.provider["registry.opentofu.org/hashicorp/aws"].foo["keystr"]"#,
+            r#"module.baz.provider["registry.terraform.io/hashicorp/aws"].foo["keystr"]"#,
+        ),
+    ];
+    for (text, shown) in good {
+        let parsed = terrace_addrs::AbsProviderInstance::parse_str(text)
+            .unwrap_or_else(|d| panic!("{text}: {d:#?}"));
+        assert_eq!(parsed.to_string(), *shown);
+        let keyed = text.ends_with("[\"keystr\"]");
+        assert_eq!(parsed.key.is_none(), !keyed, "{text}");
+    }
+    let in_repeated_module = "A provider configuration must not appear in a module instance that uses count or for_each.";
+    let no_prefix =
+        "Provider address must begin with \"provider.\", followed by a provider type name.";
+    let bad: &[(&str, &str)] = &[
+        (
+            r#"module.baz["foo"].provider["registry.opentofu.org/hashicorp/aws"]"#,
+            in_repeated_module,
+        ),
+        (
+            r#"module.baz[1].provider["registry.opentofu.org/hashicorp/aws"]"#,
+            in_repeated_module,
+        ),
+        (
+            r#"module.baz[1].module.bar.provider["registry.opentofu.org/hashicorp/aws"]"#,
+            in_repeated_module,
+        ),
+        ("aws", no_prefix),
+        ("aws.foo", no_prefix),
+        ("provider", no_prefix),
+        (
+            r#"provider.aws.foo["bar"].baz"#,
+            "Extraneous operators after provider configuration reference.",
+        ),
+        (
+            r#"provider["aws"]["foo"]"#,
+            "Provider type name must be followed by a configuration alias name.",
+        ),
+        ("module.foo", no_prefix),
+        (
+            "provider[0]",
+            "The prefix \"provider.\" must be followed by a provider type name.",
+        ),
+    ];
+    for (text, detail) in bad {
+        match terrace_addrs::AbsProviderInstance::parse_str(text) {
+            Ok(v) => panic!("{text} parsed as {v}"),
+            Err(diags) => {
+                assert_eq!(diags.len(), 1, "{text}: {diags:#?}");
+                assert_eq!(diags[0].detail, *detail, "{text}");
+            }
+        }
+    }
 }
