@@ -2441,3 +2441,120 @@ fn provider_instance_addresses_parse() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The state file form of provider instances (OpenTofu's
+// internal/states/statefile/version4.go, which has no test of its own for
+// these rules).
+
+/// A resource whose instances select keyed provider instances records the
+/// provider on each instance; one bound to a single-instance configuration
+/// keeps the resource-level field older readers understand.
+#[test]
+fn state_file_records_keyed_provider_instances_per_instance() {
+    let main = r#"
+provider "test" {
+  alias    = "keyed"
+  for_each = toset(["a", "b"])
+  region   = each.key
+}
+provider "test" {
+  region = "plain"
+}
+resource "test_thing" "keyed" {
+  for_each = toset(["a", "b"])
+  provider = test.keyed[each.key]
+}
+resource "test_thing" "plain" {}
+"#;
+    let mut p = Peer::new(&[("main.tf", main)]);
+    p.apply_config();
+    let bytes = terrace_states::statefile::write(&p.state);
+    let json: serde_json::Value = serde_json::from_slice(&bytes).expect("state JSON");
+    let resources = json["resources"].as_array().expect("resources");
+    let by_name = |name: &str| {
+        resources
+            .iter()
+            .find(|r| r["name"] == name)
+            .unwrap_or_else(|| panic!("no resource {name}"))
+    };
+    let keyed = by_name("keyed");
+    assert!(keyed.get("provider").is_none(), "{keyed}");
+    let mut per_instance: Vec<String> = keyed["instances"]
+        .as_array()
+        .expect("instances")
+        .iter()
+        .map(|i| i["provider"].as_str().unwrap_or_default().to_string())
+        .collect();
+    per_instance.sort();
+    assert_eq!(
+        per_instance,
+        [instance_of("keyed", "a"), instance_of("keyed", "b")]
+    );
+    let plain = by_name("plain");
+    assert_eq!(plain["provider"], format!("provider[\"{TEST_ADDR}\"]"));
+    assert!(plain["instances"][0].get("provider").is_none(), "{plain}");
+    p.round_trip_state();
+    assert_eq!(
+        p.bound("test_thing.keyed[\"b\"]"),
+        Some(instance_of("keyed", "b"))
+    );
+    assert!(actions(&p.plan()).is_empty());
+}
+
+/// Reading a state file: instances of one resource must name one provider
+/// configuration ("Provider instance field conflict in state"); a provider
+/// on both the resource and an instance is a warning, the instance's
+/// winning ("Provider field conflict in state").
+#[test]
+fn state_file_provider_instance_fields_are_checked_on_read() {
+    let state = |resource_provider: &str, second: &str| {
+        format!(
+            r#"{{
+  "version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "peer",
+  "outputs": {{}},
+  "resources": [{{
+    "mode": "managed", "type": "test_thing", "name": "t",{resource_provider}
+    "instances": [
+      {{ "index_key": "a", "provider": "provider[\"{TEST_ADDR}\"].one[\"a\"]", "schema_version": 0, "attributes": {{ "id": "x" }} }},
+      {{ "index_key": "b", "provider": "{second}", "schema_version": 0, "attributes": {{ "id": "y" }} }}
+    ]
+  }}],
+  "check_results": null
+}}"#
+        )
+    };
+    let other = format!("provider[\\\"{TEST_ADDR}\\\"].two[\\\"b\\\"]");
+    match terrace_states::statefile::read(state("", &other).as_bytes()) {
+        Ok((_, diags)) => assert!(
+            diags
+                .iter()
+                .any(|d| d.is_error() && d.summary == "Provider instance field conflict in state"),
+            "{diags:#?}"
+        ),
+        Err(diags) => assert!(
+            diags
+                .iter()
+                .any(|d| d.summary == "Provider instance field conflict in state"),
+            "{diags:#?}"
+        ),
+    }
+    let same = format!("provider[\\\"{TEST_ADDR}\\\"].one[\\\"b\\\"]");
+    let both = format!(" \"provider\": \"provider[\\\"{TEST_ADDR}\\\"].one\",");
+    let (read, diags) = terrace_states::statefile::read(state(&both, &same).as_bytes())
+        .unwrap_or_else(|d| panic!("{d:#?}"));
+    let warnings: Vec<_> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Warning)
+        .map(|d| d.summary.as_str())
+        .collect();
+    assert!(
+        warnings.contains(&"Provider field conflict in state"),
+        "{diags:#?}"
+    );
+    assert!(!has_errors(&diags), "{diags:#?}");
+    let bound = read
+        .provider_instance(&resource_instance("test_thing.t[\"b\"]"))
+        .map(|p| p.to_string());
+    assert_eq!(bound, Some(instance_of("one", "b")));
+}
