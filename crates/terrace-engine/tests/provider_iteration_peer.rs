@@ -2006,7 +2006,8 @@ provider "test" {
 }
 "#;
 
-/// `for_each` is for aliased configurations only (provider.go).
+/// OpenTofu: no test; the rule in internal/configs/provider.go `decodeProviderBlock`.
+/// `for_each` is for aliased configurations only.
 #[test]
 fn provider_for_each_without_alias_is_refused() {
     let main = "provider \"test\" {\n  for_each = toset([\"a\"])\n}\n";
@@ -2022,8 +2023,9 @@ fn provider_for_each_without_alias_is_refused() {
     );
 }
 
+/// OpenTofu: no test; the rule in internal/configs/provider_validation.go `validateProviderConfigs`.
 /// The left side of a `providers` entry names the child's configuration,
-/// which has no instances (provider_validation.go).
+/// which has no instances.
 #[test]
 fn instance_key_on_the_left_side_of_providers_is_refused() {
     let main = format!(
@@ -2041,8 +2043,8 @@ fn instance_key_on_the_left_side_of_providers_is_refused() {
     );
 }
 
-/// A constant key straight after the provider name is not a reference
-/// (resource.go `decodeProviderConfigRef`).
+/// OpenTofu: no test; the rule in internal/configs/resource.go `decodeProviderConfigRef`.
+/// A constant key straight after the provider name is not a reference.
 #[test]
 fn constant_instance_key_on_a_default_configuration_is_refused() {
     let main = format!("{KEYED}\nresource \"test_thing\" \"t\" {{\n  provider = test[\"a\"]\n}}\n");
@@ -2057,8 +2059,8 @@ fn constant_instance_key_on_a_default_configuration_is_refused() {
     );
 }
 
-/// A computed key needs an aliased configuration (resource.go
-/// `decodeProviderConfigRef`).
+/// OpenTofu: no test; the rule in internal/configs/resource.go `decodeProviderConfigRef`.
+/// A computed key needs an aliased configuration.
 #[test]
 fn instance_key_on_a_default_configuration_is_refused() {
     let main = format!(
@@ -2075,7 +2077,8 @@ fn instance_key_on_a_default_configuration_is_refused() {
     );
 }
 
-/// An instance key needs a configuration with `for_each` (resource.go).
+/// OpenTofu: no test; the rule in internal/configs/resource.go `InstanceValidation`.
+/// An instance key needs a configuration with `for_each`.
 #[test]
 fn instance_key_on_a_single_instance_configuration_is_refused() {
     // Data sources are checked as resources; a constant key's range is
@@ -2093,8 +2096,8 @@ fn instance_key_on_a_single_instance_configuration_is_refused() {
     );
 }
 
-/// A configuration with `for_each` needs a key where it is used
-/// (resource.go).
+/// OpenTofu: no test; the rule in internal/configs/resource.go `InstanceValidation`.
+/// A configuration with `for_each` needs a key where it is used.
 #[test]
 fn resource_without_key_on_a_for_each_configuration_is_refused() {
     let main = format!("{KEYED}\nresource \"test_thing\" \"t\" {{\n  provider = test.keyed\n}}\n");
@@ -2106,8 +2109,8 @@ fn resource_without_key_on_a_for_each_configuration_is_refused() {
     ));
 }
 
-/// A module cannot be passed a whole collection of provider instances
-/// (resource.go).
+/// OpenTofu: no test; the rule in internal/configs/resource.go `InstanceValidation`.
+/// A module cannot be passed a whole collection of provider instances.
 #[test]
 fn module_given_a_for_each_configuration_without_key_is_refused() {
     let main = format!(
@@ -2151,8 +2154,8 @@ fn key_refused(detail: &str, at: &str) -> Vec<(String, String, String)> {
     )]
 }
 
-/// A key is recorded in the state, so it may not be sensitive
-/// (eval_provider.go).
+/// OpenTofu: no test; the rule in internal/tofu/eval_provider.go `resolveProviderInstance`.
+/// A key is recorded in the state, so it may not be sensitive.
 #[test]
 fn sensitive_instance_key_is_refused() {
     assert_eq!(
@@ -2164,7 +2167,8 @@ fn sensitive_instance_key_is_refused() {
     );
 }
 
-/// Nor ephemeral (eval_provider.go).
+/// OpenTofu: no test; the rule in internal/tofu/eval_provider.go `resolveProviderInstance`.
+/// Nor ephemeral.
 #[test]
 fn ephemeral_instance_key_is_refused() {
     let variables =
@@ -2178,7 +2182,8 @@ fn ephemeral_instance_key_is_refused() {
     );
 }
 
-/// Nor null (eval_provider.go).
+/// OpenTofu: no test; the rule in internal/tofu/eval_provider.go `resolveProviderInstance`.
+/// Nor null.
 #[test]
 fn null_instance_key_is_refused() {
     let variables = "variable \"k\" {\n  type    = string\n  default = null\n}\n";
@@ -2188,7 +2193,8 @@ fn null_instance_key_is_refused() {
     );
 }
 
-/// Nor unknown while planning (eval_provider.go).
+/// OpenTofu: no test; the rule in internal/tofu/eval_provider.go `resolveProviderInstance`.
+/// Nor unknown while planning.
 #[test]
 fn unknown_instance_key_is_refused() {
     let main = format!(
@@ -2209,7 +2215,8 @@ fn unknown_instance_key_is_refused() {
     );
 }
 
-/// And it must convert to a string (eval_provider.go).
+/// OpenTofu: no test; the rule in internal/tofu/eval_provider.go `resolveProviderInstance`.
+/// And it must convert to a string.
 #[test]
 fn unsuitable_instance_key_is_refused() {
     let errors = key_errors("", "[\"a\"]");
@@ -2225,9 +2232,10 @@ fn unsuitable_instance_key_is_refused() {
     assert_eq!(errors[0].2, "[\"a\"]");
 }
 
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
 /// A deposed object needs the provider instance that created it; when
 /// that element of the provider's `for_each` is gone, the deposed wording
-/// of "Provider instance not present" (node_resource_abstract_instance.go).
+/// of "Provider instance not present".
 #[test]
 fn deposed_object_of_a_removed_provider_instance_is_refused() {
     let mut p = Peer::new(&[(
@@ -2262,8 +2270,9 @@ resource "test_thing" "x" {
     );
 }
 
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
 /// As above, for a deposed object of the single instance a configuration
-/// had before it got `for_each` (node_resource_abstract_instance.go).
+/// had before it got `for_each`.
 #[test]
 fn deposed_object_of_the_single_instance_is_refused_after_adding_for_each() {
     let mut p = Peer::new(&[(
@@ -2299,9 +2308,10 @@ resource "test_thing" "x" {
     );
 }
 
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
 /// An orphaned instance with only a deposed object left, bound to a
 /// removed provider instance, is reported with the deposed wording; one
-/// with both objects reports each (node_resource_abstract_instance.go).
+/// with both objects reports each.
 #[test]
 fn orphaned_objects_of_a_removed_provider_instance_report_each_object() {
     let main = r#"
@@ -2447,6 +2457,7 @@ fn provider_instance_addresses_parse() {
 // internal/states/statefile/version4.go, which has no test of its own for
 // these rules).
 
+/// OpenTofu: no test; the rule in internal/states/statefile/version4.go `writeStateV4`.
 /// A resource whose instances select keyed provider instances records the
 /// provider on each instance; one bound to a single-instance configuration
 /// keeps the resource-level field older readers understand.
@@ -2502,6 +2513,7 @@ resource "test_thing" "plain" {}
     assert!(actions(&p.plan()).is_empty());
 }
 
+/// OpenTofu: no test; the rule in internal/states/statefile/version4.go `readStateV4`.
 /// Reading a state file: instances of one resource must name one provider
 /// configuration ("Provider instance field conflict in state"); a provider
 /// on both the resource and an instance is a warning, the instance's
