@@ -2232,7 +2232,7 @@ fn unsuitable_instance_key_is_refused() {
     assert_eq!(errors[0].2, "[\"a\"]");
 }
 
-/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `resolveProvider`.
 /// A deposed object needs the provider instance that created it; when
 /// that element of the provider's `for_each` is gone, the deposed wording
 /// of "Provider instance not present".
@@ -2270,7 +2270,7 @@ resource "test_thing" "x" {
     );
 }
 
-/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `resolveProvider`.
 /// As above, for a deposed object of the single instance a configuration
 /// had before it got `for_each`.
 #[test]
@@ -2308,7 +2308,7 @@ resource "test_thing" "x" {
     );
 }
 
-/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `EnsureProvider`.
+/// OpenTofu: no test; the rule in internal/tofu/node_resource_abstract_instance.go `resolveProvider`.
 /// An orphaned instance with only a deposed object left, bound to a
 /// removed provider instance, is reported with the deposed wording; one
 /// with both objects reports each.
