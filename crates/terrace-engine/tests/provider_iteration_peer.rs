@@ -1428,7 +1428,7 @@ fn import_selects_the_provider_instance_of_the_resource_instance() {
         state_attr(&state, "test_thing.test[\"foo\"]", "region").as_deref(),
         Some("a")
     );
-    assert!(p.ledger.events_of("import") == ["import fake-import-id @a"]);
+    assert_eq!(p.ledger.events_of("import"), ["import fake-import-id @a"]);
     assert!(p
         .ledger
         .events_of("read")
