@@ -469,6 +469,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         self.instances.get(&c.provider).ok_or_else(|| {
             vec![instance_not_present(
                 &c.addr,
+                c.deposed.as_ref(),
                 &c.provider.config,
                 &c.provider.key,
             )]

@@ -780,7 +780,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let pinst = info.provider.instance(key.clone());
         match self.instances.get(&pinst) {
             Some(p) => Ok((pinst, p)),
-            None => Err(vec![instance_not_present(addr, &info.provider, &key)]),
+            None => Err(vec![instance_not_present(addr, None, &info.provider, &key)]),
         }
     }
 
@@ -1447,6 +1447,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let Some(provider) = self.instances.get(&pinst) else {
             self.report(vec![instance_not_present(
                 addr,
+                Some(dk),
                 &rs.provider,
                 &is.provider_key,
             )]);
@@ -1554,11 +1555,17 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return true;
         }
         let Some(provider) = self.instances.get(&pinst) else {
-            self.report(vec![instance_not_present(
-                &addr,
-                &rs.provider,
-                &is.provider_key,
-            )]);
+            // Each object reports for itself, as the current object and
+            // each deposed one are separate work in OpenTofu.
+            let current = (is.current.is_some() || is.deposed.is_empty()).then_some(None);
+            let deposed = is.deposed.keys().map(Some);
+            self.report(
+                current
+                    .into_iter()
+                    .chain(deposed)
+                    .map(|dk| instance_not_present(&addr, dk, &rs.provider, &is.provider_key))
+                    .collect(),
+            );
             return false;
         };
         let mut ok = true;

@@ -18,6 +18,7 @@ use terrace_config::loader::Config;
 use terrace_providers::{
     ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
 };
+use terrace_states::model::DeposedKey;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::convert::convert;
@@ -522,24 +523,26 @@ pub(crate) fn instance_key_for(
     }
 }
 
-/// OpenTofu's "Provider instance not present".
+/// OpenTofu's "Provider instance not present": the object of `addr` (its
+/// deposed object `deposed`, if given) was made by an instance of `config`
+/// that the configuration no longer declares.
 pub(crate) fn instance_not_present(
     addr: &AbsResourceInstance,
+    deposed: Option<&DeposedKey>,
     config: &AbsProviderConfig,
     key: &InstanceKey,
 ) -> Diagnostic {
     let inst = config.instance(key.clone());
-    if !key.is_none() {
-        Diagnostic::error(
-            "Provider instance not present",
-            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy {addr}, after which you can remove the provider configuration again.\n\nThis is commonly caused by using the same for_each collection both for a resource (or its containing module) and its associated provider configuration. To successfully remove an instance of a resource it must be possible to remove the corresponding element from the resource's for_each collection while retaining the corresponding element in the provider's for_each collection."),
-        )
-    } else {
-        Diagnostic::error(
-            "Provider instance not present",
-            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing instances of {} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that {addr} has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key {}.", addr.containing_resource(), addr.resource.key),
-        )
-    }
+    let detail = match (deposed, key.is_none()) {
+        (None, false) => format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy {addr}, after which you can remove the provider configuration again.\n\nThis is commonly caused by using the same for_each collection both for a resource (or its containing module) and its associated provider configuration. To successfully remove an instance of a resource it must be possible to remove the corresponding element from the resource's for_each collection while retaining the corresponding element in the provider's for_each collection."),
+        (None, true) => format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing instances of {} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that {addr} has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key {}.", addr.containing_resource(), addr.resource.key),
+        // A deposed object comes from a failed replacement, not from a
+        // removed instance, so the advice about sharing a for_each
+        // collection does not apply.
+        (Some(dk), false) => format!("To work with {addr}'s deposed object {dk} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy this deposed object for {addr}, after which you can remove the provider configuration again."),
+        (Some(dk), true) => format!("To work with {addr}'s deposed object {dk} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing deposed objects of {addr} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that all deposed instances of {addr} have been destroyed before using for_each with this provider."),
+    };
+    Diagnostic::error("Provider instance not present", detail)
 }
 
 /// A value converted for a provider: unknown of `ty` when conversion fails.
