@@ -35,6 +35,7 @@ mod json_ui;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
+mod logging;
 mod modules_command;
 mod operation;
 mod operation_args;
@@ -132,6 +133,13 @@ pub fn write_stdout(text: &str) {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    logging::init_from_env();
+    tracing::info!(
+        "{PRODUCT} version: {} (follows terraform {})",
+        env!("CARGO_PKG_VERSION"),
+        operation::TERRAFORM_VERSION
+    );
+    tracing::info!("CLI args: {:?}", logging::redacted_args(&argv));
     let command = argv.iter().find(|a| !a.starts_with('-'));
     if command.is_some_and(|c| PRINT_ONLY_COMMANDS.contains(&c.as_str())) {
         // SAFETY: restoring the default disposition of SIGPIPE at start-up,

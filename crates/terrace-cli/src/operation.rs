@@ -176,6 +176,7 @@ impl Operation {
             ..LoadOptions::default()
         };
         let (config, load_diags) = load_config_from(files, dir, &load_options);
+        tracing::debug!(files = config.files().len(), "configuration loaded");
         diags.extend(load_diags);
         let mut sources = source_map(&config);
         for file in inputs.files() {
@@ -297,6 +298,7 @@ impl Operation {
                 Command::Refresh => "OperationTypeRefresh",
                 Command::Import => "OperationTypeImport",
             };
+            tracing::debug!(operation, "locking the state");
             if let Err(e) = backend.lock(operation, "", args.lock_timeout) {
                 if json {
                     crate::json_ui::diagnostics(&[e.acquire_diagnostic()], &sources);
@@ -373,6 +375,10 @@ impl Operation {
             }
         }
         let prior_snapshot = stored.as_ref().map(SnapshotId::of);
+        match &prior_snapshot {
+            Some(s) => tracing::debug!(lineage = %s.lineage, serial = s.serial, "state read"),
+            None => tracing::debug!("no state yet"),
+        }
         let prior = stored.unwrap_or_else(State::new_empty);
         if let Some(file) = &saved {
             let current = prior_snapshot
@@ -744,6 +750,7 @@ impl Operation {
         let mut backend = self.backend.lock().unwrap_or_else(PoisonError::into_inner);
         match backend.write_state(state) {
             Ok(serial) => {
+                tracing::debug!(serial, "state written");
                 let lineage = backend
                     .snapshot_id()
                     .map(|(lineage, _)| lineage)

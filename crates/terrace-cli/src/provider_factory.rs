@@ -135,8 +135,10 @@ impl ProviderFactory for CliProviderFactory {
             return Ok(Arc::new(running));
         }
         let config = self.launch_config(provider)?;
+        tracing::debug!(provider = %provider, "starting provider plugin");
         let (running, _) =
             terrace_schemacache::launch(&self.cache, config).map_err(provider_diagnostics)?;
+        tracing::debug!(provider = %provider, "provider plugin started");
         Ok(Arc::new(running))
     }
 }

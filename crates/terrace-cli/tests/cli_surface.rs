@@ -519,3 +519,104 @@ fn shell_completion_installs_and_answers() {
     let printed = w.terrace_ok(&["completions", "bash"], 0);
     assert_eq!(printed.stdout.trim_end(), hook);
 }
+
+/// `TF_LOG` and its companions switch terrace's own log on, in hclog's
+/// layout, on stderr or in `TF_LOG_PATH`; no value of the configuration
+/// (here a sensitive variable given on the command line and in the
+/// environment) ever reaches it.
+#[test]
+fn core_log_follows_tf_log_and_never_holds_values() {
+    let w = work("core-log");
+    w.write(
+        "main.tf",
+        r#"
+variable "password" {
+  type      = string
+  sensitive = true
+}
+
+resource "terraform_data" "x" {
+  input = var.password
+}
+"#,
+    );
+    let secret = "hunter2-s3cret";
+    let log_lines = |text: &str| {
+        text.lines()
+            .filter(|l| {
+                l.contains(" [INFO]  ") || l.contains(" [DEBUG] ") || l.contains(" [TRACE] ")
+            })
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let var = format!("password={secret}");
+    let plan = w.terrace_env(
+        &["plan", "-var", &var],
+        &[("TF_LOG", "TRACE"), ("TF_VAR_password", secret)],
+    );
+    assert_eq!(plan.code, Some(0), "{}", plan.output());
+    let lines = log_lines(&plan.stderr);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("[INFO]  terrace version: ")),
+        "{}",
+        plan.output()
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("[DEBUG] planned change: address=terraform_data.x action=Create")),
+        "{}",
+        plan.output()
+    );
+    assert!(!plan.all().contains(secret), "{}", plan.output());
+
+    // Nothing without TF_LOG, nor with the core log switched off.
+    let quiet = w.terrace_env(&["plan", "-var", &var], &[]);
+    assert!(log_lines(&quiet.stderr).is_empty(), "{}", quiet.output());
+    let core_off = w.terrace_env(
+        &["plan", "-var", &var],
+        &[("TF_LOG", "TRACE"), ("TF_LOG_CORE", "off")],
+    );
+    assert!(
+        log_lines(&core_off.stderr).is_empty(),
+        "{}",
+        core_off.output()
+    );
+
+    // TF_LOG_PATH: the lines go to the file, appended, not to stderr.
+    let path = w.path("terrace.log");
+    let path_text = path.display().to_string();
+    for _ in 0..2 {
+        let run = w.terrace_env(
+            &["plan", "-var", &var],
+            &[("TF_LOG", "INFO"), ("TF_LOG_PATH", path_text.as_str())],
+        );
+        assert!(log_lines(&run.stderr).is_empty(), "{}", run.output());
+    }
+    let file = std::fs::read_to_string(&path).unwrap_or_default();
+    assert_eq!(
+        file.matches("[INFO]  terrace version: ").count(),
+        2,
+        "{file}"
+    );
+    assert!(!file.contains("[DEBUG]"), "INFO leaves DEBUG out\n{file}");
+    assert!(!file.contains(secret), "{file}");
+
+    // TF_LOG=JSON: one JSON object per line.
+    let json = w.terrace_env(&["plan", "-var", &var], &[("TF_LOG", "JSON")]);
+    let objects: Vec<serde_json::Value> = json
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(
+        objects
+            .iter()
+            .any(|o| o["@message"] == "planned change" && o["address"] == "terraform_data.x"),
+        "{}",
+        json.output()
+    );
+}

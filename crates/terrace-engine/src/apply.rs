@@ -490,6 +490,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         if c.importing.is_some() && !self.record_import(info, c) {
             return false;
         }
+        tracing::debug!(address = %c.addr, action = ?c.action, "applying change");
         let provider = match self.provider(c) {
             Ok(p) => p,
             Err(d) => {

@@ -607,6 +607,12 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
     }
 
     fn record(&self, c: ResourceInstanceChange) {
+        tracing::debug!(
+            address = %c.addr,
+            action = ?c.action,
+            provider = %c.provider,
+            "planned change"
+        );
         if c.deposed.is_none() && self.trigger_targets.contains(&c.addr.config_resource()) {
             self.triggers.record(
                 c.addr.containing_resource(),

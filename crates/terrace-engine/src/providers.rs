@@ -99,6 +99,7 @@ impl Instances {
     /// `addr` could not be configured (`diags` say why); its resources are
     /// left out, the others go on.
     pub fn mark_unavailable(&self, addr: AbsProviderInstance, diags: Diagnostics) {
+        tracing::warn!(provider = %addr, "provider instance unavailable; its resources are left out");
         let mut list = self.unavailable_list();
         list.0.push(addr);
         list.1.extend(diags);
