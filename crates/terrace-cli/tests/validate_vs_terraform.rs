@@ -135,3 +135,33 @@ fn validate_matches_terraform() {
     }
     assert!(failures.is_empty(), "\n{}", failures.join("\n\n"));
 }
+
+/// Beyond terraform: a `for_each` set whose elements can never be strings
+/// (a `set(number)` variable, its value not known while validating) is
+/// refused by `validate` already, where terraform 1.11 finds it only when
+/// planning with a value.
+#[test]
+fn validate_refuses_a_set_that_can_never_hold_instance_keys() {
+    let dir = std::env::temp_dir().join(format!("terrace-validate-set-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        dir.join("main.tf"),
+        "variable \"numbers\" {\n  type = set(number)\n}\n\nvariable \"names\" {\n  type = set(string)\n}\n\nresource \"terraform_data\" \"by_number\" {\n  for_each = var.numbers\n}\n\nresource \"terraform_data\" \"by_name\" {\n  for_each = var.names\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, out, err) = terrace(&dir, &["-no-color"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("Error: Invalid for_each argument"), "{err}");
+    assert!(
+        err.contains("\"for_each\" supports sets\nof strings, but you have provided a set containing type number."),
+        "{err}"
+    );
+    assert!(err.contains("var.numbers is a set of number"), "{err}");
+    assert_eq!(
+        err.matches("Error:").count(),
+        1,
+        "a set of strings is fine\n{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

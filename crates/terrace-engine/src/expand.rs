@@ -65,12 +65,19 @@ pub(crate) fn validate_repetition(
         let failed = has_errors(&d);
         diags.extend(d);
         let ty = v.ty().clone();
-        // A set's element type is left to the plan, as terraform's
-        // validate leaves it.
-        let unsuitable =
-            !(failed || ty.is_dynamic() || ty.is_map() || ty.is_object() || ty.is_set());
-        if unsuitable {
-            let detail = format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name());
+        // Beyond terraform's validate, a set whose elements can never be
+        // strings is refused here too, not only once its value is known.
+        let set_element = ty.is_set().then(|| ty.element_type().cloned()).flatten();
+        let detail = if failed || ty.is_dynamic() || ty.is_map() || ty.is_object() {
+            None
+        } else if let Some(element) = set_element {
+            (element != Type::String && !element.is_dynamic()).then(|| format!("The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type {}.", element.friendly_name()))
+        } else if ty.is_set() {
+            None
+        } else {
+            Some(format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()))
+        };
+        if let Some(detail) = detail {
             let mut d = error("Invalid for_each argument", detail, e);
             d.expression_values = crate::diagvals::expression_values(e, scope);
             diags.push(d);

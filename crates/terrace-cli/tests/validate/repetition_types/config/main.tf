@@ -6,10 +6,6 @@ variable "enabled" {
   type = bool
 }
 
-variable "numbers" {
-  type = set(number)
-}
-
 variable "anything" {}
 
 resource "terraform_data" "tuple_literal" {
@@ -18,10 +14,6 @@ resource "terraform_data" "tuple_literal" {
 
 resource "terraform_data" "list_variable" {
   for_each = var.names
-}
-
-resource "terraform_data" "number_set" {
-  for_each = var.numbers
 }
 
 resource "terraform_data" "bool_count" {
