@@ -51,6 +51,7 @@ mod state_push;
 mod state_rm;
 mod state_show;
 mod taint;
+mod test_command;
 mod ui;
 mod validate;
 mod workspace;
@@ -88,6 +89,7 @@ All other commands:
   show          Show the current state or a saved plan
   state         Advanced state management
   taint         Mark a resource instance as not fully functional
+  test          Execute integration tests for terrace modules
   untaint       Remove the 'tainted' state from a resource instance
   version       Show the current terrace version
   workspace     Workspace management
@@ -191,6 +193,7 @@ fn run(argv: Vec<String>) -> i32 {
         "show" => show::run(command_args),
         "state" => state_command::run(command_args),
         "taint" => taint::run(true, command_args),
+        "test" => test_command::run(command_args),
         "untaint" => taint::run(false, command_args),
         "workspace" => workspace::run(command_args),
         "version" | "-version" | "--version" | "-v" => version(command_args),

@@ -47,6 +47,8 @@ enum GivenValue {
     Expr(Expression),
     /// A variable's final value, as a saved plan recorded it.
     Final(Value),
+    /// A value not yet converted to the variable's type.
+    Value(Value),
 }
 
 impl Given {
@@ -55,7 +57,7 @@ impl Given {
         match &self.value {
             GivenValue::Expr(e) => e.constant_value(),
             GivenValue::Text(text) => parse_text_value(name, text, mode),
-            GivenValue::Final(v) => (v.clone(), Vec::new()),
+            GivenValue::Final(v) | GivenValue::Value(v) => (v.clone(), Vec::new()),
         }
     }
 }
@@ -100,6 +102,21 @@ impl InputValues {
             );
         }
         out
+    }
+
+    /// A value given as a value (a test's `variables` block), converted to
+    /// the variable's type like any other given value; `range` is the
+    /// expression it came from.
+    pub fn add_value(&mut self, name: &str, value: Value, range: Option<SourceRange>) {
+        self.values.insert(
+            name.to_string(),
+            Given {
+                value: GivenValue::Value(value),
+                source: ValueSource::CommandLine,
+                range,
+                file_name: None,
+            },
+        );
     }
 
     /// A value typed at the terminal for `name` (read like `-var`'s).

@@ -581,7 +581,9 @@ pub fn evaluate_static_for_each(
     (out, diags)
 }
 
-fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics {
+/// Evaluates a provider block's `for_each` in `ctx`, filling in its
+/// `instances`.
+pub fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics {
     let Some(for_each) = p.for_each.clone() else {
         return Vec::new();
     };
@@ -674,7 +676,7 @@ fn read_module_manifest_in(
 }
 
 /// `base/rel`, cleaned the way Go's `filepath.Join` cleans.
-pub(crate) fn join_clean(base: &Path, rel: &str) -> PathBuf {
+pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
     let joined = format!("{}/{}", path_string(base), rel.replace('\\', "/"));
     PathBuf::from(clean_path(&joined))
 }

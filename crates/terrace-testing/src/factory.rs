@@ -1,0 +1,248 @@
+//! The providers one run block sees: the command's real providers, except
+//! for the configurations a `mock_provider` block replaces (a
+//! [`MockProvider`] per instance, never a plugin process) and the resources
+//! an override replaces (answered from the override's values whatever
+//! their provider is).
+
+use crate::mock::{applied_state, data_state, planned_state, MockProvider, MockValues};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use terrace_addrs::{
+    AbsProviderConfig, AbsResourceInstance, InstanceKey, Provider as ProviderAddr, ResourceMode,
+};
+use terrace_engine::ProviderFactory;
+use terrace_providers::diagnostics::Diagnostics as ProviderDiagnostics;
+use terrace_providers::provider::*;
+use terrace_providers::{Provider, ProviderSchema};
+use terrace_syntax::Diagnostics;
+
+/// The mock contents of one mocked root provider configuration.
+#[derive(Clone, Debug, Default)]
+pub struct MockSetup {
+    pub resources: BTreeMap<String, MockValues>,
+    pub data: BTreeMap<String, MockValues>,
+}
+
+/// Values that replace one resource's (or every resource's of a module)
+/// provider: keyed by the address as written in the override's `target`.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub by_address: BTreeMap<String, MockValues>,
+}
+
+impl Overrides {
+    fn find(&self, addr: &AbsResourceInstance) -> Option<&MockValues> {
+        if self.by_address.is_empty() {
+            return None;
+        }
+        self.by_address
+            .get(&addr.to_string())
+            .or_else(|| self.by_address.get(&addr.containing_resource().to_string()))
+    }
+}
+
+pub struct TestProviderFactory {
+    pub inner: Arc<dyn ProviderFactory>,
+    /// Root module provider configurations replaced by mocks, by provider
+    /// and alias.
+    pub mocks: HashMap<(ProviderAddr, Option<String>), MockSetup>,
+    pub overrides: Overrides,
+}
+
+impl ProviderFactory for TestProviderFactory {
+    fn schema(&self, provider: &ProviderAddr) -> Result<Arc<ProviderSchema>, Diagnostics> {
+        self.inner.schema(provider)
+    }
+
+    fn start(&self, provider: &ProviderAddr) -> Result<Arc<dyn Provider>, Diagnostics> {
+        self.inner.start(provider)
+    }
+
+    fn start_configuration(
+        &self,
+        config: &AbsProviderConfig,
+        key: &InstanceKey,
+    ) -> Result<Arc<dyn Provider>, Diagnostics> {
+        if config.module.is_root() {
+            let alias = config.alias.as_ref().map(|a| a.to_string());
+            if let Some(setup) = self.mocks.get(&(config.provider.clone(), alias)) {
+                let schema = self.inner.schema(&config.provider)?;
+                return Ok(Arc::new(MockProvider::new(
+                    schema,
+                    setup.resources.clone(),
+                    setup.data.clone(),
+                )));
+            }
+        }
+        self.inner.start_configuration(config, key)
+    }
+
+    fn for_resource(
+        &self,
+        addr: &AbsResourceInstance,
+        provider: Arc<dyn Provider>,
+    ) -> Arc<dyn Provider> {
+        match self.overrides.find(addr) {
+            Some(values) => Arc::new(OverriddenResource {
+                inner: provider,
+                values: values.clone(),
+                mode: addr.resource.resource.mode,
+            }),
+            None => provider,
+        }
+    }
+}
+
+/// One overridden resource's provider: planning, applying and reading
+/// never reach the real provider.
+struct OverriddenResource {
+    inner: Arc<dyn Provider>,
+    values: MockValues,
+    mode: ResourceMode,
+}
+
+impl OverriddenResource {
+    fn schema(&self) -> Arc<ProviderSchema> {
+        self.inner.get_provider_schema().schema
+    }
+}
+
+impl Provider for OverriddenResource {
+    fn get_metadata(&self) -> GetMetadataResponse {
+        self.inner.get_metadata()
+    }
+    fn get_provider_schema(&self) -> GetProviderSchemaResponse {
+        self.inner.get_provider_schema()
+    }
+    fn validate_provider_config(
+        &self,
+        request: ValidateProviderConfigRequest,
+    ) -> ValidateProviderConfigResponse {
+        self.inner.validate_provider_config(request)
+    }
+    fn validate_resource_config(
+        &self,
+        request: ValidateResourceConfigRequest,
+    ) -> ValidateResourceConfigResponse {
+        self.inner.validate_resource_config(request)
+    }
+    fn validate_data_resource_config(
+        &self,
+        request: ValidateDataResourceConfigRequest,
+    ) -> ValidateDataResourceConfigResponse {
+        self.inner.validate_data_resource_config(request)
+    }
+    fn validate_ephemeral_resource_config(
+        &self,
+        request: ValidateEphemeralResourceConfigRequest,
+    ) -> ValidateEphemeralResourceConfigResponse {
+        self.inner.validate_ephemeral_resource_config(request)
+    }
+    fn upgrade_resource_state(
+        &self,
+        request: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        self.inner.upgrade_resource_state(request)
+    }
+    fn configure_provider(&self, request: ConfigureProviderRequest) -> ConfigureProviderResponse {
+        self.inner.configure_provider(request)
+    }
+    fn read_resource(&self, request: ReadResourceRequest) -> ReadResourceResponse {
+        ReadResourceResponse {
+            new_state: request.prior_state,
+            private: request.private,
+            deferred: None,
+            diagnostics: ProviderDiagnostics::new(),
+        }
+    }
+    fn plan_resource_change(
+        &self,
+        request: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        let schema = self.schema();
+        let planned = match schema.resource_types.get(&request.type_name) {
+            Some(s) => planned_state(&s.block, &request.proposed_new_state, Some(&self.values)),
+            None => request.proposed_new_state,
+        };
+        PlanResourceChangeResponse {
+            planned_state: planned,
+            requires_replace: Vec::new(),
+            planned_private: request.prior_private,
+            legacy_type_system: false,
+            deferred: None,
+            diagnostics: ProviderDiagnostics::new(),
+        }
+    }
+    fn apply_resource_change(
+        &self,
+        request: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        let schema = self.schema();
+        let state = match schema.resource_types.get(&request.type_name) {
+            Some(s) => applied_state(&s.block, &request.planned_state, Some(&self.values)),
+            None => request.planned_state,
+        };
+        ApplyResourceChangeResponse {
+            new_state: state,
+            private: request.planned_private,
+            legacy_type_system: false,
+            diagnostics: ProviderDiagnostics::new(),
+        }
+    }
+    fn import_resource_state(
+        &self,
+        request: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        self.inner.import_resource_state(request)
+    }
+    fn move_resource_state(&self, request: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        self.inner.move_resource_state(request)
+    }
+    fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        if self.mode != ResourceMode::Data {
+            return self.inner.read_data_source(request);
+        }
+        let schema = self.schema();
+        let state = match schema.data_sources.get(&request.type_name) {
+            Some(s) => data_state(&s.block, &request.config, Some(&self.values)),
+            None => request.config,
+        };
+        ReadDataSourceResponse {
+            state,
+            deferred: None,
+            diagnostics: ProviderDiagnostics::new(),
+        }
+    }
+    fn open_ephemeral_resource(
+        &self,
+        request: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        self.inner.open_ephemeral_resource(request)
+    }
+    fn renew_ephemeral_resource(
+        &self,
+        request: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        self.inner.renew_ephemeral_resource(request)
+    }
+    fn close_ephemeral_resource(
+        &self,
+        request: CloseEphemeralResourceRequest,
+    ) -> CloseEphemeralResourceResponse {
+        self.inner.close_ephemeral_resource(request)
+    }
+    fn get_functions(&self) -> GetFunctionsResponse {
+        self.inner.get_functions()
+    }
+    fn call_function(&self, request: CallFunctionRequest) -> CallFunctionResponse {
+        self.inner.call_function(request)
+    }
+    fn stop(&self) -> ProviderDiagnostics {
+        self.inner.stop()
+    }
+    fn close(&self) -> ProviderDiagnostics {
+        // The resource's configured provider instance is shared and is
+        // closed by the engine through its own handle.
+        ProviderDiagnostics::new()
+    }
+}

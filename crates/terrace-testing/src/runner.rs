@@ -1,0 +1,1041 @@
+//! Executing test files: each run block becomes a plan (and, for
+//! `command = apply`, an apply) of its module under test against the state
+//! that module has so far in this file; assertions and expected failures
+//! decide its status; at the end of the file every state is destroyed, the
+//! most recently created first.
+//!
+//! Statuses merge as terraform's do (pending < skip < pass < fail <
+//! error): a run that errors (any error diagnostic other than a failed
+//! assertion) errors its file, and the file's remaining runs are skipped;
+//! a failed assertion fails the run and the file, and later runs still
+//! execute.
+
+use crate::factory::{MockSetup, Overrides, TestProviderFactory};
+use crate::file::{Command, OverrideKind, RunMode, RunSpec, TestFileSpec};
+use crate::mock::MockValues;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use terrace_addrs::{AbsResourceInstance, Target};
+use terrace_config::expr::Expression;
+use terrace_config::input_variables::InputValues;
+use terrace_config::loader::{load_config, Config, LoadOptions};
+use terrace_config::model::Provider as ProviderBlock;
+use terrace_config::module_source::ModuleSource;
+use terrace_config::provider_validation::module_provider_types;
+use terrace_engine::{Context, Hooks, PlanOptions, ProviderFactory, RootEvaluator};
+use terrace_lang::scope::MapScope;
+use terrace_plans::model::{Plan, PlanMode};
+use terrace_states::model::State;
+use terrace_syntax::diagnostic::{has_errors, Severity};
+use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
+use terrace_value::{Type, Value};
+
+/// A run's, a file's or the suite's outcome, in increasing precedence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Pending,
+    Skip,
+    Pass,
+    Fail,
+    Error,
+}
+
+impl Status {
+    pub fn merge(self, other: Status) -> Status {
+        self.max(other)
+    }
+
+    /// The word the human view prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::Skip => "skip",
+            Status::Pass => "pass",
+            Status::Fail | Status::Error => "fail",
+        }
+    }
+}
+
+/// What the command gives the runner.
+pub struct SuiteOptions {
+    /// The module under test.
+    pub dir: PathBuf,
+    /// Only these files (paths as the human view names them), when given.
+    pub filter: Vec<String>,
+    /// Values given on the command line, in variables files and in the
+    /// environment.
+    pub inputs: Arc<InputValues>,
+    /// Keep each run's plan and state for the reporter.
+    pub verbose: bool,
+    pub parallelism: usize,
+    pub terraform_version: String,
+    pub working_dir: PathBuf,
+}
+
+/// One finished run block.
+pub struct RunReport {
+    pub name: String,
+    pub status: Status,
+    pub diagnostics: Diagnostics,
+    pub elapsed: Duration,
+    /// When it started (not for skipped runs).
+    pub started: Option<std::time::SystemTime>,
+    /// How many `assert` blocks it has.
+    pub assertions: usize,
+    /// The configuration the run used, for rendering its diagnostics.
+    pub config: Option<Arc<Config>>,
+    /// With `verbose`: the plan (`command = plan`) or the new state.
+    pub plan: Option<Plan>,
+    pub state: Option<State>,
+    pub schemas: Option<Arc<dyn ProviderFactory>>,
+}
+
+/// One finished test file.
+pub struct FileReport {
+    pub name: String,
+    pub status: Status,
+    pub runs: Vec<RunReport>,
+    /// Problems destroying what the file created, and problems of the file
+    /// itself.
+    pub diagnostics: Diagnostics,
+    pub elapsed: Duration,
+}
+
+pub struct SuiteReport {
+    pub status: Status,
+    pub files: Vec<FileReport>,
+}
+
+/// Progress as it happens.
+pub trait Reporter {
+    fn file_started(&self, file: &TestFileSpec);
+    fn run_finished(&self, file: &TestFileSpec, run: &RunReport);
+    fn file_tearing_down(&self, file: &TestFileSpec);
+    fn file_finished(&self, file: &TestFileSpec, report: &FileReport);
+}
+
+/// Runs every file of `files` (sorted by name) with `providers` serving
+/// the real providers.
+pub fn run_suite(
+    options: &SuiteOptions,
+    main: Arc<Config>,
+    files: &[TestFileSpec],
+    providers: Arc<dyn ProviderFactory>,
+    reporter: &dyn Reporter,
+) -> SuiteReport {
+    let mut report = SuiteReport {
+        status: Status::Pending,
+        files: Vec::new(),
+    };
+    let mut ordered: Vec<&TestFileSpec> = files
+        .iter()
+        .filter(|f| options.filter.is_empty() || options.filter.contains(&f.base.name))
+        .collect();
+    ordered.sort_by(|a, b| a.base.name.cmp(&b.base.name));
+    for file in ordered {
+        let runner = FileRunner {
+            options,
+            main: main.clone(),
+            file,
+            providers: providers.clone(),
+        };
+        let file_report = runner.run(reporter);
+        report.status = report.status.merge(file_report.status);
+        report.files.push(file_report);
+    }
+    report
+}
+
+/// The state of one module under test within a file, with what the last
+/// run that changed it used, for destroying it at the end.
+struct TrackedState {
+    key: String,
+    state: State,
+    last: Option<PreparedRun>,
+}
+
+#[derive(Clone)]
+struct PreparedRun {
+    config: Arc<Config>,
+    variables: HashMap<String, Value>,
+    factory: Arc<TestProviderFactory>,
+    /// Every value `var.` means in the run's assertions.
+    test_variables: BTreeMap<String, Value>,
+    /// Where the test file sets each variable, which a failed validation
+    /// points at.
+    variable_ranges: BTreeMap<String, SourceRange>,
+}
+
+struct FileRunner<'a> {
+    options: &'a SuiteOptions,
+    main: Arc<Config>,
+    file: &'a TestFileSpec,
+    providers: Arc<dyn ProviderFactory>,
+}
+
+const ASSERTION_FAILED: &str = "Test assertion failed";
+
+impl FileRunner<'_> {
+    fn run(&self, reporter: &dyn Reporter) -> FileReport {
+        let started = Instant::now();
+        reporter.file_started(self.file);
+        let mut status = Status::Pass;
+        let mut states: Vec<TrackedState> = Vec::new();
+        let mut outputs: BTreeMap<String, Value> = BTreeMap::new();
+        let mut runs = Vec::new();
+        for run in &self.file.runs {
+            let report = if status == Status::Error {
+                RunReport {
+                    name: run.name.clone(),
+                    status: Status::Skip,
+                    diagnostics: Vec::new(),
+                    elapsed: Duration::ZERO,
+                    started: None,
+                    assertions: run.asserts.len(),
+                    config: None,
+                    plan: None,
+                    state: None,
+                    schemas: None,
+                }
+            } else {
+                let run_started = Instant::now();
+                let wall = std::time::SystemTime::now();
+                let mut report = self.execute(run, &mut states, &mut outputs);
+                report.elapsed = run_started.elapsed();
+                report.started = Some(wall);
+                report
+            };
+            status = status.merge(report.status);
+            reporter.run_finished(self.file, &report);
+            runs.push(report);
+        }
+        reporter.file_tearing_down(self.file);
+        let mut diagnostics = Diagnostics::new();
+        for tracked in states.iter().rev() {
+            diagnostics.extend(self.destroy(tracked));
+        }
+        if has_errors(&diagnostics) {
+            status = status.merge(Status::Error);
+        }
+        if self.file.runs.is_empty() {
+            status = Status::Pass;
+        }
+        let report = FileReport {
+            name: self.file.base.name.clone(),
+            status,
+            runs,
+            diagnostics,
+            elapsed: started.elapsed(),
+        };
+        reporter.file_finished(self.file, &report);
+        report
+    }
+
+    fn skipped_or_error(&self, run: &RunSpec, diags: Diagnostics) -> RunReport {
+        RunReport {
+            name: run.name.clone(),
+            status: Status::Error,
+            diagnostics: diags,
+            elapsed: Duration::ZERO,
+            started: None,
+            assertions: run.asserts.len(),
+            config: None,
+            plan: None,
+            state: None,
+            schemas: None,
+        }
+    }
+
+    /// `var.` for the file's own expressions: the values given to the
+    /// command for variables the module declares, then the file's
+    /// `variables`.
+    fn file_variables(
+        &self,
+        outputs: &BTreeMap<String, Value>,
+        diags: &mut Diagnostics,
+    ) -> BTreeMap<String, Value> {
+        let mut vars: BTreeMap<String, Value> = BTreeMap::new();
+        for (name, variable) in &self.main.module.variables {
+            if let Some((value, _)) = self.options.inputs.value_for(variable) {
+                vars.insert(name.clone(), value);
+            }
+        }
+        for (name, expr) in &self.file.variables {
+            let (v, d) = evaluate_in_test_scope(expr, &vars, outputs, &self.options.dir);
+            diags.extend(d);
+            vars.insert(name.clone(), v);
+        }
+        vars
+    }
+
+    fn run_module_dir(&self, run: &RunSpec) -> Option<PathBuf> {
+        let base = self.file.base.runs.get(run.index)?;
+        let module = base.module.as_ref()?;
+        match module.source.as_ref()? {
+            ModuleSource::Local(rel) => Some(terrace_config::loader::join_clean(
+                &self.options.dir,
+                rel,
+            )),
+            _ => base
+                .config_under_test
+                .as_ref()
+                .map(|c| c.module.source_dir.clone()),
+        }
+    }
+
+    fn state_key(&self, run: &RunSpec) -> String {
+        if let Some(k) = &run.state_key {
+            return k.clone();
+        }
+        self.file
+            .base
+            .runs
+            .get(run.index)
+            .and_then(|r| r.module.as_ref())
+            .and_then(|m| m.source.as_ref())
+            .map(|s| s.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Loads the run's module with its variables and puts the test's
+    /// provider configurations in place.
+    fn prepare(
+        &self,
+        run: &RunSpec,
+        outputs: &BTreeMap<String, Value>,
+    ) -> Result<PreparedRun, Diagnostics> {
+        let mut diags = Diagnostics::new();
+        let mut test_variables = self.file_variables(outputs, &mut diags);
+        for (name, expr) in &run.variables {
+            let (v, d) = evaluate_in_test_scope(expr, &test_variables, outputs, &self.options.dir);
+            diags.extend(d);
+            test_variables.insert(name.clone(), v);
+        }
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let module_dir = self
+            .run_module_dir(run)
+            .unwrap_or_else(|| self.options.dir.clone());
+        let declared = if module_dir == self.options.dir {
+            self.main.module.variables.clone()
+        } else {
+            let (module, _) = terrace_config::loader::load_module_dir(&module_dir);
+            module.map(|m| m.variables).unwrap_or_default()
+        };
+        let mut inputs = (*self.options.inputs).clone();
+        let ranges: BTreeMap<String, SourceRange> = self
+            .file
+            .variables
+            .iter()
+            .chain(run.variables.iter())
+            .map(|(n, e)| (n.clone(), e.range()))
+            .collect();
+        for (name, value) in &test_variables {
+            if declared.contains_key(name) {
+                inputs.add_value(name, value.clone(), ranges.get(name).cloned());
+            }
+        }
+        let load_options = LoadOptions {
+            input_values: Arc::new(inputs.clone()),
+            ..LoadOptions::default()
+        };
+        let (mut config, d) = load_config(&module_dir, &load_options);
+        diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let mocks = self.substitute_providers(run, &mut config, &mut diags);
+        let overrides = self.overrides(run, &test_variables, outputs, &mut diags);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (variables, d) = inputs.final_values(&config.module.variables);
+        diags.extend(d);
+        for (name, variable) in &config.module.variables {
+            if variable.default.is_none() && inputs.value_for(variable).is_none() {
+                diags.push(
+                    Diagnostic::error(
+                        "No value for required variable",
+                        format!(
+                            "The module under test for run block {:?} has a required variable {name:?} with no set value. Use a -var or -var-file command line argument or add this variable into a \"variables\" block within the test file or run block.",
+                            run.name
+                        ),
+                    )
+                    .with_subject(variable.decl_range.clone()),
+                );
+            }
+        }
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        // What `var.` means in assertions: the module's final values, and
+        // the test's own values for names the module does not declare.
+        let mut assertion_vars = test_variables;
+        for (name, value) in &variables {
+            assertion_vars.insert(name.clone(), value.clone());
+        }
+        let factory = Arc::new(TestProviderFactory {
+            inner: self.providers.clone(),
+            mocks,
+            overrides,
+        });
+        Ok(PreparedRun {
+            config: Arc::new(config),
+            variables,
+            factory,
+            test_variables: assertion_vars,
+            variable_ranges: ranges,
+        })
+    }
+
+    /// Replaces the root module's provider configurations with the test
+    /// file's (`provider` and `mock_provider` blocks, or the run's
+    /// `providers` map), evaluating their `for_each` from the run's
+    /// variables; returns the mocked configurations.
+    fn substitute_providers(
+        &self,
+        run: &RunSpec,
+        config: &mut Config,
+        diags: &mut Diagnostics,
+    ) -> HashMap<(terrace_addrs::Provider, Option<String>), MockSetup> {
+        let base = &self.file.base;
+        let mut placed: Vec<(String, ProviderBlock)> = Vec::new();
+        let passed = base
+            .runs
+            .get(run.index)
+            .map(|r| r.providers.clone())
+            .unwrap_or_default();
+        if passed.is_empty() {
+            for (key, p) in &base.providers {
+                placed.push((key.clone(), p.clone()));
+            }
+        } else {
+            for entry in &passed {
+                let parent = entry.in_parent.config_key();
+                let Some(p) = base.providers.get(&parent) else {
+                    // Not a test configuration: the module's own (or an
+                    // implied empty one) is used as it is.
+                    continue;
+                };
+                let mut p = p.clone();
+                p.name = entry.in_child.name.clone();
+                p.alias = entry.in_child.alias.clone();
+                placed.push((parent, p));
+            }
+        }
+        let types = module_provider_types(&config.module);
+        let mut mocks = HashMap::new();
+        let static_context = config.static_context.clone();
+        for (source_key, mut p) in placed {
+            if p.for_each.is_some() {
+                diags.extend(terrace_config::loader::decode_static_provider(
+                    &mut p,
+                    &static_context,
+                ));
+            }
+            let local_key = p.module_unique_key();
+            if base.mocked.contains(&source_key) {
+                let fqn = types
+                    .get(&p.name)
+                    .cloned()
+                    .or_else(|| terrace_addrs::Provider::new_default(&p.name).ok());
+                if let Some(fqn) = fqn {
+                    let contents = self.file.mocks.get(&source_key).cloned().unwrap_or_default();
+                    let mut setup = MockSetup::default();
+                    for m in &contents.resources {
+                        let values = self.constant_values(m.defaults.as_ref(), diags);
+                        setup.resources.insert(
+                            m.type_name.clone(),
+                            MockValues {
+                                values,
+                                during_plan: m.during_plan,
+                            },
+                        );
+                    }
+                    for m in &contents.data {
+                        let values = self.constant_values(m.defaults.as_ref(), diags);
+                        setup.data.insert(
+                            m.type_name.clone(),
+                            MockValues {
+                                values,
+                                during_plan: m.during_plan,
+                            },
+                        );
+                    }
+                    mocks.insert((fqn, p.alias.clone()), setup);
+                }
+            }
+            config.module.provider_configs.insert(local_key, p);
+        }
+        mocks
+    }
+
+    fn constant_values(&self, expr: Option<&Expression>, diags: &mut Diagnostics) -> Value {
+        match expr {
+            Some(e) => {
+                let (v, d) = e.constant_value();
+                diags.extend(d);
+                v
+            }
+            None => Value::empty_object(),
+        }
+    }
+
+    fn overrides(
+        &self,
+        run: &RunSpec,
+        vars: &BTreeMap<String, Value>,
+        outputs: &BTreeMap<String, Value>,
+        diags: &mut Diagnostics,
+    ) -> Overrides {
+        let mut out = Overrides::default();
+        let mocked_overrides = self
+            .file
+            .mocks
+            .values()
+            .flat_map(|m| m.overrides.iter());
+        // Later sources win: mock providers' overrides, the file's, the
+        // run's.
+        for o in mocked_overrides
+            .chain(self.file.overrides.iter())
+            .chain(run.overrides.iter())
+        {
+            if o.kind == OverrideKind::Module {
+                diags.push(
+                    Diagnostic::error(
+                        "Unsupported override_module block",
+                        "terrace does not yet replace the outputs of a module call in tests.",
+                    )
+                    .with_subject(o.decl_range.clone()),
+                );
+                continue;
+            }
+            let values = match &o.values {
+                Some(e) => {
+                    let (v, d) = evaluate_in_test_scope(e, vars, outputs, &self.options.dir);
+                    diags.extend(d);
+                    v
+                }
+                None => Value::empty_object(),
+            };
+            out.by_address.insert(
+                o.target.clone(),
+                MockValues {
+                    values,
+                    during_plan: o.during_plan,
+                },
+            );
+        }
+        out
+    }
+
+    fn context(&self, prepared: &PreparedRun) -> Context {
+        Context {
+            config: prepared.config.clone(),
+            providers: prepared.factory.clone(),
+            variables: prepared.variables.clone(),
+            workspace: "default".to_string(),
+            working_dir: self.options.working_dir.clone(),
+            parallelism: self.options.parallelism,
+            terraform_version: self.options.terraform_version.clone(),
+        }
+    }
+
+    fn execute(
+        &self,
+        run: &RunSpec,
+        states: &mut Vec<TrackedState>,
+        outputs: &mut BTreeMap<String, Value>,
+    ) -> RunReport {
+        let prepared = match self.prepare(run, outputs) {
+            Ok(p) => p,
+            Err(d) => return self.skipped_or_error(run, d),
+        };
+        let key = self.state_key(run);
+        let index = match states.iter().position(|s| s.key == key) {
+            Some(i) => i,
+            None => {
+                states.push(TrackedState {
+                    key: key.clone(),
+                    state: State::new_empty(),
+                    last: None,
+                });
+                states.len() - 1
+            }
+        };
+        let prior = states[index].state.clone();
+        let ctx = self.context(&prepared);
+        let mut diags = Diagnostics::new();
+        let mut plan_options = PlanOptions {
+            mode: match run.plan_options.mode {
+                RunMode::Normal => PlanMode::Normal,
+                RunMode::RefreshOnly => PlanMode::RefreshOnly,
+            },
+            refresh: run.plan_options.refresh,
+            ..PlanOptions::default()
+        };
+        for t in &run.plan_options.target {
+            match Target::parse_str(&crate::file::traversal_text(t)) {
+                Ok(target) => plan_options.targets.push(target),
+                Err(d) => diags.extend(d),
+            }
+        }
+        for t in &run.plan_options.replace {
+            match AbsResourceInstance::parse_str(&crate::file::traversal_text(t)) {
+                Ok(addr) => plan_options.force_replace.push(addr),
+                Err(d) => diags.extend(d),
+            }
+        }
+        if has_errors(&diags) {
+            return self.skipped_or_error(run, diags);
+        }
+        let checkables = Checkables::of(&prepared.config);
+        let expected: Vec<&crate::file::ExpectedFailure> = run.expect_failures.iter().collect();
+        let run_roots = BTreeMap::from([
+            ("var".to_string(), object_of(&prepared.test_variables)),
+            ("run".to_string(), object_of(outputs)),
+        ]);
+        let hooks = AssertionHooks {
+            evaluate: run.command == Command::Plan,
+            run,
+            roots: run_roots.clone(),
+            result: Mutex::new(None),
+        };
+        let (plan, plan_diags) = terrace_engine::plan(&ctx, &prior, &plan_options, &hooks);
+        let mut plan_diags = filter_plan_diags(plan_diags, run.command);
+        point_at_test_values(&mut plan_diags, &checkables, &prepared.variable_ranges);
+        let mut found = FoundFailures::default();
+        found.absorb(&mut plan_diags, &checkables, &expected);
+        let mut report = RunReport {
+            name: run.name.clone(),
+            status: Status::Pass,
+            diagnostics: Vec::new(),
+            elapsed: Duration::ZERO,
+            started: None,
+            assertions: run.asserts.len(),
+            config: Some(prepared.config.clone()),
+            plan: None,
+            state: None,
+            schemas: self
+                .options
+                .verbose
+                .then(|| prepared.factory.clone() as Arc<dyn ProviderFactory>),
+        };
+        if run.command == Command::Plan {
+            plan_diags.extend(found.missing(&expected));
+            let failed = has_errors(&plan_diags);
+            report.diagnostics.extend(plan_diags);
+            if failed {
+                report.status = Status::Error;
+                return report;
+            }
+            let (assert_diags, run_outputs) = hooks.take();
+            report.status = assertion_status(&assert_diags);
+            report.diagnostics.extend(assert_diags);
+            outputs.insert(run.name.clone(), object_of(&run_outputs));
+            if self.options.verbose {
+                report.plan = Some(plan);
+            }
+            return report;
+        }
+        if has_errors(&plan_diags) || found.any_expected() {
+            if found.any_expected() && !has_errors(&plan_diags) {
+                // Everything that failed was expected, but the plan cannot
+                // be applied: the run cannot do what it was asked.
+                for name in found.expected_names() {
+                    report.diagnostics.push(Diagnostic::warning(
+                        "Expected failure while planning",
+                        format!("A custom condition within {name} failed during the planning stage and prevented the requested apply operation. While this was an expected failure, the apply operation could not be executed and so the overall test case will be marked as a failure and the original diagnostic included in the test report."),
+                    ));
+                }
+                report.diagnostics.extend(found.expected_diags.clone());
+            }
+            report.diagnostics.extend(plan_diags);
+            report.status = Status::Error;
+            return report;
+        }
+        report.diagnostics.extend(plan_diags);
+        let apply_hooks = AssertionHooks {
+            evaluate: true,
+            run,
+            roots: run_roots,
+            result: Mutex::new(None),
+        };
+        let (new_state, mut apply_diags) = terrace_engine::apply(&ctx, &plan, &apply_hooks);
+        apply_diags = filter_apply_diags(apply_diags);
+        found.absorb(&mut apply_diags, &checkables, &expected);
+        apply_diags.extend(found.missing(&expected));
+        states[index].state = new_state.clone();
+        states[index].last = Some(prepared.clone());
+        let failed = has_errors(&apply_diags);
+        report.diagnostics.extend(apply_diags);
+        if failed {
+            report.status = Status::Error;
+            return report;
+        }
+        let (assert_diags, run_outputs) = apply_hooks.take();
+        report.status = assertion_status(&assert_diags);
+        report.diagnostics.extend(assert_diags);
+        outputs.insert(run.name.clone(), object_of(&run_outputs));
+        if self.options.verbose {
+            report.state = Some(new_state);
+        }
+        report
+    }
+
+    /// Destroys one state with the configuration and variables of the run
+    /// that last changed it.
+    fn destroy(&self, tracked: &TrackedState) -> Diagnostics {
+        if tracked.state.resources.is_empty() {
+            return Vec::new();
+        }
+        let Some(prepared) = &tracked.last else {
+            return Vec::new();
+        };
+        let ctx = self.context(prepared);
+        let opts = PlanOptions {
+            mode: PlanMode::Destroy,
+            ..PlanOptions::default()
+        };
+        let (plan, mut diags) = terrace_engine::plan(&ctx, &tracked.state, &opts, &NoAsserts);
+        if has_errors(&diags) {
+            return diags;
+        }
+        let (_, d) = terrace_engine::apply(&ctx, &plan, &NoAsserts);
+        diags.extend(d);
+        diags.retain(|d| d.severity == Severity::Error);
+        diags
+    }
+}
+
+/// A failed variable validation points at where the test file sets the
+/// variable, when it does.
+fn point_at_test_values(
+    diags: &mut Diagnostics,
+    checkables: &Checkables,
+    ranges: &BTreeMap<String, SourceRange>,
+) {
+    for d in diags.iter_mut() {
+        if d.summary != "Invalid value for variable" {
+            continue;
+        }
+        let Some(owner) = checkables.owner(d) else {
+            continue;
+        };
+        if let Some(range) = owner.strip_prefix("var.").and_then(|n| ranges.get(n)) {
+            d.subject = Some(range.clone());
+        }
+    }
+}
+
+struct NoAsserts;
+impl Hooks for NoAsserts {}
+
+fn object_of(values: &BTreeMap<String, Value>) -> Value {
+    Value::object(values.clone())
+}
+
+/// Evaluates a test file's own expression (a variable's value, an
+/// override's values): `var.` and `run.` only, functions allowed.
+fn evaluate_in_test_scope(
+    expr: &Expression,
+    vars: &BTreeMap<String, Value>,
+    outputs: &BTreeMap<String, Value>,
+    dir: &Path,
+) -> (Value, Diagnostics) {
+    let scope = MapScope::new()
+        .with("var", object_of(vars))
+        .with("run", object_of(outputs))
+        .with_base_dir(dir);
+    expr.evaluate(&scope)
+}
+
+/// A run whose only errors are failed assertions failed; any other error
+/// is an error.
+fn assertion_status(diags: &Diagnostics) -> Status {
+    let mut status = Status::Pass;
+    for d in diags.iter().filter(|d| d.is_error()) {
+        status = status.merge(if d.summary == ASSERTION_FAILED {
+            Status::Fail
+        } else {
+            Status::Error
+        });
+    }
+    status
+}
+
+/// A `command = plan` run reports check blocks whose result is not known
+/// yet as nothing; an apply run's plan leaves check results to the apply.
+fn filter_plan_diags(diags: Diagnostics, command: Command) -> Diagnostics {
+    diags
+        .into_iter()
+        .filter(|d| {
+            !(d.summary == "Check block assertion known after apply"
+                || (command == Command::Apply && d.summary == CHECK_FAILED))
+        })
+        .collect()
+}
+
+fn filter_apply_diags(diags: Diagnostics) -> Diagnostics {
+    diags
+}
+
+const CHECK_FAILED: &str = "Check block assertion failed";
+
+/// Where each checkable object's conditions are, to tell which object a
+/// failed condition belongs to.
+struct Checkables {
+    /// Condition range (file, start byte) → object address.
+    by_condition: HashMap<(String, u32), String>,
+    /// Variable validation rule location as diagnostics name it → variable.
+    by_validation: Vec<(String, String)>,
+}
+
+impl Checkables {
+    fn of(config: &Config) -> Checkables {
+        let mut by_condition = HashMap::new();
+        let mut by_validation = Vec::new();
+        let module = &config.module;
+        let mut add = |rules: &[terrace_config::model::CheckRule], addr: String| {
+            for rule in rules {
+                if let Some(c) = &rule.condition {
+                    let r = c.range();
+                    by_condition.insert((r.filename.clone(), r.start.byte), addr.clone());
+                }
+            }
+        };
+        for (name, o) in &module.outputs {
+            add(&o.preconditions, format!("output.{name}"));
+        }
+        for r in module
+            .managed_resources
+            .values()
+            .chain(module.data_resources.values())
+        {
+            add(&r.preconditions, r.address());
+            add(&r.postconditions, r.address());
+        }
+        for (name, c) in &module.checks {
+            add(&c.asserts, format!("check.{name}"));
+        }
+        for (name, v) in &module.variables {
+            for rule in &v.validations {
+                by_validation.push((short_range(&rule.decl_range), format!("var.{name}")));
+            }
+        }
+        Checkables {
+            by_condition,
+            by_validation,
+        }
+    }
+
+    /// The checkable object a diagnostic reports a failed condition of.
+    fn owner(&self, d: &Diagnostic) -> Option<&str> {
+        match d.summary.as_str() {
+            "Invalid value for variable" => self
+                .by_validation
+                .iter()
+                .find(|(at, _)| d.detail.contains(&format!("validation rule at {at}.")))
+                .map(|(_, v)| v.as_str()),
+            "Resource precondition failed"
+            | "Resource postcondition failed"
+            | "Module output value precondition failed"
+            | CHECK_FAILED => {
+                let r = d.subject.as_ref()?;
+                self.by_condition
+                    .get(&(r.filename.clone(), r.start.byte))
+                    .map(String::as_str)
+            }
+            _ => None,
+        }
+    }
+}
+
+fn short_range(r: &SourceRange) -> String {
+    if r.start.line == r.end.line {
+        format!(
+            "{}:{},{}-{}",
+            r.filename, r.start.line, r.start.column, r.end.column
+        )
+    } else {
+        format!(
+            "{}:{},{}-{},{}",
+            r.filename, r.start.line, r.start.column, r.end.line, r.end.column
+        )
+    }
+}
+
+/// The checkable objects that failed so far in a run.
+#[derive(Default)]
+struct FoundFailures {
+    failed: Vec<String>,
+    /// The diagnostics of failures that were expected, taken out of the
+    /// run's diagnostics.
+    expected_diags: Diagnostics,
+}
+
+impl FoundFailures {
+    /// Takes expected failures out of `diags`; unexpected failed check
+    /// blocks become errors, as a test treats them.
+    fn absorb(
+        &mut self,
+        diags: &mut Diagnostics,
+        checkables: &Checkables,
+        expected: &[&crate::file::ExpectedFailure],
+    ) {
+        let mut kept = Diagnostics::new();
+        for mut d in std::mem::take(diags) {
+            match checkables.owner(&d).map(str::to_string) {
+                Some(owner) => {
+                    if !self.failed.contains(&owner) {
+                        self.failed.push(owner.clone());
+                    }
+                    if expected.iter().any(|e| e.address == owner) {
+                        self.expected_diags.push(d);
+                        continue;
+                    }
+                    if d.summary == CHECK_FAILED {
+                        d.severity = Severity::Error;
+                    }
+                    kept.push(d);
+                }
+                None => kept.push(d),
+            }
+        }
+        *diags = kept;
+    }
+
+    fn any_expected(&self) -> bool {
+        !self.expected_diags.is_empty()
+    }
+
+    fn expected_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for name in &self.failed {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
+    /// "Missing expected failure" for each expected object that did not
+    /// fail.
+    fn missing(&self, expected: &[&crate::file::ExpectedFailure]) -> Diagnostics {
+        expected
+            .iter()
+            .filter(|e| !self.failed.contains(&e.address))
+            .map(|e| {
+                Diagnostic::error(
+                    "Missing expected failure",
+                    format!(
+                        "The checkable object, {}, was expected to report an error but did not.",
+                        e.address
+                    ),
+                )
+                .with_subject(e.range.clone())
+            })
+            .collect()
+    }
+}
+
+/// Evaluates a run's assertions when its walk finishes.
+struct AssertionHooks<'r> {
+    evaluate: bool,
+    run: &'r RunSpec,
+    roots: BTreeMap<String, Value>,
+    result: Mutex<Option<(Diagnostics, BTreeMap<String, Value>)>>,
+}
+
+impl AssertionHooks<'_> {
+    fn take(&self) -> (Diagnostics, BTreeMap<String, Value>) {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .unwrap_or_default()
+    }
+}
+
+impl Hooks for AssertionHooks<'_> {
+    fn walk_finished(&self, evaluator: &dyn RootEvaluator) {
+        let outputs = evaluator.outputs();
+        let mut diags = Diagnostics::new();
+        if self.evaluate {
+            for assertion in &self.run.asserts {
+                diags.extend(check_assertion(evaluator, assertion, &self.roots));
+            }
+        }
+        *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some((diags, outputs));
+    }
+}
+
+const UNKNOWN_CONDITION: &str = "Condition expression could not be evaluated at this time. This means you have executed a `run` block with `command = plan` and one of the values your condition depended on is not known until after the plan has been applied. Either remove this value from your condition, or execute an `apply` command from this `run` block. Alternatively, if there is an override for this value, you can make it available during the plan phase by setting `override_during = plan` in the `override_` block.";
+
+fn check_assertion(
+    evaluator: &dyn RootEvaluator,
+    assertion: &crate::file::Assertion,
+    roots: &BTreeMap<String, Value>,
+) -> Diagnostics {
+    let (value, mut diags, described) = evaluator.evaluate(&assertion.condition, roots);
+    if has_errors(&diags) {
+        return diags;
+    }
+    let subject = assertion.condition.range();
+    if !value.is_known() {
+        let mut d = Diagnostic::error("Unknown condition value", UNKNOWN_CONDITION)
+            .with_subject(subject);
+        d.expression_values = described;
+        diags.push(d);
+        return diags;
+    }
+    let (plain, _) = value.unmark_deep();
+    if plain.is_null() {
+        let mut d = Diagnostic::error(
+            "Invalid condition run",
+            "Condition expression must return either true or false, not null.",
+        )
+        .with_subject(subject);
+        d.expression_values = described;
+        diags.push(d);
+        return diags;
+    }
+    let holds = match terrace_value::convert::convert(&plain, &Type::Bool) {
+        Ok(v) => v.as_bool(),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid condition run",
+                    format!("Invalid condition result value: {e}."),
+                )
+                .with_subject(subject),
+            );
+            return diags;
+        }
+    };
+    if holds == Some(true) {
+        return diags;
+    }
+    let message = match &assertion.error_message {
+        Some(expr) => {
+            let (m, d, _) = evaluator.evaluate(expr, roots);
+            if has_errors(&d) {
+                diags.extend(d);
+                return diags;
+            }
+            let (m, _) = m.unmark_deep();
+            match terrace_value::convert::convert(&m, &Type::String) {
+                Ok(s) => s.as_str().unwrap_or_default().to_string(),
+                Err(_) => String::new(),
+            }
+        }
+        None => String::new(),
+    };
+    let mut d = Diagnostic::error(ASSERTION_FAILED, message).with_subject(subject);
+    d.expression_values = described;
+    diags.push(d);
+    diags
+}
