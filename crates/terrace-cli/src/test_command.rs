@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use terrace_config::input_variables::{collect_input_values, VariableArgument};
 use terrace_config::loader::LoadOptions;
+use terrace_config::static_eval::MissingRootVariable;
 use terrace_config::testfile::DEFAULT_TEST_DIRECTORY;
 use terrace_config::validation::load_and_validate;
 use terrace_getproviders::cliconfig::{self, CliEnv};
@@ -159,8 +160,11 @@ pub fn run(argv: &[String]) -> i32 {
     let dir = PathBuf::from(".");
     let (inputs, input_diags) = collect_input_values(&dir, &args.variables, std::env::vars());
     let inputs = Arc::new(inputs);
+    // Each run block sets variables of its own, and loads the module
+    // again with them: what depends on them now is decided then.
     let load_options = LoadOptions {
         input_values: inputs.clone(),
+        missing_root_variable: MissingRootVariable::DecidedLater,
         ..LoadOptions::default()
     };
     let validated = load_and_validate(&dir, &load_options, Some(&args.test_directory));

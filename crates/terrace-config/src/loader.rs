@@ -595,6 +595,12 @@ pub fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnost
         ),
         for_each.range(),
     );
+    if ctx.decides_missing_values_later() {
+        let (value, _) = ctx.evaluate(&for_each, &ident);
+        if !value.is_wholly_known() {
+            return Vec::new();
+        }
+    }
     let (instances, diags) = evaluate_static_for_each(ctx, &for_each, &ident);
     if has_errors(&diags) {
         return diags;
