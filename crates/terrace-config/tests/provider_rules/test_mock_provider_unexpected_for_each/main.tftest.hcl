@@ -1,0 +1,10 @@
+variable "regions" {
+}
+
+mock_provider "aws" {
+  alias    = "west"
+  for_each = toset(["a", "b"])
+}
+
+run "create" {
+}
