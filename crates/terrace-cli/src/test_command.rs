@@ -18,8 +18,8 @@ use terrace_config::testfile::DEFAULT_TEST_DIRECTORY;
 use terrace_config::validation::load_and_validate;
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
-use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::ast::SourceFile;
+use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_testing::file::TestFileSpec;
@@ -225,20 +225,18 @@ pub fn run(argv: &[String]) -> i32 {
         terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
         working_dir,
     };
-    let report = terrace_testing::run_suite(
-        &options,
-        Arc::new(validated.config),
-        &files,
-        factory,
-        &view,
-    );
+    let report =
+        terrace_testing::run_suite(&options, Arc::new(validated.config), &files, factory, &view);
     if let Some(path) = &args.junit {
         let sources = view.sources();
         let xml = terrace_testing::view::junit_xml(&report, &sources);
         if let Err(e) = std::fs::write(path, xml) {
             view.diagnostics(&[Diagnostic::error(
                 "Failed to write JUnit XML file",
-                format!("Could not write the JUnit XML report to {}: {e}.", path.display()),
+                format!(
+                    "Could not write the JUnit XML report to {}: {e}.",
+                    path.display()
+                ),
             )]);
         }
     }
@@ -286,13 +284,8 @@ fn provider_factory(
     if has_errors(&diags) {
         return Err(diags);
     }
-    let executables = crate::providers_schema::locate_executables(
-        &needed,
-        &locks,
-        &cli,
-        &env,
-        &data_dir(dir),
-    )?;
+    let executables =
+        crate::providers_schema::locate_executables(&needed, &locks, &cli, &env, &data_dir(dir))?;
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
     Ok(Arc::new(CliProviderFactory::new(executables, &working_dir)))
 }
@@ -398,8 +391,18 @@ impl View {
         };
         // Warnings first, on stdout with a blank line after each; errors on
         // stderr, as terraform's test view prints a run's diagnostics.
+        let mut warned = false;
         for d in diags.iter().filter(|d| !d.is_error()) {
-            outln!("{}", render_diagnostic(d, &sources, style, DEFAULT_WIDTH));
+            let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
+            if text.ends_with('\n') {
+                out!("{text}");
+            } else {
+                outln!("{text}");
+            }
+            warned = true;
+        }
+        if warned {
+            outln!();
         }
         for d in diags.iter().filter(|d| d.is_error()) {
             let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
@@ -449,7 +452,10 @@ impl View {
             None,
             None,
         );
-        version.insert("terraform".into(), crate::operation::TERRAFORM_VERSION.into());
+        version.insert(
+            "terraform".into(),
+            crate::operation::TERRAFORM_VERSION.into(),
+        );
         version.insert("type".into(), "version".into());
         version.insert("ui".into(), "1.2".into());
         emit_json(version);
@@ -534,7 +540,8 @@ impl Reporter for View {
     fn file_started(&self, file: &TestFileSpec) {
         let name = &file.base.name;
         if self.json {
-            let mut line = self.json_line("info", &format!("{name}... in progress"), Some(name), None);
+            let mut line =
+                self.json_line("info", &format!("{name}... in progress"), Some(name), None);
             line.insert(
                 "test_file".into(),
                 json!({"path": name, "progress": "starting"}),

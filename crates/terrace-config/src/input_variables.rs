@@ -361,10 +361,16 @@ fn finalize(
     match convert(&value, &variable.constraint_type) {
         Ok(v) => v,
         Err(err) => {
+            // A value written in a file is told where the variable it is
+            // for is declared, as terraform does.
+            let declared_at = match range {
+                Some(_) => format!(" declared at {}", variable.decl_range),
+                None => String::new(),
+            };
             let mut d = Diagnostic::error(
                 "Invalid value for input variable",
                 format!(
-                    "The given value is not suitable for var.{}: {err}.",
+                    "The given value is not suitable for var.{}{declared_at}: {err}.",
                     variable.name
                 ),
             );

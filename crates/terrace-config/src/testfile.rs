@@ -10,8 +10,8 @@
 
 use crate::body::{Body, BodySchema};
 use crate::decode::{
-    check_provider_name_normalized, decode_passed_provider_configs, decode_provider_block, BAD_IDENTIFIER_DETAIL,
-    decode_string, valid_identifier,
+    check_provider_name_normalized, decode_passed_provider_configs, decode_provider_block,
+    decode_string, valid_identifier, BAD_IDENTIFIER_DETAIL,
 };
 use crate::expr::PRODUCT;
 use crate::loader::{

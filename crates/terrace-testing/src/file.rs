@@ -258,7 +258,11 @@ fn decode_mock_provider(
                 diags.extend(d);
                 // The block's own contents win over the shared files'.
                 for r in shared.resources {
-                    if !contents.resources.iter().any(|m| m.type_name == r.type_name) {
+                    if !contents
+                        .resources
+                        .iter()
+                        .any(|m| m.type_name == r.type_name)
+                    {
                         contents.resources.push(r);
                     }
                 }
@@ -345,7 +349,10 @@ fn load_mock_source(
             diags.push(
                 Diagnostic::error(
                     "Failed to load mock data",
-                    format!("Could not read the mock data directory {}: {e}.", quote(written)),
+                    format!(
+                        "Could not read the mock data directory {}: {e}.",
+                        quote(written)
+                    ),
                 )
                 .with_subject(range.clone()),
             );
@@ -545,6 +552,16 @@ fn decode_run(block: &Block, index: usize) -> (RunSpec, Diagnostics) {
                     continue;
                 }
                 if let Some(cond) = c.attribute("condition") {
+                    if cond.expr.variables().is_empty() {
+                        diags.push(
+                            Diagnostic::error(
+                                "Invalid assert expression",
+                                "The condition expression must refer to at least one object from elsewhere in the configuration, or else its result would not be checking anything.",
+                            )
+                            .with_subject(cond.expr.range()),
+                        );
+                        continue;
+                    }
                     run.asserts.push(Assertion {
                         condition: cond.expr.clone(),
                         error_message: c.attribute("error_message").map(|a| a.expr.clone()),

@@ -611,10 +611,7 @@ mod tests {
     fn defaults_replace_generated_values_and_can_apply_during_plan() {
         let b = block();
         let values = MockValues {
-            values: Value::object(BTreeMap::from([(
-                "id".to_string(),
-                Value::string("fixed"),
-            )])),
+            values: Value::object(BTreeMap::from([("id".to_string(), Value::string("fixed"))])),
             during_plan: true,
         };
         let planned = planned_state(&b, &proposed(), Some(&values));

@@ -166,6 +166,8 @@ struct PreparedRun {
     /// Where the test file sets each variable, which a failed validation
     /// points at.
     variable_ranges: BTreeMap<String, SourceRange>,
+    /// Warnings found preparing the run.
+    warnings: Diagnostics,
 }
 
 struct FileRunner<'a> {
@@ -274,10 +276,9 @@ impl FileRunner<'_> {
         let base = self.file.base.runs.get(run.index)?;
         let module = base.module.as_ref()?;
         match module.source.as_ref()? {
-            ModuleSource::Local(rel) => Some(terrace_config::loader::join_clean(
-                &self.options.dir,
-                rel,
-            )),
+            ModuleSource::Local(rel) => {
+                Some(terrace_config::loader::join_clean(&self.options.dir, rel))
+            }
             _ => base
                 .config_under_test
                 .as_ref()
@@ -338,6 +339,17 @@ impl FileRunner<'_> {
                 inputs.add_value(name, value.clone(), ranges.get(name).cloned());
             }
         }
+        for (name, expr) in &run.variables {
+            if !declared.contains_key(name) {
+                diags.push(
+                    Diagnostic::warning(
+                        "Value for undeclared variable",
+                        format!("The module under test does not declare a variable named {name:?}, but it is declared in run block {:?}.", run.name),
+                    )
+                    .with_subject(expr.range()),
+                );
+            }
+        }
         let load_options = LoadOptions {
             input_values: Arc::new(inputs.clone()),
             ..LoadOptions::default()
@@ -388,6 +400,7 @@ impl FileRunner<'_> {
             factory,
             test_variables: assertion_vars,
             variable_ranges: ranges,
+            warnings: diags,
         })
     }
 
@@ -443,7 +456,12 @@ impl FileRunner<'_> {
                     .cloned()
                     .or_else(|| terrace_addrs::Provider::new_default(&p.name).ok());
                 if let Some(fqn) = fqn {
-                    let contents = self.file.mocks.get(&source_key).cloned().unwrap_or_default();
+                    let contents = self
+                        .file
+                        .mocks
+                        .get(&source_key)
+                        .cloned()
+                        .unwrap_or_default();
                     let mut setup = MockSetup::default();
                     for m in &contents.resources {
                         let values = self.constant_values(m.defaults.as_ref(), diags);
@@ -492,11 +510,7 @@ impl FileRunner<'_> {
         diags: &mut Diagnostics,
     ) -> Overrides {
         let mut out = Overrides::default();
-        let mocked_overrides = self
-            .file
-            .mocks
-            .values()
-            .flat_map(|m| m.overrides.iter());
+        let mocked_overrides = self.file.mocks.values().flat_map(|m| m.overrides.iter());
         // Later sources win: mock providers' overrides, the file's, the
         // run's.
         for o in mocked_overrides
@@ -600,6 +614,7 @@ impl FileRunner<'_> {
         ]);
         let hooks = AssertionHooks {
             evaluate: run.command == Command::Plan,
+            plan_outputs: run.command == Command::Plan,
             run,
             roots: run_roots.clone(),
             result: Mutex::new(None),
@@ -612,7 +627,7 @@ impl FileRunner<'_> {
         let mut report = RunReport {
             name: run.name.clone(),
             status: Status::Pass,
-            diagnostics: Vec::new(),
+            diagnostics: prepared.warnings.clone(),
             elapsed: Duration::ZERO,
             started: None,
             assertions: run.asserts.len(),
@@ -660,6 +675,7 @@ impl FileRunner<'_> {
         report.diagnostics.extend(plan_diags);
         let apply_hooks = AssertionHooks {
             evaluate: true,
+            plan_outputs: false,
             run,
             roots: run_roots,
             result: Mutex::new(None),
@@ -734,6 +750,40 @@ fn point_at_test_values(
 struct NoAsserts;
 impl Hooks for NoAsserts {}
 
+/// `v` with every unknown part replaced by a null of its type.
+fn unknowns_as_null(v: &Value) -> Value {
+    if !v.is_known() {
+        return Value::null(v.ty().clone()).mark(v.marks());
+    }
+    if v.is_null() || v.is_wholly_known() {
+        return v.clone();
+    }
+    let ty = v.ty().clone();
+    let map_entries = || -> BTreeMap<String, Value> {
+        v.as_attributes()
+            .map(|a| {
+                a.iter()
+                    .map(|(k, e)| (k.clone(), unknowns_as_null(e)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let elements = || -> Vec<Value> {
+        v.as_elements()
+            .map(|e| e.iter().map(unknowns_as_null).collect())
+            .unwrap_or_default()
+    };
+    let out = match &ty {
+        Type::Object(_) => Value::object(map_entries()),
+        Type::Map(e) => Value::map((**e).clone(), map_entries()),
+        Type::List(e) => Value::list((**e).clone(), elements()),
+        Type::Set(e) => Value::set((**e).clone(), elements()),
+        Type::Tuple(_) => Value::tuple(elements()),
+        _ => v.clone(),
+    };
+    out.mark(v.marks())
+}
+
 fn object_of(values: &BTreeMap<String, Value>) -> Value {
     Value::object(values.clone())
 }
@@ -746,6 +796,27 @@ fn evaluate_in_test_scope(
     outputs: &BTreeMap<String, Value>,
     dir: &Path,
 ) -> (Value, Diagnostics) {
+    let mut diags = Diagnostics::new();
+    for t in expr.variables() {
+        if t.root != "run" {
+            continue;
+        }
+        let Some(terrace_syntax::ast::TraversalStep::Attr { name, span }) = t.steps.first() else {
+            continue;
+        };
+        if !outputs.contains_key(name) {
+            diags.push(
+                Diagnostic::error(
+                    "Reference to unknown run block",
+                    format!("The run block {name:?} does not exist within this test file. You can only reference run blocks that are in the same test file and will execute before the current run block."),
+                )
+                .with_subject(expr.file().range(t.root_span.to(*span))),
+            );
+        }
+    }
+    if !diags.is_empty() {
+        return (Value::dynamic(), diags);
+    }
     let scope = MapScope::new()
         .with("var", object_of(vars))
         .with("run", object_of(outputs))
@@ -945,6 +1016,8 @@ impl FoundFailures {
 /// Evaluates a run's assertions when its walk finishes.
 struct AssertionHooks<'r> {
     evaluate: bool,
+    /// The walk is a plan whose outputs the run reports.
+    plan_outputs: bool,
     run: &'r RunSpec,
     roots: BTreeMap<String, Value>,
     result: Mutex<Option<(Diagnostics, BTreeMap<String, Value>)>>,
@@ -962,11 +1035,29 @@ impl AssertionHooks<'_> {
 
 impl Hooks for AssertionHooks<'_> {
     fn walk_finished(&self, evaluator: &dyn RootEvaluator) {
-        let outputs = evaluator.outputs();
+        let mut outputs = evaluator.outputs();
+        let mut roots = self.roots.clone();
+        if self.plan_outputs {
+            // A plan's output values are what a state can hold: an output
+            // not known at all stays unknown, unknown parts of one that is
+            // partly known are null.
+            outputs = outputs
+                .into_iter()
+                .map(|(k, v)| {
+                    let v = if v.is_known() {
+                        unknowns_as_null(&v)
+                    } else {
+                        Value::dynamic().mark(v.marks())
+                    };
+                    (k, v)
+                })
+                .collect();
+            roots.insert("output".to_string(), object_of(&outputs));
+        }
         let mut diags = Diagnostics::new();
         if self.evaluate {
             for assertion in &self.run.asserts {
-                diags.extend(check_assertion(evaluator, assertion, &self.roots));
+                diags.extend(check_assertion(evaluator, assertion, &roots));
             }
         }
         *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some((diags, outputs));
@@ -986,8 +1077,8 @@ fn check_assertion(
     }
     let subject = assertion.condition.range();
     if !value.is_known() {
-        let mut d = Diagnostic::error("Unknown condition value", UNKNOWN_CONDITION)
-            .with_subject(subject);
+        let mut d =
+            Diagnostic::error("Unknown condition value", UNKNOWN_CONDITION).with_subject(subject);
         d.expression_values = described;
         diags.push(d);
         return diags;
@@ -1006,13 +1097,13 @@ fn check_assertion(
     let holds = match terrace_value::convert::convert(&plain, &Type::Bool) {
         Ok(v) => v.as_bool(),
         Err(e) => {
-            diags.push(
-                Diagnostic::error(
-                    "Invalid condition run",
-                    format!("Invalid condition result value: {e}."),
-                )
-                .with_subject(subject),
-            );
+            let mut d = Diagnostic::error(
+                "Invalid condition run",
+                format!("Invalid condition run value: {e}."),
+            )
+            .with_subject(subject);
+            d.expression_values = described;
+            diags.push(d);
             return diags;
         }
     };

@@ -6,7 +6,9 @@
 
 use crate::runner::{FileReport, RunReport, Status, SuiteReport};
 use std::time::{SystemTime, UNIX_EPOCH};
-use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap};
+
+const JUNIT_WIDTH: usize = 80;
 use terrace_syntax::Diagnostic;
 
 /// XML attribute and text escaping as Go's `encoding/xml` does it.
@@ -36,7 +38,8 @@ fn cdata(text: &str) -> String {
 fn render_all<'a>(diags: impl Iterator<Item = &'a Diagnostic>, sources: &SourceMap) -> String {
     let mut out = String::new();
     for d in diags {
-        let text = render_diagnostic(d, sources, RenderStyle::Plain, DEFAULT_WIDTH);
+        // terraform writes the report at 80 columns, not the terminal's 78.
+        let text = render_diagnostic(d, sources, RenderStyle::Plain, JUNIT_WIDTH);
         out.push('\n');
         out.push_str(text.trim_start_matches('\n'));
         if !out.ends_with('\n') {
@@ -69,7 +72,12 @@ pub fn rfc3339(time: SystemTime) -> String {
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{m:02}:{s:02}Z")
 }
 
-fn testcase(file: &FileReport, run: &RunReport, previous_error: Option<&str>, sources: &SourceMap) -> String {
+fn testcase(
+    file: &FileReport,
+    run: &RunReport,
+    previous_error: Option<&str>,
+    sources: &SourceMap,
+) -> String {
     let name = escape(&run.name);
     let class = escape(&file.name);
     if run.status == Status::Skip {
@@ -98,7 +106,10 @@ fn testcase(file: &FileReport, run: &RunReport, previous_error: Option<&str>, so
                 .iter()
                 .filter(|d| d.summary == "Test assertion failed")
                 .collect();
-            let first = failed.first().map(|d| d.detail.as_str()).unwrap_or_default();
+            let first = failed
+                .first()
+                .map(|d| d.detail.as_str())
+                .unwrap_or_default();
             inner.push_str(&format!(
                 "      <failure message=\"{}\">{}</failure>\n",
                 escape(&format!(

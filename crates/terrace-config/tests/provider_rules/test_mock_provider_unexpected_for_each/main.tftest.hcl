@@ -1,6 +1,3 @@
-variable "regions" {
-}
-
 mock_provider "aws" {
   alias    = "west"
   for_each = toset(["a", "b"])
