@@ -246,3 +246,58 @@ impl Provider for OverriddenResource {
         ProviderDiagnostics::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use terrace_addrs::Module;
+
+    /// A factory that knows a schema and counts the providers it starts.
+    struct CountingFactory {
+        started: AtomicUsize,
+    }
+
+    impl ProviderFactory for CountingFactory {
+        fn schema(&self, _provider: &ProviderAddr) -> Result<Arc<ProviderSchema>, Diagnostics> {
+            Ok(Arc::new(ProviderSchema::default()))
+        }
+
+        fn start(&self, provider: &ProviderAddr) -> Result<Arc<dyn Provider>, Diagnostics> {
+            self.started.fetch_add(1, Ordering::SeqCst);
+            Ok(Arc::new(MockProvider::new(
+                self.schema(provider)?,
+                BTreeMap::new(),
+                BTreeMap::new(),
+            )))
+        }
+    }
+
+    fn aws() -> ProviderAddr {
+        ProviderAddr::new_default("aws").unwrap_or_else(|_| unreachable!("a valid type name"))
+    }
+
+    #[test]
+    fn mocked_configurations_never_start_the_provider() {
+        let inner = Arc::new(CountingFactory {
+            started: AtomicUsize::new(0),
+        });
+        let factory = TestProviderFactory {
+            inner: inner.clone(),
+            mocks: HashMap::from([((aws(), Some("by_region".to_string())), MockSetup::default())]),
+            overrides: Overrides::default(),
+        };
+        let mocked = AbsProviderConfig::new(Module::root(), aws(), Some("by_region".into()));
+        for key in ["a", "b"] {
+            assert!(factory
+                .start_configuration(&mocked, &InstanceKey::string(key))
+                .is_ok());
+        }
+        assert_eq!(inner.started.load(Ordering::SeqCst), 0);
+        let real = AbsProviderConfig::new(Module::root(), aws(), None);
+        assert!(factory
+            .start_configuration(&real, &InstanceKey::None)
+            .is_ok());
+        assert_eq!(inner.started.load(Ordering::SeqCst), 1);
+    }
+}
