@@ -18,6 +18,7 @@ use terrace_config::testfile::DEFAULT_TEST_DIRECTORY;
 use terrace_config::validation::load_and_validate;
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_plans::render::{render_plan, render_state, RenderOptions};
 use terrace_syntax::ast::SourceFile;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
@@ -414,6 +415,34 @@ impl View {
         }
     }
 
+    /// `-verbose`: the plan of a `command = plan` run, or the state an
+    /// apply run left, as `plan` and `show` print them.
+    fn verbose(&self, run: &RunReport) {
+        let Some(factory) = &run.schemas else {
+            return;
+        };
+        let schemas = |provider: &terrace_addrs::Provider,
+                       mode: terrace_addrs::ResourceMode,
+                       type_name: &str| {
+            let schema = factory.schema(provider).ok()?;
+            let found = match mode {
+                terrace_addrs::ResourceMode::Data => schema.data_sources.get(type_name),
+                terrace_addrs::ResourceMode::Ephemeral => schema.ephemeral_resources.get(type_name),
+                _ => schema.resource_types.get(type_name),
+            }?;
+            Some(Arc::new(found.clone()))
+        };
+        let options = RenderOptions::new(self.color);
+        if let Some(plan) = &run.plan {
+            out!("{}\n", render_plan(plan, &schemas, &options));
+        }
+        if let Some(state) = &run.state {
+            if let Ok(text) = render_state(state, &schemas, &options) {
+                out!("\n{text}\n");
+            }
+        }
+    }
+
     fn diagnostics(&self, diags: &[Diagnostic]) {
         self.diagnostics_for(diags, None, None);
     }
@@ -575,6 +604,7 @@ impl Reporter for View {
             emit_json(line);
         } else {
             out!("  run {:?}... {}\n", run.name, self.status_word(run.status));
+            self.verbose(run);
         }
         self.diagnostics_for(&run.diagnostics, Some(name), Some(&run.name));
     }

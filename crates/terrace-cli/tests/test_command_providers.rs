@@ -143,7 +143,8 @@ fn mocked_region_removal_in_one_step_fails() {
     let run = work.terrace(&["test", "-no-color"]);
     assert_eq!(run.code, Some(1), "{}", run.output());
     assert!(
-        run.stdout.contains("  run \"initial_create\"... pass\n  run \"remove_b\"... fail\n"),
+        run.stdout
+            .contains("  run \"initial_create\"... pass\n  run \"remove_b\"... fail\n"),
         "{}",
         run.output()
     );
@@ -153,7 +154,8 @@ fn mocked_region_removal_in_one_step_fails() {
         run.output()
     );
     assert!(
-        run.stderr.contains("aws_instance.example[\"faked-region-b\"]"),
+        run.stderr
+            .contains("aws_instance.example[\"faked-region-b\"]"),
         "{}",
         run.output()
     );
