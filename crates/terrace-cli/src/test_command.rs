@@ -84,7 +84,7 @@ struct TestArgs {
     verbose: bool,
 }
 
-fn parse_args(argv: &[String]) -> Result<TestArgs, Diagnostic> {
+fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
     let mut args = TestArgs {
         filter: Vec::new(),
         json: false,
@@ -96,7 +96,8 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Diagnostic> {
         verbose: false,
     };
     for arg in crate::args::parse(argv) {
-        let bad = |text: String| Diagnostic::error("Failed to parse command-line flags", text);
+        let bad =
+            |text: String| Box::new(Diagnostic::error("Failed to parse command-line flags", text));
         match arg {
             crate::args::Arg::Flag { name, value } => match (name.as_str(), value) {
                 ("filter", Some(f)) => args.filter.push(f),
@@ -119,20 +120,20 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Diagnostic> {
                         text: text.to_string(),
                     }),
                     None => {
-                        return Err(Diagnostic::error(
+                        return Err(Box::new(Diagnostic::error(
                             "Invalid -var option",
                             format!("The given -var option {assignment:?} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\"."),
-                        ))
+                        )))
                     }
                 },
                 ("var-file", Some(path)) => args.variables.push(VariableArgument::File(path)),
                 (other, _) => return Err(bad(format!("flag provided but not defined: -{other}"))),
             },
             crate::args::Arg::Positional(p) => {
-                return Err(Diagnostic::error(
+                return Err(Box::new(Diagnostic::error(
                     "Too many command line arguments",
                     format!("Expected no positional arguments, got {p:?}."),
-                ))
+                )))
             }
         }
     }
@@ -154,7 +155,7 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(d) => {
             let color = std::env::var_os("NO_COLOR").is_none();
-            print_diagnostics(&[d], &SourceMap::new(), color);
+            print_diagnostics(&[*d], &SourceMap::new(), color);
             return 1;
         }
     };

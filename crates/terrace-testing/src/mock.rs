@@ -298,7 +298,7 @@ fn random_text() -> String {
 impl Provider for MockProvider {
     fn get_metadata(&self) -> GetMetadataResponse {
         GetMetadataResponse {
-            server_capabilities: self.schema.server_capabilities.clone(),
+            server_capabilities: self.schema.server_capabilities,
             resources: self.schema.resource_types.keys().cloned().collect(),
             data_sources: self.schema.data_sources.keys().cloned().collect(),
             ephemeral_resources: self.schema.ephemeral_resources.keys().cloned().collect(),
