@@ -446,7 +446,8 @@ mod tests {
             "provider \"aws\" {\n  alias = \"x\"\n}\nmock_provider \"aws\" {}\nvariables {\n  a = 1\n}\nrun \"one\" {\n  command = plan\n  providers = {\n    aws = aws.x\n  }\n  module {\n    source = \"./setup\"\n  }\n  assert {\n    condition = true\n    error_message = \"x\"\n  }\n}\n",
         );
         assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(file.providers.keys().collect::<Vec<_>>(), ["aws.x"]);
+        assert_eq!(file.providers.keys().collect::<Vec<_>>(), ["aws", "aws.x"]);
+        assert_eq!(file.mocked.iter().collect::<Vec<_>>(), ["aws"]);
         let run = &file.runs[0];
         assert_eq!(run.name, "one");
         assert_eq!(run.providers[0].in_parent.to_string(), "aws.x");
