@@ -96,8 +96,12 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
         verbose: false,
     };
     for arg in crate::args::parse(argv) {
-        let bad =
-            |text: String| Box::new(Diagnostic::error("Failed to parse command-line flags", text));
+        let bad = |text: String| {
+            Box::new(Diagnostic::error(
+                "Failed to parse command-line flags",
+                text,
+            ))
+        };
         match arg {
             crate::args::Arg::Flag { name, value } => match (name.as_str(), value) {
                 ("filter", Some(f)) => args.filter.push(f),
@@ -193,9 +197,10 @@ pub fn run(argv: &[String]) -> i32 {
         files.push(spec);
     }
     let view = View::new(&args, source_files);
+    view.version();
     if has_errors(&diags) {
         view.diagnostics(&diags);
-        view.summary(Status::Error, 0, 0, 0, true);
+        view.summary(Status::Error, 0, 0, 0, 0, true);
         return 1;
     }
     view.diagnostics(&diags);
@@ -204,7 +209,7 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(f) => f,
         Err(d) => {
             view.diagnostics(&d);
-            view.summary(Status::Error, 0, 0, 0, true);
+            view.summary(Status::Error, 0, 0, 0, 0, true);
             return 1;
         }
     };
@@ -251,14 +256,15 @@ pub fn run(argv: &[String]) -> i32 {
             .count()
     };
     let passed = count(&[Status::Pass]);
-    let failed = count(&[Status::Fail, Status::Error]);
+    let failed = count(&[Status::Fail]);
+    let errored = count(&[Status::Error]);
     let skipped = count(&[Status::Skip]);
     let status = if report.files.is_empty() {
         Status::Pass
     } else {
         report.status
     };
-    view.summary(status, passed, failed, skipped, false);
+    view.summary(status, passed, failed, errored, skipped, false);
     i32::from(matches!(status, Status::Fail | Status::Error))
 }
 
@@ -472,7 +478,8 @@ impl View {
         m
     }
 
-    fn abstract_(&self, files: &[TestFileSpec], filter: &[String]) {
+    /// The JSON view's first line: which tool and which UI version.
+    fn version(&self) {
         if !self.json {
             return;
         }
@@ -489,6 +496,12 @@ impl View {
         version.insert("type".into(), "version".into());
         version.insert("ui".into(), "1.2".into());
         emit_json(version);
+    }
+
+    fn abstract_(&self, files: &[TestFileSpec], filter: &[String]) {
+        if !self.json {
+            return;
+        }
         let chosen: Vec<&TestFileSpec> = files
             .iter()
             .filter(|f| filter.is_empty() || filter.contains(&f.base.name))
@@ -517,16 +530,31 @@ impl View {
         emit_json(line);
     }
 
-    fn summary(&self, status: Status, passed: usize, failed: usize, skipped: usize, errored: bool) {
+    fn summary(
+        &self,
+        status: Status,
+        passed: usize,
+        failed: usize,
+        errored: usize,
+        skipped: usize,
+        stopped_early: bool,
+    ) {
+        // The human summary counts errored runs as failed.
         let counts = if skipped > 0 {
-            format!("{passed} passed, {failed} failed, {skipped} skipped.")
+            format!(
+                "{passed} passed, {} failed, {skipped} skipped.",
+                failed + errored
+            )
         } else {
-            format!("{passed} passed, {failed} failed.")
+            format!("{passed} passed, {} failed.", failed + errored)
         };
         let word = match status {
             Status::Pass | Status::Pending | Status::Skip => "Success!",
             Status::Fail | Status::Error => "Failure!",
         };
+        if stopped_early {
+            return;
+        }
         if self.json {
             let mut line = self.json_line("info", &format!("{word} {counts}"), None, None);
             line.insert(
@@ -535,15 +563,12 @@ impl View {
                     "status": json_status(status),
                     "passed": passed,
                     "failed": failed,
-                    "errored": 0,
+                    "errored": errored,
                     "skipped": skipped,
                 }),
             );
             line.insert("type".into(), "test_summary".into());
             emit_json(line);
-            return;
-        }
-        if errored {
             return;
         }
         let painted = self.paint(if word == "Success!" { "32" } else { "31" }, word);
@@ -581,6 +606,44 @@ impl Reporter for View {
             return;
         }
         out!("{name}... {}", self.progress_word("in progress"));
+    }
+
+    fn run_started(&self, file: &TestFileSpec, run: &terrace_testing::file::RunSpec) {
+        if !self.json {
+            return;
+        }
+        let name = &file.base.name;
+        let mut line = self.json_line(
+            "info",
+            &format!("  {:?}... in progress", run.name),
+            Some(name),
+            Some(&run.name),
+        );
+        line.insert(
+            "test_run".into(),
+            json!({"path": name, "run": run.name, "progress": "starting", "elapsed": 0}),
+        );
+        line.insert("type".into(), "test_run".into());
+        emit_json(line);
+    }
+
+    fn run_tearing_down(&self, file: &TestFileSpec, run: &str) {
+        if !self.json {
+            return;
+        }
+        let name = &file.base.name;
+        let mut line = self.json_line(
+            "info",
+            &format!("  {run:?}... tearing down"),
+            Some(name),
+            Some(run),
+        );
+        line.insert(
+            "test_run".into(),
+            json!({"path": name, "run": run, "progress": "teardown", "elapsed": 0}),
+        );
+        line.insert("type".into(), "test_run".into());
+        emit_json(line);
     }
 
     fn run_finished(&self, file: &TestFileSpec, run: &RunReport) {

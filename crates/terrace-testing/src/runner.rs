@@ -2,7 +2,7 @@
 //! `command = apply`, an apply) of its module under test against the state
 //! that module has so far in this file; assertions and expected failures
 //! decide its status; at the end of the file every state is destroyed, the
-//! most recently created first.
+//! most recently changed first.
 //!
 //! Statuses merge as terraform's do (pending < skip < pass < fail <
 //! error): a run that errors (any error diagnostic other than a failed
@@ -111,8 +111,11 @@ pub struct SuiteReport {
 /// Progress as it happens.
 pub trait Reporter {
     fn file_started(&self, file: &TestFileSpec);
+    fn run_started(&self, file: &TestFileSpec, run: &RunSpec);
     fn run_finished(&self, file: &TestFileSpec, run: &RunReport);
     fn file_tearing_down(&self, file: &TestFileSpec);
+    /// The state the run named last changed is about to be destroyed.
+    fn run_tearing_down(&self, file: &TestFileSpec, run: &str);
     fn file_finished(&self, file: &TestFileSpec, report: &FileReport);
 }
 
@@ -168,6 +171,9 @@ struct PreparedRun {
     variable_ranges: BTreeMap<String, SourceRange>,
     /// Warnings found preparing the run.
     warnings: Diagnostics,
+    run_name: String,
+    /// The run's position in its file.
+    run_index: usize,
 }
 
 struct FileRunner<'a> {
@@ -202,6 +208,7 @@ impl FileRunner<'_> {
                     schemas: None,
                 }
             } else {
+                reporter.run_started(self.file, run);
                 let run_started = Instant::now();
                 let wall = std::time::SystemTime::now();
                 let mut report = self.execute(run, &mut states, &mut outputs);
@@ -215,7 +222,14 @@ impl FileRunner<'_> {
         }
         reporter.file_tearing_down(self.file);
         let mut diagnostics = Diagnostics::new();
-        for tracked in states.iter().rev() {
+        // The state changed most recently goes first: it may depend on the
+        // others (a setup module's objects), never the other way round.
+        let mut order: Vec<&TrackedState> = states.iter().collect();
+        order.sort_by_key(|t| std::cmp::Reverse(t.last.as_ref().map(|l| l.run_index)));
+        for tracked in order {
+            if let Some(last) = &tracked.last {
+                reporter.run_tearing_down(self.file, &last.run_name);
+            }
             diagnostics.extend(self.destroy(tracked));
         }
         if has_errors(&diagnostics) {
@@ -401,6 +415,8 @@ impl FileRunner<'_> {
             test_variables: assertion_vars,
             variable_ranges: ranges,
             warnings: diags,
+            run_name: run.name.clone(),
+            run_index: run.index,
         })
     }
 
