@@ -157,8 +157,9 @@ pub fn run(argv: &[String]) -> i32 {
     }
     let args = match parse_args(argv) {
         Ok(a) => a,
-        Err(d) => {
-            let color = std::env::var_os("NO_COLOR").is_none();
+        Err(mut d) => {
+            let color = std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
+            d.detail = format!("{}\n\nFor more help on using this command, run:\n  terrace test -help", d.detail);
             print_diagnostics(&[*d], &SourceMap::new(), color);
             return 1;
         }
@@ -213,14 +214,6 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    for f in &args.filter {
-        if !files.iter().any(|s| &s.base.name == f) {
-            view.diagnostics(&[Diagnostic::warning(
-                "Unknown test file",
-                format!("The specified test file, {f}, could not be found."),
-            )]);
-        }
-    }
     view.abstract_(&files, &args.filter);
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.clone());
     let options = SuiteOptions {

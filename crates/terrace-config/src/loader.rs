@@ -581,9 +581,7 @@ pub fn evaluate_static_for_each(
     (out, diags)
 }
 
-/// Evaluates a provider block's `for_each` in `ctx`, filling in its
-/// `instances`.
-pub fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics {
+fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics {
     let Some(for_each) = p.for_each.clone() else {
         return Vec::new();
     };

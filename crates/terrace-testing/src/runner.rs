@@ -373,13 +373,18 @@ impl FileRunner<'_> {
         if has_errors(&diags) {
             return Err(diags);
         }
-        let mocks = self.substitute_providers(run, &mut config, &mut diags);
+        let mocks = self.substitute_providers(run, &mut config, &test_variables, &mut diags);
         let overrides = self.overrides(run, &test_variables, outputs, &mut diags);
         if has_errors(&diags) {
             return Err(diags);
         }
         let (variables, d) = inputs.final_values(&config.module.variables);
-        diags.extend(d);
+        // Values the module does not declare may be meant for the test
+        // file's own expressions: no complaint about them here.
+        diags.extend(
+            d.into_iter()
+                .filter(|d| d.summary != "Value for undeclared variable"),
+        );
         for (name, variable) in &config.module.variables {
             if variable.default.is_none() && inputs.value_for(variable).is_none() {
                 diags.push(
@@ -428,6 +433,7 @@ impl FileRunner<'_> {
         &self,
         run: &RunSpec,
         config: &mut Config,
+        test_variables: &BTreeMap<String, Value>,
         diags: &mut Diagnostics,
     ) -> HashMap<(terrace_addrs::Provider, Option<String>), MockSetup> {
         let base = &self.file.base;
@@ -457,13 +463,12 @@ impl FileRunner<'_> {
         }
         let types = module_provider_types(&config.module);
         let mut mocks = HashMap::new();
-        let static_context = config.static_context.clone();
         for (source_key, mut p) in placed {
-            if p.for_each.is_some() {
-                diags.extend(terrace_config::loader::decode_static_provider(
-                    &mut p,
-                    &static_context,
-                ));
+            if let Some(for_each) = &p.for_each {
+                match test_provider_instances(for_each, test_variables) {
+                    Ok(instances) => p.instances = Some(instances),
+                    Err(d) => diags.extend(d),
+                }
             }
             let local_key = p.module_unique_key();
             if base.mocked.contains(&source_key) {
@@ -741,6 +746,67 @@ impl FileRunner<'_> {
         diags.retain(|d| d.severity == Severity::Error);
         diags
     }
+}
+
+/// The instances of a test file's provider configuration: its `for_each`
+/// evaluated statically from the run's variables (the file's and the
+/// run's, declared by the module or not); no references to resources or
+/// to other runs.
+fn test_provider_instances(
+    for_each: &Expression,
+    vars: &BTreeMap<String, Value>,
+) -> Result<BTreeMap<String, terrace_config::model::RepetitionData>, Diagnostics> {
+    let scope = MapScope::new().with("var", object_of(vars));
+    let (value, diags) = for_each.evaluate(&scope);
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    let invalid = |detail: &str| {
+        Err(vec![Diagnostic::error("Invalid for_each argument", detail)
+            .with_subject(for_each.range())])
+    };
+    if value.is_null() {
+        return invalid("The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null.");
+    }
+    if !value.is_wholly_known() {
+        return invalid("The \"for_each\" value of a test's provider configuration must be known from the test's variables alone.");
+    }
+    let marks = value.deep_marks();
+    if marks.is_sensitive() {
+        return invalid("Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.");
+    }
+    let (plain, _) = value.unmark_deep();
+    let mut out = BTreeMap::new();
+    match plain.ty() {
+        Type::Map(_) | Type::Object(_) => {
+            for (k, v) in plain.as_attributes().cloned().unwrap_or_default() {
+                out.insert(
+                    k.clone(),
+                    terrace_config::model::RepetitionData {
+                        each_key: Value::string(&k),
+                        each_value: v,
+                    },
+                );
+            }
+        }
+        Type::Set(e) if matches!(**e, Type::String | Type::Dynamic) => {
+            for v in plain.as_elements().unwrap_or_default() {
+                if let Some(k) = v.as_str() {
+                    out.insert(
+                        k.to_string(),
+                        terrace_config::model::RepetitionData {
+                            each_key: v.clone(),
+                            each_value: v.clone(),
+                        },
+                    );
+                }
+            }
+        }
+        other => {
+            return invalid(&format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", other.friendly_name()));
+        }
+    }
+    Ok(out)
 }
 
 /// A failed variable validation points at where the test file sets the
