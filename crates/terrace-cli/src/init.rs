@@ -1049,7 +1049,7 @@ fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diag
 }
 
 /// Module installation lines: "Downloading ..." and "- KEY in DIR".
-struct ModuleLines;
+pub(crate) struct ModuleLines;
 
 impl ModuleInstallHooks for ModuleLines {
     fn download(&mut self, key: &str, package: &str, version: Option<&str>) {

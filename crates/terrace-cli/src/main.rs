@@ -22,6 +22,7 @@ macro_rules! outln {
 mod args;
 mod backend_config;
 mod console;
+mod fmt;
 mod force_unlock;
 mod format;
 mod graph;
@@ -32,6 +33,7 @@ mod journal;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
+mod modules_command;
 mod operation;
 mod operation_args;
 mod output;
@@ -48,6 +50,7 @@ mod state_meta;
 mod state_mv;
 mod state_pull;
 mod state_push;
+mod state_replace_provider;
 mod state_rm;
 mod state_show;
 mod taint;
@@ -80,9 +83,12 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  fmt           Reformat your configuration in the standard style
   force-unlock  Release a stuck lock on the current workspace
+  get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
+  modules       Show the module calls the configuration declares
   output        Show output values from your root module
   providers     Show the providers required for this configuration
   refresh       Update the state to match remote systems
@@ -188,6 +194,9 @@ fn run(argv: Vec<String>) -> i32 {
         "refresh" => operation::run(operation_args::Command::Refresh, command_args),
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
+        "get" => modules_command::get(command_args),
+        "modules" => modules_command::modules(command_args),
+        "fmt" => fmt::run(command_args),
         "force-unlock" => force_unlock::run(command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),

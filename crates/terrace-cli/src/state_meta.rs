@@ -357,6 +357,41 @@ pub fn timestamped_backup(state_out: &Path) -> String {
     format!("{}.{secs}.backup", state_out.display())
 }
 
+/// The frame of the `state` subcommands that change the state: a
+/// timestamped backup, the working directory's backend, and the state
+/// lock for `operation` held around `edit`; the exit status.
+pub fn with_locked_state(
+    flags: &StateFlags,
+    operation: &str,
+    ui: &Ui,
+    edit: impl FnOnce(&mut LocalBackend) -> i32,
+) -> i32 {
+    let backup = match state_command_backup(flags) {
+        Ok(b) => b,
+        Err(e) => {
+            ui.error(&e);
+            return 1;
+        }
+    };
+    let mut opts = flags.backend_options();
+    opts.backup = Some(backup);
+    let mut backend = match open_backend(opts) {
+        Ok(b) => b,
+        Err(e) => {
+            ui.error(&e);
+            return 1;
+        }
+    };
+    if !lock(&mut backend, flags, operation, ui) {
+        return 1;
+    }
+    let code = edit(&mut backend);
+    if !unlock(&mut backend, ui) {
+        return 1;
+    }
+    code
+}
+
 /// The backup a state-modifying `state` subcommand writes: `-backup`
 /// when given (and not `-`, since these backups cannot be disabled), else
 /// the timestamped one next to the state written.

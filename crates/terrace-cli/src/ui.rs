@@ -59,14 +59,18 @@ impl Shared {
     /// One progress line; terraform resets colours twice after lines that
     /// announce work and once after lines that report its end.
     fn line(&self, addr: &str, message: &str) {
-        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut stdout = std::io::stdout().lock();
         let resets =
             if message.ends_with("...") || message.ends_with(']') && message.contains("...") {
                 "\x1b[0m\x1b[0m"
             } else {
                 "\x1b[0m"
             };
+        self.line_with_resets(addr, message, resets);
+    }
+
+    fn line_with_resets(&self, addr: &str, message: &str, resets: &str) {
+        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
         let _ = if self.color {
             writeln!(stdout, "\x1b[0m\x1b[1m{addr}: {message}{resets}")
         } else {
@@ -318,6 +322,26 @@ impl Hooks for ApplyUi {
             }
         }
         self.shared.line(&name, &message);
+    }
+
+    fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        // Unlike the other "..." lines, terraform resets colours once after
+        // this one.
+        self.shared.line_with_resets(
+            &addr.to_string(),
+            &format!("Importing... [id={id}]"),
+            "\x1b[0m",
+        );
+    }
+
+    fn import_applied(&self, addr: &AbsResourceInstance, id: &str) {
+        self.shared
+            .counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .imported += 1;
+        self.shared
+            .line(&addr.to_string(), &format!("Import complete [id={id}]"));
     }
 
     fn provisioning(&self, addr: &AbsResourceInstance, type_name: &str) {

@@ -182,7 +182,19 @@ fn validate(
     let resolved = !has_errors(&resolution_diags);
     diags.extend(resolution_diags);
     if resolved {
-        diags.extend(validate_walk(dir, &validated.config));
+        // terraform's concurrent walk reports what it finds in an order
+        // that mostly follows the source; terrace's walk follows its graph,
+        // so its findings are put in source order, the same every run.
+        let mut walked = validate_walk(dir, &validated.config);
+        walked.sort_by(|a, b| {
+            let place = |d: &Diagnostic| {
+                d.subject
+                    .as_ref()
+                    .map(|s| (s.filename.clone(), s.start.byte))
+            };
+            place(a).cmp(&place(b))
+        });
+        diags.extend(walked);
     }
     (diags, files)
 }

@@ -379,6 +379,8 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 store(&acc, &c.addr, c.after.clone());
                 if c.importing.is_some() {
                     jobs.push(Box::new(move || self.record_import(info, c)));
+                } else {
+                    self.record_provider_instance(c);
                 }
                 continue;
             }
@@ -476,6 +478,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         rep: Repetition,
         acc: &InstanceValues,
     ) -> bool {
+        // An import that comes with changes is recorded (and reported) as
+        // an import first, as terraform applies it: the object is managed
+        // even if the change after it fails.
+        if c.importing.is_some() && !self.record_import(info, c) {
+            return false;
+        }
         let provider = match self.provider(c) {
             Ok(p) => p,
             Err(d) => {
@@ -783,9 +791,35 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         Ok(Some(marked))
     }
 
-    /// An imported object the plan left unchanged goes into the state as
-    /// it was read.
+    /// An unchanged object is recorded under the provider instance its
+    /// configuration resolves to now (a renamed provider configuration, a
+    /// changed instance key), as OpenTofu records it, so that the one it
+    /// used before can be removed.
+    fn record_provider_instance(&self, c: &ResourceInstanceChange) {
+        let current = {
+            let Ok(st) = self.state.lock() else {
+                return;
+            };
+            match (st.provider_instance(&c.addr), st.object(&c.addr)) {
+                (Some(p), Some(obj)) if p != c.provider => Some(obj.clone()),
+                _ => None,
+            }
+        };
+        if let Some(obj) = current {
+            self.set_object(
+                &c.addr,
+                None,
+                &c.provider.config,
+                &c.provider.key,
+                Some(obj),
+            );
+        }
+    }
+
+    /// An imported object goes into the state as it was read.
     fn record_import(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let import_id = c.importing.clone().unwrap_or_default();
+        self.hooks.import_applying(&c.addr, &import_id);
         let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
         let mut obj = match encode_object(&c.before, &info.ty, version) {
             Ok(o) => o,
@@ -802,10 +836,6 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 .cloned()
                 .unwrap_or_default(),
         );
-        let start = Instant::now();
-        let id = value_id(&c.before);
-        self.hooks
-            .apply_started(&c.addr, Action::NoOp, id.as_deref());
         self.set_object(
             &c.addr,
             None,
@@ -813,8 +843,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             &c.provider.key,
             Some(obj),
         );
-        self.hooks
-            .apply_finished(&c.addr, Action::NoOp, id.as_deref(), start.elapsed(), true);
+        self.hooks.import_applied(&c.addr, &import_id);
         true
     }
 

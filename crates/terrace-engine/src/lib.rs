@@ -175,6 +175,15 @@ pub trait Hooks: Send + Sync {
     fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
         let _ = (addr, action, id);
     }
+    /// During apply, an object a plan imports is taken under management
+    /// (`Importing... [id=...]`), before any change to it.
+    fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
+    /// The import of `addr` is recorded (`Import complete [id=...]`).
+    fn import_applied(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
     /// The action ended; `id` is the resulting object's `id` attribute.
     fn apply_finished(
         &self,
@@ -258,6 +267,24 @@ fn halted_if_stopped(hooks: &dyn Hooks, diags: &mut Diagnostics) {
 
 /// The error of a walk stopped by an interrupt, worded as Terraform's.
 pub const EXECUTION_HALTED: &str = "execution halted";
+
+/// A stored object as expressions see it: decoded with its resource
+/// type's `schema`, sensitive where the schema or the state says so, and
+/// unknown when it does not decode (what `console` shows for resources in
+/// the state).
+pub fn state_object_value(
+    obj: &terrace_states::model::ObjectState,
+    schema: &terrace_providers::Schema,
+) -> terrace_value::Value {
+    let ty = schema.block.implied_type();
+    match obj.decode(&ty) {
+        Ok(v) => {
+            let v = crate::marks::apply_mark_paths(&v, &crate::common::sensitive_paths(obj));
+            crate::marks::mark_schema_sensitive(&schema.block, &v)
+        }
+        Err(_) => terrace_value::Value::unknown(ty),
+    }
+}
 
 /// Carries out `plan`, returning the new state (also when errors stopped
 /// part of the work: it then holds what was done).

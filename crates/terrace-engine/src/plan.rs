@@ -1483,21 +1483,34 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return true;
         }
         if self.opts.mode == PlanMode::Normal && self.forget(&addr) {
+            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+            let pinst = rs.provider.instance(is.provider_key.clone());
+            // Deposed objects are forgotten with the current one: none of
+            // them is destroyed, none stays in the state.
+            // Terraform gives a forgotten object the reason of a deleted
+            // one: its configuration is gone.
+            let forget = |deposed: Option<DeposedKey>, before: Value| {
+                let mut c = change(
+                    &addr,
+                    deposed,
+                    pinst.clone(),
+                    Action::Forget,
+                    before,
+                    Value::null(info.ty.clone()),
+                    version,
+                );
+                c.action_reason = ActionReason::DeleteBecauseNoResourceConfig;
+                c
+            };
+            for (dk, obj) in &is.deposed {
+                self.record(forget(Some(dk.clone()), decode_object(info, obj)));
+            }
             let Some(obj) = &is.current else { return true };
             let before = decode_object(info, obj);
             if let Some(acc) = acc {
                 store(acc, &addr, before.clone());
             }
-            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
-            self.record(change(
-                &addr,
-                None,
-                rs.provider.instance(is.provider_key.clone()),
-                Action::Forget,
-                before,
-                Value::null(info.ty.clone()),
-                version,
-            ));
+            self.record(forget(None, before));
             if let Ok(mut f) = self.forgotten.lock() {
                 f.push(addr.to_string());
             }
@@ -1607,8 +1620,8 @@ fn check_prevent_destroy(r: &Resource, addr: &AbsResourceInstance, diags: &mut D
     if v.as_bool() == Some(true) {
         diags.push(
             Diagnostic::error(
-                "Resource instance cannot be destroyed",
-                format!("Resource instance {addr} has prevent_destroy set, but the plan calls for it to be destroyed.\n\nTo proceed, either disable prevent_destroy for this resource or exclude instances of this resource from this round using:\n    -exclude={:?}", addr.containing_resource().to_string()),
+                "Instance cannot be destroyed",
+                format!("Resource {addr} has lifecycle.prevent_destroy set, but the plan calls for this resource to be destroyed. To avoid this error and continue with the plan, either disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target option."),
             )
             .with_subject(r.decl_range.clone()),
         );

@@ -48,12 +48,23 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         return pd;
     }
     let (model, mut diags) = model::build(ctx, None);
-    if has_errors(&diags) {
+    // A resource type its provider does not have leaves that resource
+    // without a schema, and the walk goes on without it: every other
+    // problem is still reported, as terraform reports them.
+    let unknown_types = |d: &terrace_syntax::Diagnostic| {
+        d.is_error()
+            && matches!(
+                d.summary.as_str(),
+                "Invalid resource type" | "Invalid data source"
+            )
+    };
+    if diags.iter().any(|d| d.is_error() && !unknown_types(d)) {
         return diags;
     }
     let (graph, gd) = graph::build(&model, GraphKind::Plan);
+    let graph_failed = has_errors(&gd);
     diags.extend(gd);
-    if has_errors(&diags) {
+    if graph_failed {
         return diags;
     }
     let env = Env {

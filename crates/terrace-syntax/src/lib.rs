@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod format;
 pub mod json;
 mod lexer;
 mod parser;
@@ -107,8 +108,12 @@ pub fn parse_traversal_abs(source: &Arc<SourceFile>) -> (Option<Traversal>, Diag
 /// Runs every parser on arbitrary bytes, for fuzzing: none may panic.
 pub fn fuzz_one(input: &[u8]) {
     let text = String::from_utf8_lossy(input);
-    let (file, _) = parse_native_file("fuzz.tf", &text);
+    let (file, diags) = parse_native_file("fuzz.tf", &text);
     let _ = render::context_string(&file, text.len() / 2);
+    let _ = format::format_tokens_only(&text);
+    if !diagnostic::has_errors(&diags) {
+        let _ = format::format_configuration(&text, &file);
+    }
     let source = SourceFile::new("fuzz.hcl", text.as_ref());
     let _ = parse_expression(&source);
     let _ = parse_template(&source);
