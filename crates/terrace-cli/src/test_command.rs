@@ -158,8 +158,12 @@ pub fn run(argv: &[String]) -> i32 {
     let args = match parse_args(argv) {
         Ok(a) => a,
         Err(mut d) => {
-            let color = std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
-            d.detail = format!("{}\n\nFor more help on using this command, run:\n  terrace test -help", d.detail);
+            let color =
+                std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
+            d.detail = format!(
+                "{}\n\nFor more help on using this command, run:\n  terrace test -help",
+                d.detail
+            );
             print_diagnostics(&[*d], &SourceMap::new(), color);
             return 1;
         }
@@ -189,11 +193,9 @@ pub fn run(argv: &[String]) -> i32 {
                 source_files.extend(c.files());
             }
         }
-        let mock_dir = Path::new(&base.name)
-            .parent()
-            .map(|p| dir.join(p))
-            .unwrap_or_else(|| dir.clone());
-        let (spec, d) = terrace_testing::file::decode(base.clone(), &mock_dir);
+        // A mock provider's `source` is relative to the module under test,
+        // wherever the test file is.
+        let (spec, d) = terrace_testing::file::decode(base.clone(), &dir);
         diags.extend(d);
         files.push(spec);
     }
@@ -359,6 +361,18 @@ impl View {
     }
 
     fn diagnostics_for(&self, diags: &[Diagnostic], file: Option<&str>, run: Option<&str>) {
+        self.diagnostics_spaced(diags, file, run, true);
+    }
+
+    /// `blank_after`: a blank line after the warnings, as after a run's;
+    /// a file's own findings, printed after its status, have none.
+    fn diagnostics_spaced(
+        &self,
+        diags: &[Diagnostic],
+        file: Option<&str>,
+        run: Option<&str>,
+        blank_after: bool,
+    ) {
         if diags.is_empty() {
             return;
         }
@@ -391,7 +405,11 @@ impl View {
             RenderStyle::Plain
         };
         // Warnings first, on stdout with a blank line after each; errors on
-        // stderr, as terraform's test view prints a run's diagnostics.
+        // stderr, as terraform's test view prints a run's diagnostics:
+        // sorted by place, warnings of the same summary shown once.
+        let mut sorted = diags.to_vec();
+        crate::init::sort_diags(&mut sorted);
+        let diags = crate::init::consolidate_warnings(sorted);
         let mut warned = false;
         for d in diags.iter().filter(|d| !d.is_error()) {
             let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
@@ -402,7 +420,7 @@ impl View {
             }
             warned = true;
         }
-        if warned {
+        if warned && blank_after {
             outln!();
         }
         for d in diags.iter().filter(|d| d.is_error()) {
@@ -698,8 +716,10 @@ impl Reporter for View {
             );
             line.insert("type".into(), "test_file".into());
             emit_json(line);
+            self.diagnostics_for(&report.file_diagnostics, Some(name), None);
             return;
         }
         out!("{name}... {}\n", self.status_word(report.status));
+        self.diagnostics_spaced(&report.file_diagnostics, Some(name), None, false);
     }
 }

@@ -79,6 +79,8 @@ pub struct Override {
     /// `module.m.data.x.y`).
     pub target: String,
     pub target_range: SourceRange,
+    /// The whole `target = ...` argument.
+    pub target_attribute_range: SourceRange,
     /// `values` (resources, data) or `outputs` (modules).
     pub values: Option<Expression>,
     /// `override_during = plan`: the values are used in plans too.
@@ -254,7 +256,7 @@ fn decode_mock_provider(
         diags.extend(d);
         match value.as_str() {
             Some(dir) => {
-                let (shared, d) = load_mock_source(&mock_dir.join(dir), dir, &attr.expr.range());
+                let (shared, d) = load_mock_source(&mock_dir.join(dir), dir, &block.def_range);
                 diags.extend(d);
                 // The block's own contents win over the shared files'.
                 for r in shared.resources {
@@ -345,14 +347,11 @@ fn load_mock_source(
     let mut contents = MockContents::default();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) => {
+        Err(_) => {
             diags.push(
                 Diagnostic::error(
-                    "Failed to load mock data",
-                    format!(
-                        "Could not read the mock data directory {}: {e}.",
-                        quote(written)
-                    ),
+                    "Failed to read mock data directory",
+                    format!("Mock data directory {written} does not exist or cannot be read."),
                 )
                 .with_subject(range.clone()),
             );
@@ -438,11 +437,29 @@ fn decode_override(block: &Block) -> (Option<Override>, Diagnostics) {
     };
     let (during_plan, d) = override_during(c.attribute("override_during"));
     diags.extend(d);
+    // Override values are constants, as in a variables file: no
+    // references, no function calls; checked here so a file that breaks
+    // the rule stops before any run.
+    if let Some(values) = c.attribute(values_name) {
+        let (value, d) = values.expr.constant_value();
+        let failed = has_errors(&d);
+        diags.extend(d);
+        if !failed && !value.is_null() && !(value.ty().is_object() || value.ty().is_map()) {
+            diags.push(
+                Diagnostic::error(
+                    format!("Invalid {values_name}"),
+                    format!("The {values_name} of an override must be an object."),
+                )
+                .with_subject(values.expr.range()),
+            );
+        }
+    }
     (
         Some(Override {
             kind,
             target: traversal_text(&traversal),
             target_range: target.expr.range(),
+            target_attribute_range: target.range.clone(),
             values: c.attribute(values_name).map(|a| a.expr.clone()),
             during_plan,
             decl_range: block.def_range.clone(),

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use terrace_addrs::{AbsResourceInstance, Target};
+use terrace_addrs::{AbsResourceInstance, InstanceKey, ModuleInstance, Target};
 use terrace_config::expr::Expression;
 use terrace_config::input_variables::InputValues;
 use terrace_config::loader::{load_config, Config, LoadOptions};
@@ -97,9 +97,11 @@ pub struct FileReport {
     pub name: String,
     pub status: Status,
     pub runs: Vec<RunReport>,
-    /// Problems destroying what the file created, and problems of the file
-    /// itself.
+    /// Problems destroying what the file created.
     pub diagnostics: Diagnostics,
+    /// Findings about the file's own blocks (a file-level override whose
+    /// target the module does not have), reported after its status.
+    pub file_diagnostics: Diagnostics,
     pub elapsed: Duration,
 }
 
@@ -238,11 +240,13 @@ impl FileRunner<'_> {
         if self.file.runs.is_empty() {
             status = Status::Pass;
         }
+        let file_diagnostics = missing_override_targets(&self.main, &self.file.overrides);
         let report = FileReport {
             name: self.file.base.name.clone(),
             status,
             runs,
             diagnostics,
+            file_diagnostics,
             elapsed: started.elapsed(),
         };
         reporter.file_finished(self.file, &report);
@@ -374,7 +378,7 @@ impl FileRunner<'_> {
             return Err(diags);
         }
         let mocks = self.substitute_providers(run, &mut config, &test_variables, &mut diags);
-        let overrides = self.overrides(run, &test_variables, outputs, &mut diags);
+        let overrides = self.overrides(run, &mut config, &mut diags);
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -523,46 +527,36 @@ impl FileRunner<'_> {
         }
     }
 
-    fn overrides(
-        &self,
-        run: &RunSpec,
-        vars: &BTreeMap<String, Value>,
-        outputs: &BTreeMap<String, Value>,
-        diags: &mut Diagnostics,
-    ) -> Overrides {
+    /// The overrides a run uses: its mock providers', the file's and its
+    /// own, later ones winning for the same target. Resource and data
+    /// overrides answer through the providers; module overrides reshape
+    /// `config`. A run's own override whose target is not in `config` is
+    /// a warning.
+    fn overrides(&self, run: &RunSpec, config: &mut Config, diags: &mut Diagnostics) -> Overrides {
         let mut out = Overrides::default();
+        let mut modules: BTreeMap<String, &crate::file::Override> = BTreeMap::new();
         let mocked_overrides = self.file.mocks.values().flat_map(|m| m.overrides.iter());
-        // Later sources win: mock providers' overrides, the file's, the
-        // run's.
         for o in mocked_overrides
             .chain(self.file.overrides.iter())
             .chain(run.overrides.iter())
         {
             if o.kind == OverrideKind::Module {
-                diags.push(
-                    Diagnostic::error(
-                        "Unsupported override_module block",
-                        "terrace does not yet replace the outputs of a module call in tests.",
-                    )
-                    .with_subject(o.decl_range.clone()),
-                );
+                modules.insert(o.target.clone(), o);
                 continue;
             }
-            let values = match &o.values {
-                Some(e) => {
-                    let (v, d) = evaluate_in_test_scope(e, vars, outputs, &self.options.dir);
-                    diags.extend(d);
-                    v
-                }
-                None => Value::empty_object(),
-            };
             out.by_address.insert(
                 o.target.clone(),
                 MockValues {
-                    values,
+                    values: constant_object(o.values.as_ref()),
                     during_plan: o.during_plan,
                 },
             );
+        }
+        diags.extend(missing_override_targets(config, &run.overrides));
+        for o in modules.values() {
+            if override_target_exists(config, o) {
+                diags.extend(override_module_outputs(config, o));
+            }
         }
         out
     }
@@ -762,8 +756,9 @@ fn test_provider_instances(
         return Err(diags);
     }
     let invalid = |detail: &str| {
-        Err(vec![Diagnostic::error("Invalid for_each argument", detail)
-            .with_subject(for_each.range())])
+        Err(vec![
+            Diagnostic::error("Invalid for_each argument", detail).with_subject(for_each.range())
+        ])
     };
     if value.is_null() {
         return invalid("The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null.");
@@ -807,6 +802,193 @@ fn test_provider_instances(
         }
     }
     Ok(out)
+}
+
+/// An override's values: constant by the time a run starts (the file was
+/// refused at load otherwise); nothing given is an empty object.
+fn constant_object(expr: Option<&Expression>) -> Value {
+    match expr {
+        Some(e) => {
+            let (value, _) = e.constant_value();
+            if value.is_null() {
+                Value::empty_object()
+            } else {
+                value
+            }
+        }
+        None => Value::empty_object(),
+    }
+}
+
+/// The call names of a module override's target (`module.a.module.b`),
+/// or why it is not one terrace can override.
+fn override_module_path(target: &str) -> Result<Vec<String>, &'static str> {
+    let instance = ModuleInstance::parse_str(target).map_err(|_| "not a module address")?;
+    let mut path = Vec::new();
+    for step in instance.steps() {
+        if step.key != InstanceKey::None {
+            return Err("instance key");
+        }
+        path.push(step.name.to_string());
+    }
+    Ok(path)
+}
+
+/// Whether the resource, data source or module call an override names is
+/// declared in `config` (instance keys are not checked: the instances are
+/// known only once the run plans).
+fn override_target_exists(config: &Config, o: &crate::file::Override) -> bool {
+    if o.kind == OverrideKind::Module {
+        let Ok(instance) = ModuleInstance::parse_str(&o.target) else {
+            return false;
+        };
+        let path: Vec<String> = instance
+            .steps()
+            .iter()
+            .map(|s| s.name.to_string())
+            .collect();
+        return !path.is_empty() && config.descendant(&path).is_some();
+    }
+    let Ok(addr) = AbsResourceInstance::parse_str(&o.target) else {
+        return false;
+    };
+    let path: Vec<String> = addr
+        .module
+        .steps()
+        .iter()
+        .map(|s| s.name.to_string())
+        .collect();
+    let Some(module) = config.descendant(&path) else {
+        return false;
+    };
+    let key = addr.resource.resource.to_string();
+    match o.kind {
+        OverrideKind::Data => module.module.data_resources.contains_key(&key),
+        _ => module.module.managed_resources.contains_key(&key),
+    }
+}
+
+/// "Invalid override target" for each of `overrides` whose target `config`
+/// does not declare: module calls first, then resources, then data
+/// sources, as terraform reports them.
+fn missing_override_targets(config: &Config, overrides: &[crate::file::Override]) -> Diagnostics {
+    [
+        OverrideKind::Module,
+        OverrideKind::Resource,
+        OverrideKind::Data,
+    ]
+    .iter()
+    .flat_map(|kind| overrides.iter().filter(move |o| o.kind == *kind))
+    .filter(|o| !override_target_exists(config, o))
+    .map(missing_override_target)
+    .collect()
+}
+
+fn missing_override_target(o: &crate::file::Override) -> Diagnostic {
+    Diagnostic::warning(
+        "Invalid override target",
+        format!(
+            "The override target {} does not exist within the configuration under test. This could indicate a typo in the target address or an unnecessary override.",
+            o.target
+        ),
+    )
+    .with_subject(o.target_attribute_range.clone())
+}
+
+/// Replaces the module a module override names with one that has its
+/// input variables (unvalidated) and outputs, nothing else: its
+/// resources, data sources, checks and calls are never planned, and each
+/// output is the override's value for it, or null. Objects an earlier run
+/// created inside it are then destroyed as no longer configured.
+fn override_module_outputs(config: &mut Config, o: &crate::file::Override) -> Diagnostics {
+    let path = match override_module_path(&o.target) {
+        Ok(p) => p,
+        Err(_) => {
+            return vec![Diagnostic::error(
+                "Unsupported override_module target",
+                format!(
+                    "terrace overrides every instance of a module call: {} names a single instance. Use the call's address without instance keys.",
+                    o.target
+                ),
+            )
+            .with_subject(o.target_range.clone())];
+        }
+    };
+    let Some(child) = descendant_mut(config, &path) else {
+        return Vec::new();
+    };
+    let given: Vec<(String, Expression)> = o
+        .values
+        .as_ref()
+        .and_then(Expression::as_map)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(k, v)| {
+            let (key, _) = k.constant_value();
+            key.as_str().map(|k| (k.to_string(), v))
+        })
+        .collect();
+    let module = &mut child.module;
+    module.locals.clear();
+    module.managed_resources.clear();
+    module.data_resources.clear();
+    module.ephemeral_resources.clear();
+    module.module_calls.clear();
+    module.checks.clear();
+    module.moved.clear();
+    module.imports.clear();
+    module.removed.clear();
+    module.provider_configs.clear();
+    child.children.clear();
+    for variable in module.variables.values_mut() {
+        variable.validations.clear();
+    }
+    let null_at = o.values.as_ref().map_or_else(
+        || null_expression(&o.target_range, o),
+        |v| null_expression(&v.range(), o),
+    );
+    for (name, output) in module.outputs.iter_mut() {
+        output.preconditions.clear();
+        output.depends_on.clear();
+        output.expr = Some(
+            given
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_else(|| null_at.clone()),
+        );
+    }
+    Vec::new()
+}
+
+/// A `null` literal at `range` of the override's values, or nowhere in
+/// particular when it gives none.
+fn null_expression(range: &SourceRange, o: &crate::file::Override) -> Expression {
+    let (file, span) = match &o.values {
+        Some(v) => (
+            v.file().clone(),
+            terrace_syntax::Span::new(range.start.byte as usize, range.end.byte as usize),
+        ),
+        None => (
+            terrace_syntax::ast::SourceFile::new(range.filename.clone(), String::new()),
+            terrace_syntax::Span::new(0, 0),
+        ),
+    };
+    Expression::native(
+        &file,
+        terrace_syntax::ast::Expr {
+            kind: terrace_syntax::ast::ExprKind::Null,
+            span,
+        },
+    )
+}
+
+fn descendant_mut<'c>(config: &'c mut Config, path: &[String]) -> Option<&'c mut Config> {
+    let mut c = config;
+    for name in path {
+        c = c.children.get_mut(name)?;
+    }
+    Some(c)
 }
 
 /// A failed variable validation points at where the test file sets the
@@ -1189,9 +1371,8 @@ fn check_assertion(
             return diags;
         }
     };
-    if holds == Some(true) {
-        return diags;
-    }
+    // The message is evaluated whether or not the condition holds, so a
+    // broken message is reported even by an assertion that passes.
     let message = match &assertion.error_message {
         Some(expr) => {
             let (m, d, _) = evaluator.evaluate(expr, roots);
@@ -1207,6 +1388,9 @@ fn check_assertion(
         }
         None => String::new(),
     };
+    if holds == Some(true) {
+        return diags;
+    }
     let mut d = Diagnostic::error(ASSERTION_FAILED, message).with_subject(subject);
     d.expression_values = described;
     diags.push(d);
