@@ -225,3 +225,65 @@ provider "aws" {
         assert!(run.stderr.contains(want), "{name}: {}", run.output());
     }
 }
+
+/// A test-level provider's `for_each` is evaluated from the test file's
+/// own variables, which the module under test need not declare: here the
+/// mock iterates over a file-level map of fake regions while the runs set
+/// the module's variable.
+#[test]
+fn mock_for_each_comes_from_the_test_files_variables() {
+    let test = format!(
+        r#"variables {{
+  fake_regions = {{
+    faked-region-a = "a"
+    faked-region-b = "b"
+  }}
+}}
+
+mock_provider "aws" {{
+  alias    = "by_region"
+  for_each = var.fake_regions
+}}
+{CREATE}{DISABLE}{REMOVE}"#
+    );
+    let Some(work) = regions_work("regions-file-variables", &test) else {
+        return;
+    };
+    let run = work.terrace(&["test", "-no-color"]);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    assert!(
+        run.stdout.contains("Success! 3 passed, 0 failed."),
+        "{}",
+        run.output()
+    );
+}
+
+/// A mock whose `for_each` leaves out a region the module's resources
+/// still use cannot serve them: the run fails with the missing instance.
+#[test]
+fn mock_for_each_without_a_used_region_fails_the_run() {
+    let test = format!(
+        r#"variables {{
+  fake_regions = {{
+    faked-region-a = "a"
+  }}
+}}
+
+mock_provider "aws" {{
+  alias    = "by_region"
+  for_each = var.fake_regions
+}}
+{CREATE}"#
+    );
+    let Some(work) = regions_work("regions-file-variables-short", &test) else {
+        return;
+    };
+    let run = work.terrace(&["test", "-no-color"]);
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(
+        run.stdout.contains("  run \"initial_create\"... fail"),
+        "{}",
+        run.output()
+    );
+    assert!(run.stderr.contains("faked-region-b"), "{}", run.output());
+}

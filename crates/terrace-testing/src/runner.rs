@@ -1396,3 +1396,107 @@ fn check_assertion(
     diags.push(d);
     diags
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::Override;
+
+    /// A module calling `./child` once as `single` and twice as `counted`,
+    /// written to a fresh directory.
+    fn module_with_calls(name: &str) -> Config {
+        let dir =
+            std::env::temp_dir().join(format!("terrace-testing-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let child = dir.join("child");
+        let written = std::fs::create_dir_all(&child)
+            .and_then(|()| {
+                std::fs::write(
+                    dir.join("main.tf"),
+                    "module \"single\" {\n  source = \"./child\"\n}\n\nmodule \"counted\" {\n  source = \"./child\"\n  count  = 2\n}\n",
+                )
+            })
+            .and_then(|()| {
+                std::fs::write(
+                    child.join("main.tf"),
+                    "variable \"name\" {\n  type    = string\n  default = \"x\"\n\n  validation {\n    condition     = var.name != \"\"\n    error_message = \"empty\"\n  }\n}\n\nresource \"terraform_data\" \"inner\" {\n  input = var.name\n}\n\noutput \"greeting\" {\n  value = terraform_data.inner.output\n}\n\noutput \"id\" {\n  value = terraform_data.inner.id\n}\n",
+                )
+            });
+        assert!(written.is_ok(), "{written:?}");
+        let (config, diags) = load_config(&dir, &LoadOptions::default());
+        assert!(!has_errors(&diags), "{diags:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+        config
+    }
+
+    fn module_override(target: &str, outputs: Option<&str>) -> Override {
+        let values = outputs.map(|text| {
+            let source = terrace_syntax::ast::SourceFile::new("t.tftest.hcl", text.to_string());
+            let (expr, diags) = terrace_syntax::parse_expression(&source);
+            assert!(diags.is_empty(), "{diags:?}");
+            Expression::native(&source, expr)
+        });
+        Override {
+            kind: OverrideKind::Module,
+            target: target.to_string(),
+            target_range: SourceRange::default(),
+            target_attribute_range: SourceRange::default(),
+            values,
+            during_plan: false,
+            decl_range: SourceRange::default(),
+        }
+    }
+
+    #[test]
+    fn an_overridden_call_keeps_its_variables_and_outputs_and_nothing_else() {
+        let mut config = module_with_calls("override-call");
+        let o = module_override("module.single", Some("{ greeting = \"hi\" }"));
+        assert!(override_target_exists(&config, &o));
+        let diags = override_module_outputs(&mut config, &o);
+        assert!(diags.is_empty(), "{diags:?}");
+        let child = &config.children["single"].module;
+        assert!(child.managed_resources.is_empty());
+        assert!(child.variables["name"].validations.is_empty());
+        let scope = MapScope::constant();
+        let value = |name: &str| {
+            child.outputs[name]
+                .expr
+                .as_ref()
+                .map(|e| e.evaluate(&scope).0)
+        };
+        assert_eq!(value("greeting"), Some(Value::string("hi")));
+        assert_eq!(value("id").map(|v| v.is_null()), Some(true));
+        // The other call of the same module is untouched.
+        assert_eq!(config.children["counted"].module.managed_resources.len(), 1);
+    }
+
+    #[test]
+    fn a_single_instance_of_a_call_is_refused_with_a_diagnostic() {
+        let mut config = module_with_calls("override-instance");
+        let o = module_override("module.counted[0]", None);
+        assert!(override_target_exists(&config, &o));
+        let diags = override_module_outputs(&mut config, &o);
+        assert_eq!(
+            diags.iter().map(|d| d.summary.as_str()).collect::<Vec<_>>(),
+            ["Unsupported override_module target"]
+        );
+        assert_eq!(config.children["counted"].module.managed_resources.len(), 1);
+    }
+
+    #[test]
+    fn override_targets_the_module_does_not_declare_are_reported() {
+        let config = module_with_calls("override-missing");
+        let found = missing_override_targets(
+            &config,
+            &[
+                module_override("module.nope", None),
+                module_override("module.single", None),
+                module_override("module.single.module.deeper", None),
+            ],
+        );
+        let details: Vec<&str> = found.iter().map(|d| d.detail.as_str()).collect();
+        assert_eq!(details.len(), 2, "{details:?}");
+        assert!(details[0].starts_with("The override target module.nope does not exist"));
+        assert!(details[1].starts_with("The override target module.single.module.deeper"));
+    }
+}
