@@ -256,6 +256,22 @@ impl InputValues {
         Some(given.raw_value(&variable.name, variable.parsing_mode))
     }
 
+    /// Every name given a value, with the value as given (a variables
+    /// file's expression evaluated, text read as an expression), the last
+    /// source winning: for readers that take values whether or not a
+    /// variable declares them, as a test file's `var.` does.
+    pub fn given_values(&self) -> BTreeMap<String, (Value, Diagnostics)> {
+        self.values
+            .iter()
+            .map(|(name, given)| {
+                (
+                    name.clone(),
+                    given.raw_value(name, VariableParsingMode::Hcl),
+                )
+            })
+            .collect()
+    }
+
     /// Values given for names no variable declares: warnings for
     /// automatically loaded files, errors for `-var-file` and `-var`.
     /// Values given for names no variable declares: errors on the command

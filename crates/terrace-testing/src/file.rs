@@ -444,7 +444,8 @@ fn decode_override(block: &Block) -> (Option<Override>, Diagnostics) {
         let (value, d) = values.expr.constant_value();
         let failed = has_errors(&d);
         diags.extend(d);
-        if !failed && !value.is_null() && !(value.ty().is_object() || value.ty().is_map()) {
+        let object_like = value.is_null() || value.ty().is_object() || value.ty().is_map();
+        if !failed && !object_like {
             diags.push(
                 Diagnostic::error(
                     format!("Invalid {values_name}"),

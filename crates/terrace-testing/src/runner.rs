@@ -28,6 +28,7 @@ use terrace_engine::{Context, Hooks, PlanOptions, ProviderFactory, RootEvaluator
 use terrace_lang::scope::MapScope;
 use terrace_plans::model::{Plan, PlanMode};
 use terrace_states::model::State;
+use terrace_syntax::ast::TraversalStep;
 use terrace_syntax::diagnostic::{has_errors, Severity};
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 use terrace_value::{Type, Value};
@@ -269,8 +270,9 @@ impl FileRunner<'_> {
     }
 
     /// `var.` for the file's own expressions: the values given to the
-    /// command for variables the module declares, then the file's
-    /// `variables`.
+    /// command for variables the module declares, then those of the
+    /// variables files in the test file's own directory (when that is not
+    /// the module's), then the file's `variables`.
     fn file_variables(
         &self,
         outputs: &BTreeMap<String, Value>,
@@ -282,12 +284,43 @@ impl FileRunner<'_> {
                 vars.insert(name.clone(), value);
             }
         }
+        for (name, (value, d)) in self.test_directory_values(diags) {
+            diags.extend(d);
+            vars.insert(name, value);
+        }
         for (name, expr) in &self.file.variables {
             let (v, d) = evaluate_in_test_scope(expr, &vars, outputs, &self.options.dir);
             diags.extend(d);
             vars.insert(name.clone(), v);
         }
         vars
+    }
+
+    /// `terraform.tfvars` and `*.auto.tfvars` (and their JSON forms) of the
+    /// directory holding the test file, when it is a test directory: they
+    /// apply to its test files only, over the command line's values, and
+    /// may name variables only the test file uses.
+    fn test_directory_values(
+        &self,
+        diags: &mut Diagnostics,
+    ) -> BTreeMap<String, (Value, Diagnostics)> {
+        let Some(parent) = Path::new(&self.file.base.name)
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        else {
+            return BTreeMap::new();
+        };
+        // Relative to the working directory as given, so that messages
+        // name `tests/terraform.tfvars` as terraform does.
+        let dir = if self.options.dir == Path::new(".") {
+            parent.to_path_buf()
+        } else {
+            self.options.dir.join(parent)
+        };
+        let (values, d) =
+            terrace_config::input_variables::collect_input_values(&dir, &[], std::iter::empty());
+        diags.extend(d);
+        values.given_values()
     }
 
     fn run_module_dir(&self, run: &RunSpec) -> Option<PathBuf> {
@@ -1330,11 +1363,42 @@ impl Hooks for AssertionHooks<'_> {
 
 const UNKNOWN_CONDITION: &str = "Condition expression could not be evaluated at this time. This means you have executed a `run` block with `command = plan` and one of the values your condition depended on is not known until after the plan has been applied. Either remove this value from your condition, or execute an `apply` command from this `run` block. Alternatively, if there is an override for this value, you can make it available during the plan phase by setting `override_during = plan` in the `override_` block.";
 
+/// "Reference to undeclared input variable" for each `var.NAME` in `expr`
+/// that neither the module nor the test gives a value: a test's `var.` is
+/// every value it has, declared or not.
+fn undeclared_variables(expr: &Expression, roots: &BTreeMap<String, Value>) -> Diagnostics {
+    let known = roots.get("var").and_then(Value::as_attributes);
+    let mut diags = Diagnostics::new();
+    for t in expr.variables() {
+        if t.root != "var" {
+            continue;
+        }
+        let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
+            continue;
+        };
+        if known.is_some_and(|k| k.contains_key(name)) {
+            continue;
+        }
+        diags.push(
+            Diagnostic::error(
+                "Reference to undeclared input variable",
+                format!("An input variable with the name {name:?} has not been declared. This variable can be declared with a variable {name:?} {{}} block."),
+            )
+            .with_subject(expr.file().range(t.root_span.to(*span))),
+        );
+    }
+    diags
+}
+
 fn check_assertion(
     evaluator: &dyn RootEvaluator,
     assertion: &crate::file::Assertion,
     roots: &BTreeMap<String, Value>,
 ) -> Diagnostics {
+    let undeclared = undeclared_variables(&assertion.condition, roots);
+    if !undeclared.is_empty() {
+        return undeclared;
+    }
     let (value, mut diags, described) = evaluator.evaluate(&assertion.condition, roots);
     if has_errors(&diags) {
         return diags;
@@ -1375,6 +1439,11 @@ fn check_assertion(
     // broken message is reported even by an assertion that passes.
     let message = match &assertion.error_message {
         Some(expr) => {
+            let undeclared = undeclared_variables(expr, roots);
+            if !undeclared.is_empty() {
+                diags.extend(undeclared);
+                return diags;
+            }
             let (m, d, _) = evaluator.evaluate(expr, roots);
             if has_errors(&d) {
                 diags.extend(d);
