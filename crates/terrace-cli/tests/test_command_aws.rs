@@ -1,6 +1,7 @@
 //! `terrace test` with the real hashicorp/aws provider against moto: a
 //! test-level `provider "aws"` block replaces the module's configuration
-//! with one pointing at moto, a run applies real objects (SSM parameters,
+//! with one pointing at moto (its region from a variable only the test
+//! file declares), a run applies real objects (SSM parameters,
 //! a log group) and checks them, a later run of another module reads one
 //! back through a data source, and when the file ends everything it
 //! created is destroyed: moto is empty again. (Each walk starts the AWS
@@ -61,11 +62,12 @@ output "log_group_arn" {
 fn test_file(endpoint: &str) -> String {
     format!(
         r#"provider "aws" {{
-  region = "us-east-1"
+  region = var.aws_region
 {body}}}
 
 variables {{
-  prefix = "/terrace-test"
+  prefix     = "/terrace-test"
+  aws_region = "us-east-1"
 }}
 
 run "create" {{

@@ -969,6 +969,13 @@ fn substitute_for<'c>(config: &'c Config, key: &str, name: &str) -> SubstituteFo
     SubstituteFor::TestOnly
 }
 
+/// Whether a test file's provider configuration `key` (of provider local
+/// name `name`) stands in for nothing of the module under test, so that
+/// only run blocks' `providers` maps use it.
+pub fn is_test_only_provider(config: &Config, key: &str, name: &str) -> bool {
+    matches!(substitute_for(config, key, name), SubstituteFor::TestOnly)
+}
+
 /// The rules for provider instances in a test file: a test's `provider`
 /// or `mock_provider` block has `for_each` exactly when the module's block
 /// it substitutes for has it; substitutes for passed-in configurations and

@@ -41,17 +41,57 @@ impl Overrides {
     }
 }
 
+/// The arguments of a test file's (not mocked) provider configurations,
+/// evaluated in the test file's scope: by provider and alias, then by
+/// instance key.
+pub type ConfiguredProviders =
+    HashMap<(ProviderAddr, Option<String>), BTreeMap<InstanceKey, terrace_value::Value>>;
+
 pub struct TestProviderFactory {
     pub inner: Arc<dyn ProviderFactory>,
     /// Root module provider configurations replaced by mocks, by provider
     /// and alias.
     pub mocks: HashMap<(ProviderAddr, Option<String>), MockSetup>,
+    /// Root module provider configurations replaced by a test file's
+    /// `provider` blocks, whose arguments the engine does not evaluate.
+    pub configured: ConfiguredProviders,
     pub overrides: Overrides,
+    /// Schemas whose provider block asks for nothing, for the providers in
+    /// `configured`: the engine decodes their empty bodies against it.
+    pub relaxed_schemas: std::sync::Mutex<HashMap<ProviderAddr, Arc<ProviderSchema>>>,
+}
+
+/// `block` with every attribute optional and no nested block required.
+fn relax(block: &mut terrace_providers::Block) {
+    for attribute in block.attributes.values_mut() {
+        if attribute.required {
+            attribute.required = false;
+            attribute.optional = true;
+        }
+    }
+    for nested in block.block_types.values_mut() {
+        nested.min_items = 0;
+        relax(&mut nested.block);
+    }
 }
 
 impl ProviderFactory for TestProviderFactory {
     fn schema(&self, provider: &ProviderAddr) -> Result<Arc<ProviderSchema>, Diagnostics> {
-        self.inner.schema(provider)
+        if !self.configured.keys().any(|(p, _)| p == provider) {
+            return self.inner.schema(provider);
+        }
+        let mut relaxed = self
+            .relaxed_schemas
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(schema) = relaxed.get(provider) {
+            return Ok(schema.clone());
+        }
+        let mut schema = (*self.inner.schema(provider)?).clone();
+        relax(&mut schema.provider.block);
+        let schema = Arc::new(schema);
+        relaxed.insert(provider.clone(), schema.clone());
+        Ok(schema)
     }
 
     fn start(&self, provider: &ProviderAddr) -> Result<Arc<dyn Provider>, Diagnostics> {
@@ -65,13 +105,23 @@ impl ProviderFactory for TestProviderFactory {
     ) -> Result<Arc<dyn Provider>, Diagnostics> {
         if config.module.is_root() {
             let alias = config.alias.as_ref().map(|a| a.to_string());
-            if let Some(setup) = self.mocks.get(&(config.provider.clone(), alias)) {
+            if let Some(setup) = self.mocks.get(&(config.provider.clone(), alias.clone())) {
                 let schema = self.inner.schema(&config.provider)?;
                 return Ok(Arc::new(MockProvider::new(
                     schema,
                     setup.resources.clone(),
                     setup.data.clone(),
                 )));
+            }
+            if let Some(arguments) = self
+                .configured
+                .get(&(config.provider.clone(), alias))
+                .and_then(|by_key| by_key.get(key))
+            {
+                return Ok(Arc::new(TestConfiguredProvider {
+                    inner: self.inner.start_configuration(config, key)?,
+                    arguments: arguments.clone(),
+                }));
             }
         }
         self.inner.start_configuration(config, key)
@@ -90,6 +140,119 @@ impl ProviderFactory for TestProviderFactory {
             }),
             None => provider,
         }
+    }
+}
+
+/// A real provider configured by a test file's `provider` block: it is
+/// validated and configured with the block's arguments as the test file's
+/// scope gave them, whatever the engine passes for its empty body.
+struct TestConfiguredProvider {
+    inner: Arc<dyn Provider>,
+    arguments: terrace_value::Value,
+}
+
+impl Provider for TestConfiguredProvider {
+    fn get_metadata(&self) -> GetMetadataResponse {
+        self.inner.get_metadata()
+    }
+    fn get_provider_schema(&self) -> GetProviderSchemaResponse {
+        self.inner.get_provider_schema()
+    }
+    fn validate_provider_config(
+        &self,
+        _request: ValidateProviderConfigRequest,
+    ) -> ValidateProviderConfigResponse {
+        self.inner
+            .validate_provider_config(ValidateProviderConfigRequest {
+                config: self.arguments.clone(),
+            })
+    }
+    fn validate_resource_config(
+        &self,
+        request: ValidateResourceConfigRequest,
+    ) -> ValidateResourceConfigResponse {
+        self.inner.validate_resource_config(request)
+    }
+    fn validate_data_resource_config(
+        &self,
+        request: ValidateDataResourceConfigRequest,
+    ) -> ValidateDataResourceConfigResponse {
+        self.inner.validate_data_resource_config(request)
+    }
+    fn validate_ephemeral_resource_config(
+        &self,
+        request: ValidateEphemeralResourceConfigRequest,
+    ) -> ValidateEphemeralResourceConfigResponse {
+        self.inner.validate_ephemeral_resource_config(request)
+    }
+    fn upgrade_resource_state(
+        &self,
+        request: UpgradeResourceStateRequest,
+    ) -> UpgradeResourceStateResponse {
+        self.inner.upgrade_resource_state(request)
+    }
+    fn configure_provider(&self, request: ConfigureProviderRequest) -> ConfigureProviderResponse {
+        self.inner.configure_provider(ConfigureProviderRequest {
+            config: self.arguments.clone(),
+            ..request
+        })
+    }
+    fn read_resource(&self, request: ReadResourceRequest) -> ReadResourceResponse {
+        self.inner.read_resource(request)
+    }
+    fn plan_resource_change(
+        &self,
+        request: PlanResourceChangeRequest,
+    ) -> PlanResourceChangeResponse {
+        self.inner.plan_resource_change(request)
+    }
+    fn apply_resource_change(
+        &self,
+        request: ApplyResourceChangeRequest,
+    ) -> ApplyResourceChangeResponse {
+        self.inner.apply_resource_change(request)
+    }
+    fn import_resource_state(
+        &self,
+        request: ImportResourceStateRequest,
+    ) -> ImportResourceStateResponse {
+        self.inner.import_resource_state(request)
+    }
+    fn move_resource_state(&self, request: MoveResourceStateRequest) -> MoveResourceStateResponse {
+        self.inner.move_resource_state(request)
+    }
+    fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
+        self.inner.read_data_source(request)
+    }
+    fn open_ephemeral_resource(
+        &self,
+        request: OpenEphemeralResourceRequest,
+    ) -> OpenEphemeralResourceResponse {
+        self.inner.open_ephemeral_resource(request)
+    }
+    fn renew_ephemeral_resource(
+        &self,
+        request: RenewEphemeralResourceRequest,
+    ) -> RenewEphemeralResourceResponse {
+        self.inner.renew_ephemeral_resource(request)
+    }
+    fn close_ephemeral_resource(
+        &self,
+        request: CloseEphemeralResourceRequest,
+    ) -> CloseEphemeralResourceResponse {
+        self.inner.close_ephemeral_resource(request)
+    }
+    fn get_functions(&self) -> GetFunctionsResponse {
+        self.inner.get_functions()
+    }
+    fn call_function(&self, request: CallFunctionRequest) -> CallFunctionResponse {
+        self.inner.call_function(request)
+    }
+    fn stop(&self) -> ProviderDiagnostics {
+        self.inner.stop()
+    }
+    fn close(&self) -> ProviderDiagnostics {
+        self.inner.close()
     }
 }
 
@@ -285,7 +448,9 @@ mod tests {
         let factory = TestProviderFactory {
             inner: inner.clone(),
             mocks: HashMap::from([((aws(), Some("by_region".to_string())), MockSetup::default())]),
+            configured: ConfiguredProviders::new(),
             overrides: Overrides::default(),
+            relaxed_schemas: std::sync::Mutex::default(),
         };
         let mocked = AbsProviderConfig::new(Module::root(), aws(), Some("by_region".into()));
         for key in ["a", "b"] {

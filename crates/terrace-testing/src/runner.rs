@@ -10,7 +10,7 @@
 //! a failed assertion fails the run and the file, and later runs still
 //! execute.
 
-use crate::factory::{MockSetup, Overrides, TestProviderFactory};
+use crate::factory::{ConfiguredProviders, MockSetup, Overrides, TestProviderFactory};
 use crate::file::{Command, OverrideKind, RunMode, RunSpec, TestFileSpec};
 use crate::mock::MockValues;
 use std::collections::{BTreeMap, HashMap};
@@ -177,6 +177,16 @@ struct PreparedRun {
     run_name: String,
     /// The run's position in its file.
     run_index: usize,
+}
+
+/// What a test file's provider blocks are evaluated with.
+struct ProviderScope<'a> {
+    /// The test's own variables, for `for_each`.
+    for_each_variables: &'a BTreeMap<String, Value>,
+    /// Those and the module's final values, for the arguments.
+    variables: &'a BTreeMap<String, Value>,
+    /// Earlier runs' outputs.
+    outputs: &'a BTreeMap<String, Value>,
 }
 
 struct FileRunner<'a> {
@@ -410,12 +420,29 @@ impl FileRunner<'_> {
         if has_errors(&diags) {
             return Err(diags);
         }
-        let mocks = self.substitute_providers(run, &mut config, &test_variables, &mut diags);
+        let (variables, final_diags) = inputs.final_values(&config.module.variables);
+        // What `var.` means in the test file's provider blocks and
+        // assertions: the module's final values, and the test's own values
+        // for names the module does not declare.
+        let mut assertion_vars = test_variables.clone();
+        for (name, value) in &variables {
+            assertion_vars.insert(name.clone(), value.clone());
+        }
+        let (mocks, configured) = self.substitute_providers(
+            run,
+            &mut config,
+            &ProviderScope {
+                for_each_variables: &test_variables,
+                variables: &assertion_vars,
+                outputs,
+            },
+            &mut diags,
+        );
         let overrides = self.overrides(run, &mut config, &mut diags);
         if has_errors(&diags) {
             return Err(diags);
         }
-        let (variables, d) = inputs.final_values(&config.module.variables);
+        let d = final_diags;
         // Values the module does not declare may be meant for the test
         // file's own expressions: no complaint about them here.
         diags.extend(
@@ -439,16 +466,12 @@ impl FileRunner<'_> {
         if has_errors(&diags) {
             return Err(diags);
         }
-        // What `var.` means in assertions: the module's final values, and
-        // the test's own values for names the module does not declare.
-        let mut assertion_vars = test_variables;
-        for (name, value) in &variables {
-            assertion_vars.insert(name.clone(), value.clone());
-        }
         let factory = Arc::new(TestProviderFactory {
             inner: self.providers.clone(),
             mocks,
+            configured,
             overrides,
+            relaxed_schemas: Mutex::default(),
         });
         Ok(PreparedRun {
             config: Arc::new(config),
@@ -465,14 +488,19 @@ impl FileRunner<'_> {
     /// Replaces the root module's provider configurations with the test
     /// file's (`provider` and `mock_provider` blocks, or the run's
     /// `providers` map), evaluating their `for_each` from the run's
-    /// variables; returns the mocked configurations.
+    /// variables; returns the mocked configurations, and the arguments of
+    /// the others evaluated in the test file's scope, per instance.
     fn substitute_providers(
         &self,
         run: &RunSpec,
         config: &mut Config,
-        test_variables: &BTreeMap<String, Value>,
+        scope: &ProviderScope<'_>,
         diags: &mut Diagnostics,
-    ) -> HashMap<(terrace_addrs::Provider, Option<String>), MockSetup> {
+    ) -> (
+        HashMap<(terrace_addrs::Provider, Option<String>), MockSetup>,
+        ConfiguredProviders,
+    ) {
+        let test_variables = scope.for_each_variables;
         let base = &self.file.base;
         let mut placed: Vec<(String, ProviderBlock)> = Vec::new();
         let passed = base
@@ -481,8 +509,13 @@ impl FileRunner<'_> {
             .map(|r| r.providers.clone())
             .unwrap_or_default();
         if passed.is_empty() {
+            // A test-only configuration serves only runs that name it in
+            // `providers`: it is neither placed nor evaluated for others.
             for (key, p) in &base.providers {
-                placed.push((key.clone(), p.clone()));
+                if !terrace_config::provider_validation::is_test_only_provider(config, key, &p.name)
+                {
+                    placed.push((key.clone(), p.clone()));
+                }
             }
         } else {
             for entry in &passed {
@@ -500,6 +533,7 @@ impl FileRunner<'_> {
         }
         let types = module_provider_types(&config.module);
         let mut mocks = HashMap::new();
+        let mut configured = ConfiguredProviders::new();
         for (source_key, mut p) in placed {
             if let Some(for_each) = &p.for_each {
                 match test_provider_instances(for_each, test_variables) {
@@ -543,10 +577,100 @@ impl FileRunner<'_> {
                     }
                     mocks.insert((fqn, p.alias.clone()), setup);
                 }
+            } else if let Some(fqn) = types
+                .get(&p.name)
+                .cloned()
+                .or_else(|| terrace_addrs::Provider::new_default(&p.name).ok())
+            {
+                // The engine evaluates a provider block in the module's
+                // scope; a test's belongs to the test file's (its
+                // variables, earlier runs' outputs), so its arguments are
+                // evaluated here and handed to the provider when it is
+                // configured, and the engine sees an empty body.
+                let values = self.test_provider_arguments(&p, &fqn, scope, diags);
+                configured.insert((fqn, p.alias.clone()), values);
+                p.config = terrace_config::body::Body::empty();
             }
             config.module.provider_configs.insert(local_key, p);
         }
-        mocks
+        (mocks, configured)
+    }
+
+    /// A test-level provider block's arguments for each of its instances,
+    /// decoded against the provider's schema in the test file's scope.
+    fn test_provider_arguments(
+        &self,
+        p: &ProviderBlock,
+        fqn: &terrace_addrs::Provider,
+        scope: &ProviderScope<'_>,
+        diags: &mut Diagnostics,
+    ) -> BTreeMap<InstanceKey, Value> {
+        let schema = match self.providers.schema(fqn) {
+            Ok(s) => s,
+            Err(d) => {
+                diags.extend(d);
+                return BTreeMap::new();
+            }
+        };
+        let block = &schema.provider.block;
+        let mut unavailable = Diagnostics::new();
+        for (t, file) in terrace_config::hcldec::body_references(&p.config, block) {
+            let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
+                continue;
+            };
+            let range = file.range(t.root_span.to(*span));
+            if t.root == "run" && !scope.outputs.contains_key(name) {
+                unavailable.push(
+                    Diagnostic::error(
+                        "Reference to unavailable run block",
+                        format!("The run block {name:?} has not executed yet. You can only reference run blocks that are in the same test file and will execute before the provider is required."),
+                    )
+                    .with_subject(range),
+                );
+            } else if t.root == "var" && !scope.variables.contains_key(name) {
+                unavailable.push(
+                    Diagnostic::error(
+                        "Reference to undeclared input variable",
+                        format!("An input variable with the name {name:?} has not been declared. This variable can be declared with a variable {name:?} {{}} block."),
+                    )
+                    .with_subject(range),
+                );
+            }
+        }
+        if !unavailable.is_empty() {
+            diags.extend(unavailable);
+            return BTreeMap::new();
+        }
+        let base = || {
+            MapScope::new()
+                .with("var", object_of(scope.variables))
+                .with("run", object_of(scope.outputs))
+                .with_base_dir(&self.options.dir)
+        };
+        let mut out = BTreeMap::new();
+        match &p.instances {
+            Some(instances) => {
+                for (key, repetition) in instances {
+                    let each = Value::object(BTreeMap::from([
+                        ("key".to_string(), repetition.each_key.clone()),
+                        ("value".to_string(), repetition.each_value.clone()),
+                    ]));
+                    let (value, d) = terrace_config::hcldec::decode_body(
+                        &p.config,
+                        block,
+                        &base().with("each", each),
+                    );
+                    diags.extend(d);
+                    out.insert(InstanceKey::String(Arc::from(key.as_str())), value);
+                }
+            }
+            None => {
+                let (value, d) = terrace_config::hcldec::decode_body(&p.config, block, &base());
+                diags.extend(d);
+                out.insert(InstanceKey::None, value);
+            }
+        }
+        out
     }
 
     fn constant_values(&self, expr: Option<&Expression>, diags: &mut Diagnostics) -> Value {
