@@ -9,6 +9,7 @@
 use crate::provider_factory::CliProviderFactory;
 use crate::providers::{data_dir, print_diagnostics, requirements_by_module};
 use serde_json::{json, Map, Value as Json};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use terrace_config::input_variables::{collect_input_values, VariableArgument};
@@ -182,7 +183,22 @@ pub fn run(argv: &[String]) -> i32 {
     let mut source_files = validated.config.files();
     source_files.extend(inputs.files().iter().cloned());
     let mut diags: Diagnostics = input_diags;
-    diags.extend(validated.diagnostics.clone());
+    // A test file's provider block may not have a version constraint at
+    // all (terrace-testing says so); the module language's deprecation
+    // warning about one is not for it.
+    diags.extend(
+        validated
+            .diagnostics
+            .iter()
+            .filter(|d| {
+                !(d.summary
+                    == "Version constraints inside provider configuration blocks are deprecated"
+                    && d.subject.as_ref().is_some_and(|s| {
+                        s.filename.ends_with(".tftest.hcl") || s.filename.ends_with(".tftest.json")
+                    }))
+            })
+            .cloned(),
+    );
     let mut files = Vec::new();
     for base in &validated.tests {
         if let Some(source) = &base.source {
@@ -208,7 +224,7 @@ pub fn run(argv: &[String]) -> i32 {
     }
     view.diagnostics(&diags);
 
-    let factory = match provider_factory(&dir, &validated) {
+    let (factory, missing_providers) = match provider_factory(&dir, &validated) {
         Ok(f) => f,
         Err(d) => {
             view.diagnostics(&d);
@@ -226,6 +242,7 @@ pub fn run(argv: &[String]) -> i32 {
         parallelism: args.parallelism,
         terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
         working_dir,
+        missing_providers,
     };
     let report =
         terrace_testing::run_suite(&options, Arc::new(validated.config), &files, factory, &view);
@@ -265,10 +282,13 @@ pub fn run(argv: &[String]) -> i32 {
 
 /// The command's real providers: development overrides or the lock file's
 /// packages, for every provider the module and its test files need.
+/// Providers with neither a lock file entry nor a development override are
+/// left out: as terraform's, each run that needs one fails with "Missing
+/// required provider" instead of the whole command stopping.
 fn provider_factory(
     dir: &Path,
     validated: &terrace_config::validation::Validated,
-) -> Result<Arc<CliProviderFactory>, Diagnostics> {
+) -> Result<(Arc<CliProviderFactory>, BTreeSet<terrace_addrs::Provider>), Diagnostics> {
     let mut diags = Diagnostics::new();
     let (reqs, d) = requirements_by_module(&validated.config);
     diags.extend(d);
@@ -281,6 +301,17 @@ fn provider_factory(
     let env = CliEnv::from_process();
     let (cli, cli_diags) = cliconfig::load(&env);
     crate::providers::print_cli_config_problems(&cli_diags);
+    let overrides = cli.dev_overrides();
+    let missing: BTreeSet<terrace_addrs::Provider> = needed
+        .keys()
+        .filter(|p| {
+            terrace_getproviders::lockfile::provider_is_lockable(p)
+                && !overrides.contains_key(*p)
+                && locks.provider(p).is_none()
+        })
+        .cloned()
+        .collect();
+    needed.retain(|p, _| !missing.contains(p));
     diags.extend(crate::providers_schema::verify_dependency_selections(
         &needed, &locks, &cli,
     ));
@@ -290,7 +321,10 @@ fn provider_factory(
     let executables =
         crate::providers_schema::locate_executables(&needed, &locks, &cli, &env, &data_dir(dir))?;
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
-    Ok(Arc::new(CliProviderFactory::new(executables, &working_dir)))
+    Ok((
+        Arc::new(CliProviderFactory::new(executables, &working_dir)),
+        missing,
+    ))
 }
 
 /// The human or JSON view, as the runner reports progress.
@@ -404,32 +438,30 @@ impl View {
         } else {
             RenderStyle::Plain
         };
-        // Warnings first, on stdout with a blank line after each; errors on
-        // stderr, as terraform's test view prints a run's diagnostics:
-        // sorted by place, warnings of the same summary shown once.
+        // As terraform's test view prints a run's diagnostics: sorted by
+        // place, warnings of the same summary shown once, warnings on
+        // stdout and errors on stderr.
         let mut sorted = diags.to_vec();
         crate::init::sort_diags(&mut sorted);
         let diags = crate::init::consolidate_warnings(sorted);
         let mut warned = false;
-        for d in diags.iter().filter(|d| !d.is_error()) {
+        for d in &diags {
             let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
-            if text.ends_with('\n') {
-                out!("{text}");
+            let text = if text.ends_with('\n') {
+                text
             } else {
-                outln!("{text}");
-            }
-            warned = true;
-        }
-        if warned && blank_after {
-            outln!();
-        }
-        for d in diags.iter().filter(|d| d.is_error()) {
-            let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
-            if text.ends_with('\n') {
+                format!("{text}\n")
+            };
+            if d.is_error() {
                 eprint!("{text}");
             } else {
-                eprintln!("{text}");
+                out!("{text}");
+                warned = true;
             }
+        }
+        // The blank line closing a run's warnings comes after its errors.
+        if warned && blank_after {
+            outln!();
         }
     }
 

@@ -179,6 +179,23 @@ pub fn decode(base: TestFile, mock_dir: &std::path::Path) -> (TestFileSpec, Diag
                 spec.variables
                     .extend(attrs.into_iter().map(|a| (a.name, a.expr)));
             }
+            "provider" => {
+                let version = block
+                    .body
+                    .partial_content(&BodySchema::new().attr("version"))
+                    .0
+                    .attribute("version")
+                    .map(|a| a.expr.range());
+                if let Some(range) = version {
+                    diags.push(
+                        Diagnostic::error(
+                            "Version constraints are not allowed in test files",
+                            "Version constraints inside provider configuration blocks are not allowed in test files. To silence this error, move the provider version constraint into the required_providers block of the configuration that uses this provider.",
+                        )
+                        .with_subject(range),
+                    );
+                }
+            }
             "mock_provider" => {
                 let (key, contents, d) = decode_mock_provider(block, mock_dir);
                 diags.extend(d);

@@ -73,6 +73,9 @@ pub struct SuiteOptions {
     pub parallelism: usize,
     pub terraform_version: String,
     pub working_dir: PathBuf,
+    /// Providers the command could not find (no lock file entry, no
+    /// development override): a run needing one fails.
+    pub missing_providers: std::collections::BTreeSet<terrace_addrs::Provider>,
 }
 
 /// One finished run block.
@@ -306,6 +309,34 @@ impl FileRunner<'_> {
         vars
     }
 
+    /// "Missing required provider" for each provider the run's modules use
+    /// that the command could not find, in address order.
+    fn missing_providers(&self, config: &Config) -> Diagnostics {
+        if self.options.missing_providers.is_empty() {
+            return Vec::new();
+        }
+        let mut used = std::collections::BTreeSet::new();
+        config.deep_each(&mut |c| {
+            used.extend(module_provider_types(&c.module).into_values());
+            let module = &c.module;
+            for r in module
+                .managed_resources
+                .values()
+                .chain(module.data_resources.values())
+            {
+                used.extend(r.provider.clone());
+            }
+        });
+        used.intersection(&self.options.missing_providers)
+            .map(|p| {
+                Diagnostic::error(
+                    "Missing required provider",
+                    format!("This configuration requires provider {p}, but that provider isn't available. You may be able to install it automatically by running:\n  terrace init"),
+                )
+            })
+            .collect()
+    }
+
     /// `terraform.tfvars` and `*.auto.tfvars` (and their JSON forms) of the
     /// directory holding the test file, when it is a test directory: they
     /// apply to its test files only, over the command line's values, and
@@ -417,6 +448,10 @@ impl FileRunner<'_> {
         };
         let (mut config, d) = load_config(&module_dir, &load_options);
         diags.extend(d);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        diags.extend(self.missing_providers(&config));
         if has_errors(&diags) {
             return Err(diags);
         }
