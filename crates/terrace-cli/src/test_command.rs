@@ -7,7 +7,7 @@
 //! writes the JUnit XML report.
 
 use crate::provider_factory::CliProviderFactory;
-use crate::providers::{data_dir, print_diagnostics, requirements_by_module};
+use crate::providers::{data_dir, requirements_by_module};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -56,9 +56,6 @@ Options:
 
   -no-color             If specified, output won't contain any color.
 
-  -parallelism=n        Limit the number of concurrent operations within the
-                        plan/apply operation of a test run. Defaults to 10.
-
   -test-directory=path  Set the terrace test directory, defaults to \"tests\".
 
   -var 'foo=bar'        Set a value for one of the input variables in the root
@@ -79,10 +76,15 @@ struct TestArgs {
     json: bool,
     junit: Option<PathBuf>,
     color: bool,
+    /// terraform 1.11's `test` has no `-parallelism`: always the walk's
+    /// default.
     parallelism: usize,
     test_directory: String,
     variables: Vec<VariableArgument>,
     verbose: bool,
+    /// Flags that parsed but whose values are wrong: reported through the
+    /// chosen view (JSON too), unlike a flag that does not parse.
+    problems: Diagnostics,
 }
 
 fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
@@ -95,6 +97,7 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
         test_directory: DEFAULT_TEST_DIRECTORY.to_string(),
         variables: Vec::new(),
         verbose: false,
+        problems: Diagnostics::new(),
     };
     for arg in crate::args::parse(argv) {
         let bad = |text: String| {
@@ -111,35 +114,25 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
                 ("no-color", None) => args.color = false,
                 ("verbose", None) => args.verbose = true,
                 ("test-directory", Some(d)) => args.test_directory = d,
-                ("parallelism", Some(n)) => match n.parse() {
-                    Ok(n) => args.parallelism = n,
-                    Err(_) => {
-                        return Err(bad(format!(
-                            "invalid value {n:?} for flag -parallelism: parse error"
-                        )))
-                    }
-                },
                 ("var", Some(assignment)) => match assignment.split_once('=') {
                     Some((name, text)) => args.variables.push(VariableArgument::Var {
                         name: name.to_string(),
                         text: text.to_string(),
                     }),
-                    None => {
-                        return Err(Box::new(Diagnostic::error(
-                            "Invalid -var option",
-                            format!("The given -var option {assignment:?} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\"."),
-                        )))
-                    }
+                    None => args.problems.push(Diagnostic::error(
+                        "Invalid -var option",
+                        format!("The given -var option {assignment:?} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\"."),
+                    )),
                 },
                 ("var-file", Some(path)) => args.variables.push(VariableArgument::File(path)),
+                (
+                    name @ ("filter" | "junit-xml" | "test-directory" | "var" | "var-file"),
+                    None,
+                ) => return Err(bad(format!("flag needs an argument: -{name}"))),
                 (other, _) => return Err(bad(format!("flag provided but not defined: -{other}"))),
             },
-            crate::args::Arg::Positional(p) => {
-                return Err(Box::new(Diagnostic::error(
-                    "Too many command line arguments",
-                    format!("Expected no positional arguments, got {p:?}."),
-                )))
-            }
+            // terraform test ignores positional arguments.
+            crate::args::Arg::Positional(_) => {}
         }
     }
     if args.json {
@@ -158,17 +151,28 @@ pub fn run(argv: &[String]) -> i32 {
     }
     let args = match parse_args(argv) {
         Ok(a) => a,
-        Err(mut d) => {
+        Err(d) => {
             let color =
                 std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
-            d.detail = format!(
-                "{}\n\nFor more help on using this command, run:\n  terrace test -help",
-                d.detail
+            let style = if color {
+                RenderStyle::Color
+            } else {
+                RenderStyle::Plain
+            };
+            // The hint follows the diagnostic, outside its box.
+            eprint!(
+                "{}\nFor more help on using this command, run:\n  terrace test -help\n",
+                render_diagnostic(&d, &SourceMap::new(), style, DEFAULT_WIDTH)
             );
-            print_diagnostics(&[*d], &SourceMap::new(), color);
             return 1;
         }
     };
+    if !args.problems.is_empty() {
+        let view = View::new(&args, Vec::new());
+        view.version();
+        view.diagnostics(&args.problems);
+        return 1;
+    }
     let dir = PathBuf::from(".");
     let (inputs, input_diags) = collect_input_values(&dir, &args.variables, std::env::vars());
     let inputs = Arc::new(inputs);
@@ -493,8 +497,10 @@ impl View {
         }
     }
 
+    /// The command's own diagnostics (loading, providers): no blank line
+    /// after its warnings, as there is after a run's.
     fn diagnostics(&self, diags: &[Diagnostic]) {
-        self.diagnostics_for(diags, None, None);
+        self.diagnostics_spaced(diags, None, None, false);
     }
 
     fn json_line(

@@ -35,7 +35,10 @@ fn case_names() -> Vec<String> {
 }
 
 /// Where terraform's messages name the product, terrace's name terrace.
-const PRODUCT_NAMES: &[(&str, &str)] = &[("terraform init", "terrace init")];
+const PRODUCT_NAMES: &[(&str, &str)] = &[
+    ("terraform init", "terrace init"),
+    ("terraform test -help", "terrace test -help"),
+];
 
 fn normalize(text: &str) -> String {
     PRODUCT_NAMES
