@@ -497,6 +497,89 @@ impl View {
         }
     }
 
+    /// `-json -verbose`: the plan or state as terraform's test view writes
+    /// them (`test_plan`, `test_state`), with the schemas of the
+    /// providers the run's configuration uses.
+    fn verbose_json(&self, file: &str, run: &RunReport) {
+        let (Some(factory), Some(config)) = (&run.schemas, &run.config) else {
+            return;
+        };
+        let lookup = |provider: &terrace_addrs::Provider,
+                      mode: terrace_addrs::ResourceMode,
+                      type_name: &str| {
+            let schema = factory.schema(provider).ok()?;
+            let found = match mode {
+                terrace_addrs::ResourceMode::Data => schema.data_sources.get(type_name),
+                terrace_addrs::ResourceMode::Ephemeral => schema.ephemeral_resources.get(type_name),
+                _ => schema.resource_types.get(type_name),
+            }?;
+            Some(Arc::new(found.clone()))
+        };
+        let (requirements, _) = requirements_by_module(config);
+        let schemas: std::collections::BTreeMap<String, _> = requirements
+            .merged()
+            .into_keys()
+            .filter_map(|p| factory.schema(&p).ok().map(|s| (p.to_string(), s)))
+            .collect();
+        let mut provider_schemas =
+            serde_json::from_str::<Json>(&crate::jsonprovider::render(&schemas))
+                .ok()
+                .and_then(|mut doc| doc.get_mut("provider_schemas").map(Json::take))
+                .unwrap_or_else(|| json!({}));
+        // The built-in provider has no configuration block at all, which
+        // terraform writes as no `block`.
+        for (address, schema) in provider_schemas.as_object_mut().into_iter().flatten() {
+            if address.starts_with("terraform.io/builtin/") {
+                if let Some(provider) = schema.get_mut("provider").and_then(Json::as_object_mut) {
+                    provider.remove("block");
+                }
+            }
+        }
+        let parse = |text: Result<String, terrace_plans::json::JsonError>| {
+            text.ok()
+                .and_then(|t| serde_json::from_str::<Json>(&t).ok())
+                .unwrap_or(Json::Null)
+        };
+        let emit = |message: &str, kind: &str, body: Map<String, Json>| {
+            let mut document = body;
+            document.insert("provider_format_version".into(), "1.0".into());
+            document.insert("provider_schemas".into(), provider_schemas.clone());
+            let mut line = self.json_line("info", message, Some(file), Some(&run.name));
+            line.insert(kind.into(), Json::Object(document));
+            line.insert("type".into(), kind.into());
+            emit_json(line);
+        };
+        if let Some(plan) = &run.plan {
+            let doc = parse(terrace_plans::json::plan_json(
+                plan,
+                &lookup,
+                &terrace_plans::json::PlanJsonOptions {
+                    terraform_version: "",
+                    configuration: None,
+                },
+            ));
+            let mut body = Map::new();
+            body.insert("plan_format_version".into(), "1.2".into());
+            for key in ["output_changes", "resource_changes", "relevant_attributes"] {
+                if let Some(v) = doc.get(key) {
+                    body.insert(key.into(), v.clone());
+                }
+            }
+            emit("-verbose flag enabled, printing plan", "test_plan", body);
+        }
+        if let Some(state) = &run.state {
+            let doc = parse(terrace_plans::json::state_json(Some(state), &lookup));
+            let mut body = Map::new();
+            body.insert("state_format_version".into(), "1.0".into());
+            for key in ["root_module", "outputs"] {
+                if let Some(v) = doc.get("values").and_then(|values| values.get(key)) {
+                    body.insert(key.into(), v.clone());
+                }
+            }
+            emit("-verbose flag enabled, printing state", "test_state", body);
+        }
+    }
+
     /// The command's own diagnostics (loading, providers): no blank line
     /// after its warnings, as there is after a run's.
     fn diagnostics(&self, diags: &[Diagnostic]) {
@@ -715,6 +798,7 @@ impl Reporter for View {
             );
             line.insert("type".into(), "test_run".into());
             emit_json(line);
+            self.verbose_json(name, run);
         } else {
             out!("  run {:?}... {}\n", run.name, self.status_word(run.status));
             self.verbose(run);
