@@ -204,7 +204,7 @@ pub fn decode(base: TestFile, mock_dir: &std::path::Path) -> (TestFileSpec, Diag
             "override_resource" | "override_data" | "override_module" => {
                 let (o, d) = decode_override(block);
                 diags.extend(d);
-                spec.overrides.extend(o);
+                add_override(&mut spec.overrides, o, &block.block_type, &mut diags);
             }
             "run" => {
                 let name = block.labels.first().cloned().unwrap_or_default();
@@ -346,7 +346,7 @@ fn add_mock_blocks(blocks: &[Block], contents: &mut MockContents, diags: &mut Di
             "override_resource" | "override_data" => {
                 let (o, d) = decode_override(b);
                 diags.extend(d);
-                contents.overrides.extend(o);
+                add_override(&mut contents.overrides, o, &b.block_type, diags);
             }
             _ => {}
         }
@@ -414,6 +414,34 @@ fn override_during(attr: Option<&terrace_config::body::Attribute>) -> (bool, Dia
             .with_subject(attr.expr.range())],
         ),
     }
+}
+
+/// Adds `o` to the overrides of one place (the file, a run, a mock
+/// provider), where each target may be overridden once.
+fn add_override(
+    list: &mut Vec<Override>,
+    o: Option<Override>,
+    block_type: &str,
+    diags: &mut Diagnostics,
+) {
+    let Some(o) = o else { return };
+    if let Some(first) = list
+        .iter()
+        .find(|f| f.kind == o.kind && f.target == o.target)
+    {
+        diags.push(
+            Diagnostic::error(
+                format!("Duplicate {block_type} block"),
+                format!(
+                    "An {block_type} block targeting {} has already been defined at {}.",
+                    o.target, first.decl_range
+                ),
+            )
+            .with_subject(o.decl_range.clone()),
+        );
+        return;
+    }
+    list.push(o);
 }
 
 fn decode_override(block: &Block) -> (Option<Override>, Diagnostics) {
@@ -612,7 +640,7 @@ fn decode_run(block: &Block, index: usize) -> (RunSpec, Diagnostics) {
             "override_resource" | "override_data" | "override_module" => {
                 let (o, d) = decode_override(b);
                 diags.extend(d);
-                run.overrides.extend(o);
+                add_override(&mut run.overrides, o, &b.block_type, &mut diags);
             }
             _ => {}
         }
