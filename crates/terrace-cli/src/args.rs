@@ -24,6 +24,9 @@ const FLAGS_WITH_VALUES: &[&str] = &[
     "out",
     "parallelism",
     "lock-timeout",
+    "filter",
+    "junit-xml",
+    "test-directory",
 ];
 
 pub fn parse(args: &[String]) -> Vec<Arg> {

@@ -190,7 +190,7 @@ pub(crate) fn colorize(text: &str, color: bool) -> String {
 /// Terraform's order for showing diagnostics: warnings first, then those
 /// without a source location, then by file (fewer path segments first)
 /// and position; otherwise as given.
-fn sort_diags(diags: &mut [Diagnostic]) {
+pub(crate) fn sort_diags(diags: &mut [Diagnostic]) {
     use std::cmp::Ordering;
     diags.sort_by(|a, b| {
         let sev = |d: &Diagnostic| u8::from(d.severity == Severity::Error);
@@ -218,7 +218,7 @@ fn sort_diags(diags: &mut [Diagnostic]) {
 /// Terraform's consolidation of warnings: those with a source location
 /// and the same summary are shown once, the first noting how many more
 /// there were.
-fn consolidate_warnings(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+pub(crate) fn consolidate_warnings(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     // Summary, index of the first in `out`, how many were folded into it.
     let mut groups: Vec<(String, usize, usize)> = Vec::new();

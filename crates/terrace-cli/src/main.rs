@@ -57,6 +57,7 @@ mod state_replace_provider;
 mod state_rm;
 mod state_show;
 mod taint;
+mod test_command;
 mod ui;
 mod validate;
 mod workspace;
@@ -98,6 +99,7 @@ All other commands:
   show          Show the current state or a saved plan
   state         Advanced state management
   taint         Mark a resource instance as not fully functional
+  test          Execute integration tests for terrace modules
   untaint       Remove the 'tainted' state from a resource instance
   version       Show the current terrace version
   workspace     Workspace management
@@ -228,6 +230,7 @@ fn run(argv: Vec<String>) -> i32 {
         "show" => show::run(command_args),
         "state" => state_command::run(command_args),
         "taint" => taint::run(true, command_args),
+        "test" => test_command::run(command_args),
         "untaint" => taint::run(false, command_args),
         "workspace" => workspace::run(command_args),
         "version" | "-version" | "--version" | "-v" => version(command_args),

@@ -47,6 +47,8 @@ enum GivenValue {
     Expr(Expression),
     /// A variable's final value, as a saved plan recorded it.
     Final(Value),
+    /// A value not yet converted to the variable's type.
+    Value(Value),
 }
 
 impl Given {
@@ -55,7 +57,7 @@ impl Given {
         match &self.value {
             GivenValue::Expr(e) => e.constant_value(),
             GivenValue::Text(text) => parse_text_value(name, text, mode),
-            GivenValue::Final(v) => (v.clone(), Vec::new()),
+            GivenValue::Final(v) | GivenValue::Value(v) => (v.clone(), Vec::new()),
         }
     }
 }
@@ -100,6 +102,21 @@ impl InputValues {
             );
         }
         out
+    }
+
+    /// A value given as a value (a test's `variables` block), converted to
+    /// the variable's type like any other given value; `range` is the
+    /// expression it came from.
+    pub fn add_value(&mut self, name: &str, value: Value, range: Option<SourceRange>) {
+        self.values.insert(
+            name.to_string(),
+            Given {
+                value: GivenValue::Value(value),
+                source: ValueSource::CommandLine,
+                range,
+                file_name: None,
+            },
+        );
     }
 
     /// A value typed at the terminal for `name` (read like `-var`'s).
@@ -239,6 +256,22 @@ impl InputValues {
         Some(given.raw_value(&variable.name, variable.parsing_mode))
     }
 
+    /// Every name given a value, with the value as given (a variables
+    /// file's expression evaluated, text read as an expression), the last
+    /// source winning: for readers that take values whether or not a
+    /// variable declares them, as a test file's `var.` does.
+    pub fn given_values(&self) -> BTreeMap<String, (Value, Diagnostics)> {
+        self.values
+            .iter()
+            .map(|(name, given)| {
+                (
+                    name.clone(),
+                    given.raw_value(name, VariableParsingMode::Hcl),
+                )
+            })
+            .collect()
+    }
+
     /// Values given for names no variable declares: warnings for
     /// automatically loaded files, errors for `-var-file` and `-var`.
     /// Values given for names no variable declares: errors on the command
@@ -344,10 +377,16 @@ fn finalize(
     match convert(&value, &variable.constraint_type) {
         Ok(v) => v,
         Err(err) => {
+            // A value written in a file is told where the variable it is
+            // for is declared, as terraform does.
+            let declared_at = match range {
+                Some(_) => format!(" declared at {}", variable.decl_range),
+                None => String::new(),
+            };
             let mut d = Diagnostic::error(
                 "Invalid value for input variable",
                 format!(
-                    "The given value is not suitable for var.{}: {err}.",
+                    "The given value is not suitable for var.{}{declared_at}: {err}.",
                     variable.name
                 ),
             );

@@ -593,6 +593,12 @@ fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics 
         ),
         for_each.range(),
     );
+    if ctx.decides_missing_values_later() {
+        let (value, _) = ctx.evaluate(&for_each, &ident);
+        if !value.is_wholly_known() {
+            return Vec::new();
+        }
+    }
     let (instances, diags) = evaluate_static_for_each(ctx, &for_each, &ident);
     if has_errors(&diags) {
         return diags;
@@ -674,7 +680,7 @@ fn read_module_manifest_in(
 }
 
 /// `base/rel`, cleaned the way Go's `filepath.Join` cleans.
-pub(crate) fn join_clean(base: &Path, rel: &str) -> PathBuf {
+pub fn join_clean(base: &Path, rel: &str) -> PathBuf {
     let joined = format!("{}/{}", path_string(base), rel.replace('\\', "/"));
     PathBuf::from(clean_path(&joined))
 }

@@ -821,6 +821,7 @@ pub fn validate_test_provider_configs(
     let mut diags = Vec::new();
     let main_types = module_provider_types(&config.module);
     for file in tests {
+        diags.extend(test_provider_instances(config, file));
         let types = resolve_test_types(&main_types, file);
         let test_type = |p: &Provider| {
             types
@@ -928,6 +929,153 @@ pub fn validate_test_provider_configs(
                         .with_subject(tp.decl_range.clone()),
                     );
                 }
+            }
+        }
+    }
+    diags
+}
+
+/// Where a test file's `provider` or `mock_provider` block stands in for
+/// something of the module under test.
+enum SubstituteFor<'c> {
+    /// The module's own `provider` block with the same name and alias.
+    ProviderBlock(&'c Provider),
+    /// A `configuration_aliases` entry: a configuration the module's
+    /// caller passes in.
+    ConfigurationAlias,
+    /// The implied empty default configuration of a provider the module
+    /// uses without a `provider` block.
+    ImpliedDefault,
+    /// Nothing: a configuration only run blocks' `providers` maps use.
+    TestOnly,
+}
+
+fn substitute_for<'c>(config: &'c Config, key: &str, name: &str) -> SubstituteFor<'c> {
+    let module = &config.module;
+    if let Some(p) = module.provider_configs.get(key) {
+        return SubstituteFor::ProviderBlock(p);
+    }
+    let aliased = module
+        .required_providers
+        .providers
+        .values()
+        .any(|r| r.aliases.iter().any(|a| a.to_string() == key));
+    if aliased {
+        return SubstituteFor::ConfigurationAlias;
+    }
+    if key == name && module_provider_types(module).contains_key(name) {
+        return SubstituteFor::ImpliedDefault;
+    }
+    SubstituteFor::TestOnly
+}
+
+/// Whether a test file's provider configuration `key` (of provider local
+/// name `name`) stands in for nothing of the module under test, so that
+/// only run blocks' `providers` maps use it.
+pub fn is_test_only_provider(config: &Config, key: &str, name: &str) -> bool {
+    matches!(substitute_for(config, key, name), SubstituteFor::TestOnly)
+}
+
+/// The rules for provider instances in a test file: a test's `provider`
+/// or `mock_provider` block has `for_each` exactly when the module's block
+/// it substitutes for has it; substitutes for passed-in configurations and
+/// test-only configurations never have it; a run block's `providers` map
+/// never names an instance, and so never names a configuration with
+/// `for_each`.
+fn test_provider_instances(config: &Config, file: &crate::testfile::TestFile) -> Diagnostics {
+    let mut diags = Vec::new();
+    let name = &file.name;
+    for (key, p) in &file.providers {
+        let block = if file.mocked.contains(key) {
+            "mock_provider"
+        } else {
+            "provider"
+        };
+        let subject = p
+            .for_each
+            .as_ref()
+            .map(|e| e.range())
+            .unwrap_or_else(|| p.decl_range.clone());
+        match (substitute_for(config, key, &p.name), &p.for_each) {
+            (SubstituteFor::ProviderBlock(module_block), for_each) => {
+                match (module_block.for_each.is_some(), for_each.is_some()) {
+                    (true, false) => diags.push(
+                        Diagnostic::error(
+                            "Missing for_each in provider substitute",
+                            format!(
+                                "The {block} block for {} in {name} substitutes for the module's provider configuration declared at {}, which uses for_each, so it must also have a for_each argument.",
+                                quote(key),
+                                module_block.decl_range
+                            ),
+                        )
+                        .with_subject(p.decl_range.clone()),
+                    ),
+                    (false, true) => diags.push(
+                        Diagnostic::error(
+                            "Unexpected for_each in provider substitute",
+                            format!(
+                                "The {block} block for {} in {name} substitutes for the module's provider configuration declared at {}, which does not use for_each, so it must not have a for_each argument either.",
+                                quote(key),
+                                module_block.decl_range
+                            ),
+                        )
+                        .with_subject(subject),
+                    ),
+                    _ => {}
+                }
+            }
+            (SubstituteFor::ConfigurationAlias, Some(_)) => diags.push(
+                Diagnostic::error(
+                    "Unexpected for_each in provider substitute",
+                    format!(
+                        "The {block} block for {} in {name} substitutes for a provider configuration that the module under test expects its caller to pass in (configuration_aliases). Collections of provider instances cannot be passed into a module, so it must not have a for_each argument.",
+                        quote(key)
+                    ),
+                )
+                .with_subject(subject),
+            ),
+            (SubstituteFor::TestOnly, Some(_)) => diags.push(
+                Diagnostic::error(
+                    "Unexpected for_each in test-only provider configuration",
+                    format!(
+                        "The {block} block for {} in {name} does not substitute for any provider configuration of the module under test, so it can only be used through a run block's providers argument, which cannot select provider instances. Test-only provider configurations must not have a for_each argument.",
+                        quote(key)
+                    ),
+                )
+                .with_subject(subject),
+            ),
+            _ => {}
+        }
+    }
+    for run in &file.runs {
+        for passed in &run.providers {
+            for side in [&passed.in_child, &passed.in_parent] {
+                if let Some(key) = &side.key_expression {
+                    diags.push(
+                        Diagnostic::error(
+                            "Invalid run block provider configuration",
+                            "Instance keys are not allowed in a run block's providers argument: a run block cannot select one instance of a provider configuration.",
+                        )
+                        .with_subject(key.range()),
+                    );
+                }
+            }
+            let parent = passed.in_parent.config_key();
+            let instanced = file
+                .providers
+                .get(&parent)
+                .is_some_and(|p| p.for_each.is_some());
+            if instanced && passed.in_parent.key_expression.is_none() {
+                diags.push(
+                    Diagnostic::error(
+                        "Invalid run block provider configuration",
+                        format!(
+                            "The provider configuration {} in {name} uses for_each, so a reference to it requires an instance key, and a run block's providers argument cannot include one. Refer to a provider configuration without for_each instead.",
+                            quote(&parent)
+                        ),
+                    )
+                    .with_subject(passed.in_parent.name_range.clone()),
+                );
             }
         }
     }

@@ -59,6 +59,10 @@ pub enum MissingRootVariable {
     Unknown,
     /// It is an error ("No value for required variable").
     Error,
+    /// Its value comes later, one set of values at a time (each run block
+    /// of `terrace test`): it is unknown now, and a provider `for_each`
+    /// that depends on it is left undecided rather than an error.
+    DecidedLater,
 }
 
 /// Where a module's input variable values come from.
@@ -144,6 +148,17 @@ impl StaticContext {
             values,
             variable_memo: Mutex::default(),
             local_memo: Mutex::default(),
+        }
+    }
+
+    /// Whether values missing now are decided later
+    /// ([`MissingRootVariable::DecidedLater`]), for this module or the
+    /// modules that call it.
+    pub fn decides_missing_values_later(&self) -> bool {
+        match &self.values {
+            VariableValues::Root { missing, .. } => *missing == MissingRootVariable::DecidedLater,
+            VariableValues::Call { parent, .. } => parent.decides_missing_values_later(),
+            VariableValues::Defaults => false,
         }
     }
 
@@ -506,7 +521,7 @@ impl StaticContext {
                 }
                 match (&variable.default, missing) {
                     (Some(default), _) => (Some(default.clone()), Vec::new()),
-                    (None, MissingRootVariable::Unknown) => (Some(Value::unknown(variable.ty.clone())), Vec::new()),
+                    (None, MissingRootVariable::Unknown | MissingRootVariable::DecidedLater) => (Some(Value::unknown(variable.ty.clone())), Vec::new()),
                     (None, MissingRootVariable::Error) => (
                         None,
                         vec![Diagnostic::error(

@@ -1,14 +1,18 @@
 //! Test files (`*.tftest.hcl`, `*.tftest.json` and their `.tofutest`
 //! forms) as far as the provider configuration rules need them: their
-//! `provider` blocks, and each `run` block's `providers` map and alternate
-//! `module`, whose module tree is loaded as a root of its own (OpenTofu's
-//! `buildTestModules`). Everything else in a test file (assertions,
-//! variables, mocks, overrides) belongs to the test runner and is skipped
-//! here without complaint, so that test files written for either Terraform
-//! or OpenTofu load.
+//! `provider` and `mock_provider` blocks (name, alias and `for_each`), and
+//! each `run` block's `providers` map and alternate `module`, whose module
+//! tree is loaded as a root of its own (OpenTofu's `buildTestModules`).
+//! Everything else in a test file (assertions, variables, mock contents,
+//! overrides) belongs to the test runner and is skipped here without
+//! complaint, so that test files written for either Terraform or OpenTofu
+//! load.
 
 use crate::body::{Body, BodySchema};
-use crate::decode::{decode_passed_provider_configs, decode_provider_block, decode_string};
+use crate::decode::{
+    check_provider_name_normalized, decode_passed_provider_configs, decode_provider_block,
+    decode_string, valid_identifier, BAD_IDENTIFIER_DETAIL,
+};
 use crate::expr::PRODUCT;
 use crate::loader::{
     is_ignored_file, join_clean, load_config, parse_config_file, read_module_manifest, Config,
@@ -43,8 +47,12 @@ pub struct TestFile {
     /// The path relative to the module under test (`main.tftest.hcl`,
     /// `tests/a.tftest.hcl`), as messages name it.
     pub name: String,
-    /// Keyed by `name` or `name.alias`.
+    /// `provider` and `mock_provider` blocks, keyed by `name` or
+    /// `name.alias`. A mock's `config` is empty: its contents are the test
+    /// runner's.
     pub providers: BTreeMap<String, Provider>,
+    /// The keys of `providers` that are `mock_provider` blocks.
+    pub mocked: std::collections::BTreeSet<String>,
     pub runs: Vec<TestRun>,
     /// The file's text, for rendering diagnostics.
     pub source: Option<Arc<SourceFile>>,
@@ -174,11 +182,13 @@ fn test_file_names(dir: &Path) -> Vec<String> {
 pub fn decode_test_file(body: &Body, name: &str) -> (TestFile, Diagnostics) {
     let schema = BodySchema::new()
         .labeled_block("run", &["name"])
-        .labeled_block("provider", &["name"]);
+        .labeled_block("provider", &["name"])
+        .labeled_block("mock_provider", &["name"]);
     let (content, _, mut diags) = body.partial_content(&schema);
     let mut file = TestFile {
         name: name.to_string(),
         providers: BTreeMap::new(),
+        mocked: Default::default(),
         runs: Vec::new(),
         source: None,
     };
@@ -189,6 +199,15 @@ pub fn decode_test_file(body: &Body, name: &str) -> (TestFile, Diagnostics) {
                 diags.extend(d);
                 if let Some(p) = p {
                     file.providers.insert(p.module_unique_key(), p);
+                }
+            }
+            "mock_provider" => {
+                let (p, d) = decode_mock_provider_block(block);
+                diags.extend(d);
+                if let Some(p) = p {
+                    let key = p.module_unique_key();
+                    file.mocked.insert(key.clone());
+                    file.providers.insert(key, p);
                 }
             }
             "run" => {
@@ -203,6 +222,65 @@ pub fn decode_test_file(body: &Body, name: &str) -> (TestFile, Diagnostics) {
         }
     }
     (file, diags)
+}
+
+/// The parts of a `mock_provider` block the provider rules read: its name,
+/// `alias` and `for_each`, with OpenTofu's checks of them.
+fn decode_mock_provider_block(block: &crate::body::Block) -> (Option<Provider>, Diagnostics) {
+    let schema = BodySchema::new()
+        .attr("alias")
+        .attr("for_each")
+        .attr("source");
+    let (content, _, mut diags) = block.body.partial_content(&schema);
+    let name = block.labels.first().cloned().unwrap_or_default();
+    let name_diags = check_provider_name_normalized(&name, &block.def_range);
+    let invalid = has_errors(&name_diags);
+    diags.extend(name_diags);
+    if invalid {
+        return (None, diags);
+    }
+    let mut provider = Provider {
+        name,
+        name_range: block.label_ranges.first().cloned().unwrap_or_default(),
+        alias: None,
+        alias_range: None,
+        version: None,
+        config: Body::empty(),
+        decl_range: block.def_range.clone(),
+        for_each: None,
+        instances: None,
+    };
+    if let Some(attr) = content.attribute("alias") {
+        let (alias, d) = decode_string(&attr.expr);
+        diags.extend(d);
+        let alias = alias.unwrap_or_default();
+        provider.alias_range = Some(attr.expr.range());
+        if !valid_identifier(&alias) {
+            diags.push(
+                Diagnostic::error(
+                    "Invalid mock provider configuration alias",
+                    format!("An alias must be a valid name. {BAD_IDENTIFIER_DETAIL}"),
+                )
+                .with_subject(attr.expr.range()),
+            );
+        }
+        provider.alias = (!alias.is_empty()).then_some(alias);
+    }
+    if let Some(attr) = content.attribute("for_each") {
+        provider.for_each = Some(attr.expr.clone());
+    }
+    if provider.alias.is_none() {
+        if let Some(fe) = &provider.for_each {
+            diags.push(
+                Diagnostic::error(
+                    "Alias required when using \"for_each\"",
+                    "The for_each argument is allowed only for provider configurations with an alias.",
+                )
+                .with_subject(fe.range()),
+            );
+        }
+    }
+    (Some(provider), diags)
 }
 
 fn decode_run_block(block: &crate::body::Block) -> (TestRun, Diagnostics) {
@@ -368,7 +446,8 @@ mod tests {
             "provider \"aws\" {\n  alias = \"x\"\n}\nmock_provider \"aws\" {}\nvariables {\n  a = 1\n}\nrun \"one\" {\n  command = plan\n  providers = {\n    aws = aws.x\n  }\n  module {\n    source = \"./setup\"\n  }\n  assert {\n    condition = true\n    error_message = \"x\"\n  }\n}\n",
         );
         assert!(diags.is_empty(), "{diags:?}");
-        assert_eq!(file.providers.keys().collect::<Vec<_>>(), ["aws.x"]);
+        assert_eq!(file.providers.keys().collect::<Vec<_>>(), ["aws", "aws.x"]);
+        assert_eq!(file.mocked.iter().collect::<Vec<_>>(), ["aws"]);
         let run = &file.runs[0];
         assert_eq!(run.name, "one");
         assert_eq!(run.providers[0].in_parent.to_string(), "aws.x");

@@ -169,6 +169,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
                 .collect()
         });
     save_outputs(&env, plan.mode, &mut state, only.as_ref());
+    hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
     if !plan.targets.is_empty() || !plan.excludes.is_empty() {
         let (opt, opts, provided) = if plan.excludes.is_empty() {
             ("the -target option", "the -target option is", "is provided")
@@ -466,14 +467,15 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             self.instances.left_out(&c.addr, &c.provider, "applied");
             return Err(Diagnostics::new());
         }
-        self.instances.get(&c.provider).ok_or_else(|| {
+        let provider = self.instances.get(&c.provider).ok_or_else(|| {
             vec![instance_not_present(
                 &c.addr,
                 c.deposed.as_ref(),
                 &c.provider.config,
                 &c.provider.key,
             )]
-        })
+        })?;
+        Ok(self.env.ctx.providers.for_resource(&c.addr, provider))
     }
 
     fn apply_change(

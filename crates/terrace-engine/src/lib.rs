@@ -27,6 +27,7 @@ mod plan;
 mod providers;
 mod provisioners;
 mod relevant;
+mod root_eval;
 mod scope;
 mod targeting;
 mod triggers;
@@ -59,6 +60,44 @@ pub trait ProviderFactory: Send + Sync {
         &self,
         provider: &terrace_addrs::Provider,
     ) -> Result<Arc<dyn terrace_providers::Provider>, Diagnostics>;
+    /// A new unconfigured instance for one instance of one provider
+    /// configuration: a factory that substitutes some configurations (a
+    /// test's mock providers) decides here; others start the provider.
+    fn start_configuration(
+        &self,
+        config: &AbsProviderConfig,
+        key: &InstanceKey,
+    ) -> Result<Arc<dyn terrace_providers::Provider>, Diagnostics> {
+        let _ = key;
+        self.start(&config.provider)
+    }
+    /// The provider that serves one resource instance's requests, given
+    /// the configured instance its configuration binds it to: a factory
+    /// that answers for some resources itself (a test's overrides) wraps
+    /// it here.
+    fn for_resource(
+        &self,
+        addr: &AbsResourceInstance,
+        provider: Arc<dyn terrace_providers::Provider>,
+    ) -> Arc<dyn terrace_providers::Provider> {
+        let _ = addr;
+        provider
+    }
+}
+
+/// Evaluates expressions in the root module's scope as a finished walk
+/// left it (planned values after a plan, new values after an apply), with
+/// extra root names the caller supplies (a test's `run` and `output`).
+pub trait RootEvaluator {
+    /// The value of `expr`, and the references in it described as a
+    /// condition's diagnostic shows them.
+    fn evaluate(
+        &self,
+        expr: &terrace_config::expr::Expression,
+        extra: &std::collections::BTreeMap<String, Value>,
+    ) -> (Value, Diagnostics, Vec<(String, String)>);
+    /// The root module's output values.
+    fn outputs(&self) -> std::collections::BTreeMap<String, Value>;
 }
 
 /// Everything a walk needs besides the state and plan.
@@ -191,6 +230,11 @@ pub trait Hooks: Send + Sync {
     /// are asked to stop.
     fn stopping(&self) -> bool {
         false
+    }
+    /// A plan or apply walk finished; `evaluator` answers for its root
+    /// module until this returns.
+    fn walk_finished(&self, evaluator: &dyn RootEvaluator) {
+        let _ = evaluator;
     }
 }
 

@@ -411,6 +411,7 @@ pub(crate) fn plan_with_imports(
         out.drift.clear();
         out.output_changes.clear();
     }
+    hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
@@ -785,7 +786,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let key = instance_key_for(self.env, info, addr, rep)?;
         let pinst = info.provider.instance(key.clone());
         match self.instances.get(&pinst) {
-            Some(p) => Ok((pinst, p)),
+            Some(p) => Ok((pinst, self.env.ctx.providers.for_resource(addr, p))),
             None => Err(vec![instance_not_present(addr, None, &info.provider, &key)]),
         }
     }
@@ -1459,6 +1460,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             )]);
             return false;
         };
+        let provider = self.env.ctx.providers.for_resource(addr, provider);
         let before = match upgrade_object(provider.as_ref(), info, addr, obj) {
             Ok(v) => v,
             Err(d) => {
@@ -1574,6 +1576,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             );
             return false;
         };
+        let provider = self.env.ctx.providers.for_resource(&addr, provider);
         let mut ok = true;
         for (dk, obj) in &is.deposed {
             ok &= self.plan_deposed(info, &addr, rs, is, dk, obj);

@@ -406,7 +406,7 @@ pub(crate) fn start_instance(
     configure: bool,
 ) -> (bool, Diagnostics) {
     let mut diags = Diagnostics::new();
-    let provider = match env.ctx.providers.start(&p.addr.provider) {
+    let provider = match env.ctx.providers.start_configuration(&p.addr, key) {
         Ok(pr) => pr,
         Err(d) => return (false, d),
     };

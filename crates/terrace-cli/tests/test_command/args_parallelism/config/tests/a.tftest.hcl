@@ -1,0 +1,8 @@
+run "a" {
+  command = plan
+
+  assert {
+    condition     = terraform_data.a.input == "a"
+    error_message = "input"
+  }
+}

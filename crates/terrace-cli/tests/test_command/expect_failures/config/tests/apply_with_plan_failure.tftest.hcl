@@ -1,0 +1,7 @@
+run "cannot_apply" {
+  variables {
+    level = 11
+  }
+
+  expect_failures = [var.level]
+}

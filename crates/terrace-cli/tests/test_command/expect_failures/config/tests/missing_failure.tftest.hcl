@@ -1,0 +1,9 @@
+run "nothing_fails" {
+  command = plan
+
+  expect_failures = [var.level]
+}
+
+run "skipped" {
+  command = plan
+}

@@ -1,0 +1,8 @@
+run "first_errors" {
+  variables {
+    name = run.missing.value
+  }
+}
+
+run "then_skipped" {
+}

@@ -1,0 +1,7 @@
+run "needs_uninstalled_providers" {
+  command = plan
+}
+
+run "skipped" {
+  command = plan
+}

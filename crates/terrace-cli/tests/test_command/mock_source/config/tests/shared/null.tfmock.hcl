@@ -1,0 +1,5 @@
+mock_resource "null_resource" {
+  defaults = {
+    id = "from-shared-file"
+  }
+}

@@ -1,0 +1,7 @@
+mock_provider "null" {
+  source = "./mocks"
+}
+
+run "never_runs" {
+  command = plan
+}

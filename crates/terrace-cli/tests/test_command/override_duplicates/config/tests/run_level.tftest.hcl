@@ -1,0 +1,9 @@
+run "twice" {
+  override_resource {
+    target = terraform_data.a
+  }
+
+  override_resource {
+    target = terraform_data.a
+  }
+}

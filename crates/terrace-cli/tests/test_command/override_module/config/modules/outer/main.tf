@@ -1,0 +1,8 @@
+module "inner" {
+  source = "../child"
+  name   = "inner"
+}
+
+output "inner_greeting" {
+  value = module.inner.greeting
+}

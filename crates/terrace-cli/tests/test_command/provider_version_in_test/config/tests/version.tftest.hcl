@@ -1,0 +1,7 @@
+provider "terraform" {
+  version = "~> 1.0"
+}
+
+run "never_runs" {
+  command = plan
+}

@@ -1,0 +1,3 @@
+run "in_the_test_directory" {
+  command = plan
+}

@@ -1,0 +1,5 @@
+run "refers_to_missing_run" {
+  variables {
+    seed = run.nowhere.id
+  }
+}

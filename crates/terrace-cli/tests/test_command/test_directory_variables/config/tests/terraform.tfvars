@@ -1,0 +1,2 @@
+x          = "tests"
+only_tests = "t"

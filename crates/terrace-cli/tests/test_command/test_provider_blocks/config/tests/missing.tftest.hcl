@@ -1,0 +1,7 @@
+provider "kv" {
+  namespace = "no-directory"
+}
+
+run "required_argument_missing" {
+  command = plan
+}

@@ -1,0 +1,2 @@
+prefix   = "from-file"
+count_of = 2

@@ -1,0 +1,3 @@
+run "no_prefix" {
+  command = plan
+}

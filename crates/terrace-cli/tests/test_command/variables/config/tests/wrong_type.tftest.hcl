@@ -1,0 +1,8 @@
+run "bad_count" {
+  command = plan
+
+  variables {
+    prefix   = "x"
+    count_of = "many"
+  }
+}

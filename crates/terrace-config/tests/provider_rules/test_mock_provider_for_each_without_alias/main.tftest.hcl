@@ -1,0 +1,6 @@
+mock_provider "aws" {
+  for_each = toset(["a"])
+}
+
+run "create" {
+}

@@ -1,0 +1,6 @@
+mock_provider "aws" {
+  alias = "by_region"
+}
+
+run "create" {
+}

@@ -1,0 +1,7 @@
+mock_provider "aws" {
+  alias    = "west"
+  for_each = toset(["a", "b"])
+}
+
+run "create" {
+}

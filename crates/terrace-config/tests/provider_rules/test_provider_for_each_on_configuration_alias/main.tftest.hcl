@@ -1,0 +1,7 @@
+mock_provider "aws" {
+  alias    = "primary"
+  for_each = toset(["a"])
+}
+
+run "create" {
+}
