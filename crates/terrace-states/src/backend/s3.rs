@@ -749,6 +749,17 @@ impl RemoteStore for S3Store {
             );
             if let Err(e) = put {
                 let mut message = e.to_string();
+                if self.use_lockfile {
+                    let _ = self.s3_unlock(workspace, &info.id, true);
+                }
+                // Only a failed condition means another holder; any other
+                // failure (no table, no access) is not worth waiting on.
+                if e.code != "ConditionalCheckFailedException" {
+                    return Err(LockError {
+                        message,
+                        info: None,
+                    });
+                }
                 let holder = match self.dynamodb_lock_info(workspace) {
                     Ok(i) => Some(Box::new(i)),
                     Err(more) => {
@@ -756,9 +767,6 @@ impl RemoteStore for S3Store {
                         None
                     }
                 };
-                if self.use_lockfile {
-                    let _ = self.s3_unlock(workspace, &info.id, true);
-                }
                 return Err(LockError {
                     message,
                     info: holder,
