@@ -169,7 +169,10 @@ pub enum WorkingBackend {
     Local(LocalSettings),
     /// `pg`, `s3`, `http`: the configuration object of the type
     /// [`schema::config_type`] gives.
-    Remote { type_name: String, config: Value },
+    Remote {
+        type_name: String,
+        config: Value,
+    },
 }
 
 impl Default for WorkingBackend {
@@ -380,8 +383,7 @@ pub fn setting_from_cli(
         if let Some(d) = diags.iter().find(|d| d.is_error()) {
             return Err(invalid(d.summary.clone()));
         }
-        let (value, diags) =
-            terrace_config::expr::Expression::native(&file, expr).constant_value();
+        let (value, diags) = terrace_config::expr::Expression::native(&file, expr).constant_value();
         if let Some(d) = diags.iter().find(|d| d.is_error()) {
             return Err(invalid(d.summary.clone()));
         }
@@ -458,11 +460,7 @@ pub fn block_config(backend: &terrace_config::model::Backend) -> (Value, Diagnos
 /// Writes `.terraform/terraform.tfstate` as terraform writes it: the
 /// backend's type, its whole configuration (null where unset) and the
 /// hash of the block.
-pub fn write_saved_backend(
-    path: &Path,
-    working: &WorkingBackend,
-    hash: u32,
-) -> Result<(), String> {
+pub fn write_saved_backend(path: &Path, working: &WorkingBackend, hash: u32) -> Result<(), String> {
     if let WorkingBackend::Local(settings) = working {
         return write_saved_local_backend(path, settings, hash);
     }
@@ -625,7 +623,10 @@ pub fn migrate_state(
     let current = source.workspace().to_string();
     let workspaces = source.workspaces().map_err(|e| {
         vec![Diagnostic::error(
-            format!("Error loading state from the {} backend: {e}", quote(&from_type)),
+            format!(
+                "Error loading state from the {} backend: {e}",
+                quote(&from_type)
+            ),
             "",
         )]
     })?;
@@ -643,20 +644,24 @@ pub fn migrate_state(
         confirm(query, description)
     };
     // Pairs of (source workspace, destination workspace).
-    let mut pairs: Vec<(String, String)> = workspaces
-        .iter()
-        .map(|w| (w.clone(), w.clone()))
-        .collect();
+    let mut pairs: Vec<(String, String)> =
+        workspaces.iter().map(|w| (w.clone(), w.clone())).collect();
     if multi && single_workspace(&to_type) {
         let description = format!("The existing {f} backend supports workspaces and you currently are\nusing more than one. The newly configured {t} backend doesn't support\nworkspaces. If you continue, {PRODUCT} will copy your current workspace {c}\nto the default workspace in the new backend. Your existing workspaces in the\nsource backend won't be modified. If you want to switch workspaces, back them\nup, or cancel altogether, answer \"no\" and {PRODUCT} will abort.", f = quote(&from_type), t = quote(&to_type), c = quote(&current));
-        if !may_ask("Do you want to copy only your current workspace?", &description)? {
+        if !may_ask(
+            "Do you want to copy only your current workspace?",
+            &description,
+        )? {
             return Err(vec![Diagnostic::error("Migration aborted by user.", "")]);
         }
         pairs = vec![(current.clone(), "default".to_string())];
     } else if multi {
         let description = format!("Both the existing {f} backend and the newly configured {t} backend\nsupport workspaces. When migrating between backends, {PRODUCT} will copy\nall workspaces (with the same names). THIS WILL OVERWRITE any conflicting\nstates in the destination.\n\n{PRODUCT} initialization doesn't currently migrate only select workspaces.\nIf you want to migrate a select number of workspaces, you must manually\npull and push those states.\n\nIf you answer \"yes\", {PRODUCT} will migrate all states. If you answer\n\"no\", {PRODUCT} will abort.", f = quote(&from_type), t = quote(&to_type));
         if !may_ask(
-            &format!("Do you want to migrate all workspaces to {}?", quote(&to_type)),
+            &format!(
+                "Do you want to migrate all workspaces to {}?",
+                quote(&to_type)
+            ),
             &description,
         )? {
             return Err(vec![Diagnostic::error("Migration aborted by user.", "")]);

@@ -779,9 +779,8 @@ impl Init {
         let unchanged = saved.as_ref().is_some_and(|s| {
             s.type_name == type_name
                 && s.hash == u64::from(block_hash)
-                && s.working().is_ok_and(|w| {
-                    w.config_value().raw_equals(&effective.config_value())
-                })
+                && s.working()
+                    .is_ok_and(|w| w.config_value().raw_equals(&effective.config_value()))
         });
         if unchanged && !self.o.reconfigure {
             return Ok(None);

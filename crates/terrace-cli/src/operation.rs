@@ -292,6 +292,13 @@ impl Operation {
             None => PathBuf::new(),
         };
         let journal_path = backend.journal_path();
+        if backend.local().is_none() {
+            if let Some(parent) = journal_path.parent() {
+                // Where remote states' journals go; a failure shows when
+                // the journal is created.
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
         if locked {
             // An apply killed earlier left its journal: fold it in first.
             match journal::recover(&journal_path, stored.as_ref(), Recoverer::LockHolder) {
@@ -669,7 +676,10 @@ impl Operation {
             .write_state(&state);
         if let Err(e) = written {
             let diags = save_elsewhere(
-                self.backend.lock().unwrap_or_else(PoisonError::into_inner).as_ref(),
+                self.backend
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_ref(),
                 &state,
                 &e.to_string(),
             );
@@ -860,7 +870,7 @@ fn has_changes(plan: &Plan) -> bool {
 }
 
 fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
-    let mut text = terrace_syntax::render::render_diagnostic(
+    let text = terrace_syntax::render::render_diagnostic(
         diag,
         &SourceMap::new(),
         if color {
@@ -869,9 +879,6 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
             terrace_syntax::render::RenderStyle::Plain
         },
         terrace_syntax::render::DEFAULT_WIDTH,
-    );
-    text.push_str(
-        "\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended.",
     );
     text
 }

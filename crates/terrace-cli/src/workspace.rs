@@ -5,10 +5,10 @@
 
 use crate::state_meta::{self, StateFlags, Ui};
 use std::path::PathBuf;
-use terrace_states::backend::Backend;
 use terrace_states::backend::local::{
     messages, LocalBackendOptions, SelectOutcome, WorkspaceError, WORKSPACE_ENV_VAR,
 };
+use terrace_states::backend::Backend;
 use terrace_states::statefile;
 
 const HELP: &str = "Usage: terrace [global options] workspace

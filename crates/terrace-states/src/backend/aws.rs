@@ -60,9 +60,7 @@ pub fn send(
 ) -> Result<Reply, String> {
     let method_value = ureq::http::Method::from_bytes(method.as_bytes())
         .map_err(|e| format!("invalid method {method:?}: {e}"))?;
-    let mut builder = ureq::http::Request::builder()
-        .method(method_value)
-        .uri(url);
+    let mut builder = ureq::http::Request::builder().method(method_value).uri(url);
     for (name, value) in headers {
         builder = builder.header(name.as_str(), value.as_str());
     }
@@ -200,10 +198,7 @@ impl JsonApi {
         ];
         let failed = |message: String| ApiError {
             code: String::new(),
-            message: format!(
-                "operation error {}: {operation}, {message}",
-                self.display
-            ),
+            message: format!("operation error {}: {operation}, {message}", self.display),
         };
         let signed = sign_headers(
             &self.credentials,

@@ -70,7 +70,10 @@ fn tls_config(
             }
         }
         if roots.is_empty() {
-            return Err("failed to append certs: client_ca_certificate_pem holds no certificate".to_string());
+            return Err(
+                "failed to append certs: client_ca_certificate_pem holds no certificate"
+                    .to_string(),
+            );
         }
         builder = builder.root_certs(RootCerts::new_with_certs(&roots));
     }
@@ -86,13 +89,17 @@ fn tls_config(
             let key = PrivateKey::from_pem(key.as_bytes())
                 .map_err(|e| format!("cannot load client private key: {e}"))?;
             if certs.is_empty() {
-                return Err("cannot load client certificate: no certificate in client_certificate_pem".to_string());
+                return Err(
+                    "cannot load client certificate: no certificate in client_certificate_pem"
+                        .to_string(),
+                );
             }
             builder = builder.client_cert(Some(ClientCert::new_with_certs(&certs, key)));
         }
         _ => {
             return Err(
-                "client_certificate_pem and client_private_key_pem must be set together".to_string(),
+                "client_certificate_pem and client_private_key_pem must be set together"
+                    .to_string(),
             )
         }
     }
@@ -104,10 +111,21 @@ impl HttpStore {
         let address = url_setting(settings, "address", "TF_HTTP_ADDRESS")?
             .ok_or("address: the HTTP URL of the state is required")?;
         let tls = tls_config(
-            settings.string("client_ca_certificate_pem", &["TF_HTTP_CLIENT_CA_CERTIFICATE_PEM"]),
-            settings.string("client_certificate_pem", &["TF_HTTP_CLIENT_CERTIFICATE_PEM"]),
-            settings.string("client_private_key_pem", &["TF_HTTP_CLIENT_PRIVATE_KEY_PEM"]),
-            settings.bool("skip_cert_verification", &[])?.unwrap_or(false),
+            settings.string(
+                "client_ca_certificate_pem",
+                &["TF_HTTP_CLIENT_CA_CERTIFICATE_PEM"],
+            ),
+            settings.string(
+                "client_certificate_pem",
+                &["TF_HTTP_CLIENT_CERTIFICATE_PEM"],
+            ),
+            settings.string(
+                "client_private_key_pem",
+                &["TF_HTTP_CLIENT_PRIVATE_KEY_PEM"],
+            ),
+            settings
+                .bool("skip_cert_verification", &[])?
+                .unwrap_or(false),
         )?;
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
@@ -137,8 +155,10 @@ impl HttpStore {
                 .unwrap_or_else(|| "UNLOCK".to_string()),
             username: settings.string("username", &["TF_HTTP_USERNAME"]),
             password: settings.string("password", &["TF_HTTP_PASSWORD"]),
-            retry_max: settings.integer("retry_max", &["TF_HTTP_RETRY_MAX"])?.unwrap_or(2).max(0)
-                as u32,
+            retry_max: settings
+                .integer("retry_max", &["TF_HTTP_RETRY_MAX"])?
+                .unwrap_or(2)
+                .max(0) as u32,
             retry_wait_min: seconds("retry_wait_min", "TF_HTTP_RETRY_WAIT_MIN", 1)?,
             retry_wait_max: seconds("retry_wait_max", "TF_HTTP_RETRY_WAIT_MAX", 30)?,
             held: None,
@@ -153,11 +173,17 @@ impl HttpStore {
         let mut headers = Vec::new();
         if let Some(user) = &self.username {
             let pair = format!("{user}:{}", self.password.as_deref().unwrap_or(""));
-            headers.push(("authorization".to_string(), format!("Basic {}", b64.encode(pair))));
+            headers.push((
+                "authorization".to_string(),
+                format!("Basic {}", b64.encode(pair)),
+            ));
         }
         if !body.is_empty() {
             headers.push(("content-type".to_string(), "application/json".to_string()));
-            headers.push(("content-md5".to_string(), b64.encode(md5::Md5::digest(body))));
+            headers.push((
+                "content-md5".to_string(),
+                b64.encode(md5::Md5::digest(body)),
+            ));
         }
         let mut attempt = 0u32;
         loop {
@@ -264,12 +290,18 @@ impl RemoteStore for HttpStore {
                 self.held = Some((info.id.clone(), body));
                 Ok(())
             }
-            401 => Err(failed("HTTP remote state endpoint requires auth".to_string())),
-            403 => Err(failed("HTTP remote state endpoint invalid auth".to_string())),
+            401 => Err(failed(
+                "HTTP remote state endpoint requires auth".to_string(),
+            )),
+            403 => Err(failed(
+                "HTTP remote state endpoint invalid auth".to_string(),
+            )),
+            // The holder's ID goes in the message; the metadata shown is
+            // this attempt's own, as terraform shows it for this backend.
             409 | 423 => match LockInfo::from_json(&reply.body) {
                 Ok(existing) => Err(LockError {
                     message: format!("HTTP remote state already locked: ID={}", existing.id),
-                    info: Some(Box::new(existing)),
+                    info: Some(Box::new(info.clone())),
                 }),
                 Err(_) => Err(LockError {
                     message: "HTTP remote state already locked, failed to unmarshal body"
@@ -300,7 +332,12 @@ impl RemoteStore for HttpStore {
         };
         info.id = id.to_string();
         let reply = self
-            .request(&self.unlock_method, &url, info.to_json().as_bytes(), "unlock")
+            .request(
+                &self.unlock_method,
+                &url,
+                info.to_json().as_bytes(),
+                "unlock",
+            )
             .map_err(|message| LockError {
                 message,
                 info: None,

@@ -1159,7 +1159,11 @@ fn write_private_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// same directory renamed over it, keeping the old file's permissions.
 /// With `lock`, the new file is locked before the rename and replaces the
 /// handle holding the lock, so the lock follows the content.
-pub(crate) fn atomic_write(path: &Path, bytes: &[u8], lock: Option<&mut File>) -> Result<(), String> {
+pub(crate) fn atomic_write(
+    path: &Path,
+    bytes: &[u8],
+    lock: Option<&mut File>,
+) -> Result<(), String> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),

@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 
 use terrace_syntax::{Diagnostic, Diagnostics};
 
-use super::local::{valid_workspace_name, DeleteOutcome, SelectOutcome, StateError, WorkspaceError};
+use super::local::{
+    valid_workspace_name, DeleteOutcome, SelectOutcome, StateError, WorkspaceError,
+};
 use super::lockinfo::{LockError, LockInfo};
 use super::{Backend, OpenOptions, DEFAULT_WORKSPACE, ERRORED_STATE_FILENAME};
 use crate::model::State;
@@ -233,7 +235,9 @@ impl Backend for RemoteBackend {
         })();
         self.use_workspace(previous);
         let (state, _) = checked?;
-        let non_empty = state.as_ref().is_some_and(super::local::has_managed_objects);
+        let non_empty = state
+            .as_ref()
+            .is_some_and(super::local::has_managed_objects);
         if non_empty && !force {
             return Err(WorkspaceError::NotEmpty {
                 name: name.to_string(),
@@ -280,9 +284,7 @@ impl Backend for RemoteBackend {
             return Err(StateError::NotLocked);
         };
         let workspace = self.workspace.clone();
-        self.store
-            .unlock(&workspace, &id)
-            .map_err(StateError::Lock)
+        self.store.unlock(&workspace, &id).map_err(StateError::Lock)
     }
 
     fn force_unlock(&mut self, id: &str) -> Result<(), StateError> {

@@ -66,12 +66,7 @@ impl S3Error {
     }
 }
 
-fn endpoint(
-    settings: &Settings<'_>,
-    service: &str,
-    legacy: &str,
-    env: &[&str],
-) -> Option<String> {
+fn endpoint(settings: &Settings<'_>, service: &str, legacy: &str, env: &[&str]) -> Option<String> {
     settings
         .nested_string("endpoints", service)
         .or_else(|| settings.string(legacy, env))
@@ -183,7 +178,11 @@ impl S3Store {
                 object
                     .and_then(|o| o.get(name))
                     .and_then(|v| v.as_elements())
-                    .map(|e| e.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+                    .map(|e| {
+                        e.iter()
+                            .filter_map(|x| x.as_str().map(str::to_string))
+                            .collect()
+                    })
                     .unwrap_or_default()
             };
             let tags = object
@@ -195,12 +194,13 @@ impl S3Store {
                         .collect()
                 })
                 .unwrap_or_default();
-            let duration_seconds = match settings.nested_string("assume_role", "duration") {
-                Some(text) => Some(parse_go_duration(&text).ok_or_else(|| {
-                    format!("assume_role.duration: {text:?} is not a duration")
-                })?),
-                None => None,
-            };
+            let duration_seconds =
+                match settings.nested_string("assume_role", "duration") {
+                    Some(text) => Some(parse_go_duration(&text).ok_or_else(|| {
+                        format!("assume_role.duration: {text:?} is not a duration")
+                    })?),
+                    None => None,
+                };
             let role = aws::AssumeRole {
                 role_arn,
                 session_name: settings.nested_string("assume_role", "session_name"),
@@ -238,11 +238,15 @@ impl S3Store {
         )
         .map_err(|e| format!("bucket {bucket_name:?}: {e}"))?;
         let kms_key_id = settings.string("kms_key_id", &[]);
-        let sse_customer_key = match settings.string("sse_customer_key", &["AWS_SSE_CUSTOMER_KEY"]) {
+        let sse_customer_key = match settings.string("sse_customer_key", &["AWS_SSE_CUSTOMER_KEY"])
+        {
             Some(text) => {
                 use base64::Engine;
                 if kms_key_id.is_some() {
-                    return Err("Only one of \"kms_key_id\" and \"sse_customer_key\" can be set.".to_string());
+                    return Err(
+                        "Only one of \"kms_key_id\" and \"sse_customer_key\" can be set."
+                            .to_string(),
+                    );
                 }
                 let key = base64::engine::general_purpose::STANDARD
                     .decode(text.as_bytes())
@@ -398,12 +402,7 @@ impl S3Store {
         }
     }
 
-    fn put_object(
-        &self,
-        key: &str,
-        body: &[u8],
-        if_none_match: bool,
-    ) -> Result<(), S3Error> {
+    fn put_object(&self, key: &str, body: &[u8], if_none_match: bool) -> Result<(), S3Error> {
         use base64::Engine;
         let action = self.bucket.put_object(Some(&self.credentials), key);
         let mut headers = vec![("content-type".to_string(), "application/json".to_string())];

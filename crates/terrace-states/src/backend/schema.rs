@@ -281,7 +281,10 @@ mod tests {
     /// for these blocks.
     #[test]
     fn hashes_are_terraforms() {
-        assert_eq!(config_hash("local", &empty_config("local").unwrap()), 666019178);
+        assert_eq!(
+            config_hash("local", &empty_config("local").unwrap()),
+            666019178
+        );
         let pg = with(
             "pg",
             &[(
@@ -290,7 +293,10 @@ mod tests {
             )],
         );
         assert_eq!(config_hash("pg", &pg), 1602217497);
-        let http = with("http", &[("address", Value::string("http://127.0.0.1:1/state"))]);
+        let http = with(
+            "http",
+            &[("address", Value::string("http://127.0.0.1:1/state"))],
+        );
         assert_eq!(config_hash("http", &http), 2498417762);
         let endpoint = Value::string("http://127.0.0.1:45123");
         let endpoints = Value::object(

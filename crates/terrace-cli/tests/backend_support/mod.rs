@@ -1,0 +1,216 @@
+//! A state server for the `http` backend, as terraform's own tests use
+//! one: `GET` answers the stored state (204 when there is none), `POST`
+//! stores it, `DELETE` removes it, `LOCK` takes the lock when it is free
+//! (200) and otherwise answers 423 with the holder's lock metadata, and
+//! `UNLOCK` releases the lock whose ID it is sent. It can be stopped
+//! while a client works with it (a backend going away mid-apply).
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
+
+#[derive(Default)]
+struct Stored {
+    state: Option<Vec<u8>>,
+    /// The lock metadata the holder sent.
+    lock: Option<Vec<u8>>,
+}
+
+pub struct HttpStateServer {
+    pub port: u16,
+    stored: Arc<Mutex<Stored>>,
+    stopped: Arc<AtomicBool>,
+    /// State uploads answered so far.
+    pub uploads: Arc<AtomicUsize>,
+    /// After this many uploads the server answers every further upload
+    /// with 500 (a backend that broke during an apply).
+    fail_after_uploads: Arc<AtomicUsize>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl HttpStateServer {
+    pub fn start() -> HttpStateServer {
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("binding the server");
+        let port = listener.local_addr().expect("server address").port();
+        let stored = Arc::new(Mutex::new(Stored::default()));
+        let stopped = Arc::new(AtomicBool::new(false));
+        let uploads = Arc::new(AtomicUsize::new(0));
+        let fail_after_uploads = Arc::new(AtomicUsize::new(usize::MAX));
+        let thread = {
+            let (stored, stopped, uploads, fail) = (
+                stored.clone(),
+                stopped.clone(),
+                uploads.clone(),
+                fail_after_uploads.clone(),
+            );
+            std::thread::spawn(move || {
+                for stream in listener.incoming() {
+                    if stopped.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(stream) = stream else { continue };
+                    let (stored, uploads, fail) = (stored.clone(), uploads.clone(), fail.clone());
+                    std::thread::spawn(move || serve(stream, &stored, &uploads, &fail));
+                }
+            })
+        };
+        HttpStateServer {
+            port,
+            stored,
+            stopped,
+            uploads,
+            fail_after_uploads,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn address(&self) -> String {
+        format!("http://127.0.0.1:{}/state", self.port)
+    }
+
+    /// The backend block for this server, with locking.
+    pub fn backend_block(&self) -> String {
+        format!(
+            "  backend \"http\" {{\n    address        = \"{a}\"\n    lock_address   = \"{a}\"\n    unlock_address = \"{a}\"\n  }}\n",
+            a = self.address()
+        )
+    }
+
+    pub fn state(&self) -> Option<serde_json::Value> {
+        let stored = self.stored.lock().unwrap_or_else(PoisonError::into_inner);
+        stored
+            .state
+            .as_ref()
+            .map(|b| serde_json::from_slice(b).expect("the stored state is JSON"))
+    }
+
+    pub fn lock_info(&self) -> Option<serde_json::Value> {
+        let stored = self.stored.lock().unwrap_or_else(PoisonError::into_inner);
+        stored
+            .lock
+            .as_ref()
+            .map(|b| serde_json::from_slice(b).expect("the lock metadata is JSON"))
+    }
+
+    /// Every upload after `n` more fails with 500.
+    pub fn fail_after_uploads(&self, n: usize) {
+        self.fail_after_uploads
+            .store(self.uploads.load(Ordering::SeqCst) + n, Ordering::SeqCst);
+    }
+
+    pub fn stop(&mut self) {
+        self.stopped.store(true, Ordering::SeqCst);
+        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for HttpStateServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn respond(stream: &mut TcpStream, status: u16, reason: &str, body: &[u8]) {
+    let head = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(body);
+    let _ = stream.flush();
+}
+
+fn serve(
+    mut stream: TcpStream,
+    stored: &Mutex<Stored>,
+    uploads: &AtomicUsize,
+    fail_after: &AtomicUsize,
+) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::new(clone);
+    let mut request_line = String::new();
+    if reader.read_line(&mut request_line).is_err() {
+        return;
+    }
+    let method = request_line
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let mut length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).is_err() || line.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; length];
+    if reader.read_exact(&mut body).is_err() {
+        return;
+    }
+    if method == "POST" && uploads.load(Ordering::SeqCst) >= fail_after.load(Ordering::SeqCst) {
+        respond(&mut stream, 500, "Internal Server Error", b"");
+        return;
+    }
+    let mut s = stored.lock().unwrap_or_else(PoisonError::into_inner);
+    match method.as_str() {
+        "GET" => match &s.state {
+            Some(state) => {
+                let state = state.clone();
+                respond(&mut stream, 200, "OK", &state);
+            }
+            None => respond(&mut stream, 204, "No Content", b""),
+        },
+        "POST" => {
+            s.state = Some(body);
+            uploads.fetch_add(1, Ordering::SeqCst);
+            respond(&mut stream, 200, "OK", b"");
+        }
+        "DELETE" => {
+            s.state = None;
+            respond(&mut stream, 200, "OK", b"");
+        }
+        "LOCK" => match &s.lock {
+            Some(holder) => {
+                let holder = holder.clone();
+                respond(&mut stream, 423, "Locked", &holder);
+            }
+            None => {
+                s.lock = Some(body);
+                respond(&mut stream, 200, "OK", b"");
+            }
+        },
+        "UNLOCK" => {
+            let id = |b: &[u8]| {
+                serde_json::from_slice::<serde_json::Value>(b)
+                    .ok()
+                    .and_then(|v| v["ID"].as_str().map(str::to_string))
+            };
+            match &s.lock {
+                Some(holder) if id(holder) != id(&body) => {
+                    let holder = holder.clone();
+                    respond(&mut stream, 409, "Conflict", &holder);
+                }
+                _ => {
+                    s.lock = None;
+                    respond(&mut stream, 200, "OK", b"");
+                }
+            }
+        }
+        _ => respond(&mut stream, 405, "Method Not Allowed", b""),
+    }
+}
