@@ -635,7 +635,9 @@ impl RemoteStore for S3Store {
             let page = ListObjectsV2::parse_response(&reply.body)
                 .map_err(|e| format!("reading the object listing: {e}"))?;
             for object in &page.contents {
-                if let Some(ws) = self.key_workspace(&object.key) {
+                // The listing is asked for with `encoding-type=url`, and
+                // its keys come back escaped (`env%3A/dev/...`).
+                if let Some(ws) = self.key_workspace(&query_unescape(&object.key)) {
                     out.push(ws);
                 }
             }
@@ -801,6 +803,33 @@ impl S3Store {
     }
 }
 
+/// Go's `url.QueryUnescape`: `+` is a space and `%XX` a byte; a broken
+/// escape is kept as it is.
+fn query_unescape(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        i += 3;
+                        continue;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// Go's `path.Clean` for the relative object keys built here.
 fn clean_path(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
@@ -867,5 +896,17 @@ mod tests {
         assert_eq!(parse_go_duration("1h30m"), Some(5400));
         assert_eq!(parse_go_duration("900s"), Some(900));
         assert_eq!(parse_go_duration("x"), None);
+    }
+
+    /// Object listings are asked for URL-encoded: a named workspace's key
+    /// comes back as `env%3A/dev/...` and is only found once unescaped.
+    #[test]
+    fn listed_keys_are_unescaped() {
+        assert_eq!(
+            query_unescape("env%3A/dev/app/terraform.tfstate"),
+            "env:/dev/app/terraform.tfstate"
+        );
+        assert_eq!(query_unescape("a+b%2"), "a b%2");
+        assert_eq!(query_unescape("%zz%41"), "%zzA");
     }
 }
