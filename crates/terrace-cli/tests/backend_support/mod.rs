@@ -214,3 +214,181 @@ fn serve(
         _ => respond(&mut stream, 405, "Method Not Allowed", b""),
     }
 }
+
+/// A PostgreSQL server of its own in a scratch directory, on a free
+/// loopback port, stopped (and removed) on drop. The server binaries come
+/// from the image (`/usr/lib/postgresql/VERSION/bin`); run as root, the
+/// server runs as the `postgres` user, since PostgreSQL refuses root.
+pub struct Postgres {
+    bin: std::path::PathBuf,
+    dir: std::path::PathBuf,
+    pub port: u16,
+    as_postgres: bool,
+}
+
+impl Postgres {
+    /// The server, or `None` after reporting the binaries missing.
+    pub fn start() -> Option<Postgres> {
+        let Some(bin) = postgres_bin() else {
+            terrace_testsupport::missing(
+                "PostgreSQL's server binaries (initdb, pg_ctl under /usr/lib/postgresql/*/bin)",
+            );
+            return None;
+        };
+        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        static SEQ: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "terrace-pg-{}-{}",
+            std::process::id(),
+            SEQ.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("creating the server directory");
+        // SAFETY: geteuid(2) has no preconditions.
+        let as_postgres = unsafe { libc::geteuid() } == 0;
+        let server = Postgres {
+            bin,
+            dir,
+            port,
+            as_postgres,
+        };
+        if as_postgres {
+            let chown = std::process::Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(&server.dir)
+                .status()
+                .expect("running chown");
+            assert!(chown.success(), "chown of the server directory failed");
+        }
+        let data = server.dir.join("data");
+        server.run(
+            "initdb",
+            &[
+                "-D",
+                &data.display().to_string(),
+                "-U",
+                "postgres",
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        let options = format!(
+            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            server.dir.display()
+        );
+        server.run(
+            "pg_ctl",
+            &[
+                "-D",
+                &data.display().to_string(),
+                "-o",
+                &options,
+                "-l",
+                &server.dir.join("log").display().to_string(),
+                "-w",
+                "start",
+            ],
+        );
+        Some(server)
+    }
+
+    pub fn conn_str(&self) -> String {
+        format!(
+            "postgres://postgres@127.0.0.1:{}/postgres?sslmode=disable",
+            self.port
+        )
+    }
+
+    fn command(&self, program: &str, args: &[&str]) -> std::process::Command {
+        let path = self.bin.join(program);
+        let mut command = if self.as_postgres {
+            let mut c = std::process::Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(path);
+            c
+        } else {
+            std::process::Command::new(path)
+        };
+        command
+            .args(args)
+            .current_dir(&self.dir)
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    fn run(&self, program: &str, args: &[&str]) {
+        let out = self
+            .command(program, args)
+            .output()
+            .unwrap_or_else(|e| panic!("running {program}: {e}"));
+        assert!(
+            out.status.success(),
+            "{program} failed:\n{}\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            std::fs::read_to_string(self.dir.join("log")).unwrap_or_default()
+        );
+    }
+
+    /// Runs SQL through `psql`; what it prints, unaligned, tuples only.
+    pub fn sql(&self, query: &str) -> String {
+        let out = self
+            .command(
+                "psql",
+                &[
+                    "-h",
+                    "127.0.0.1",
+                    "-p",
+                    &self.port.to_string(),
+                    "-U",
+                    "postgres",
+                    "-d",
+                    "postgres",
+                    "-At",
+                    "-v",
+                    "ON_ERROR_STOP=1",
+                    "-c",
+                    query,
+                ],
+            )
+            .output()
+            .unwrap_or_else(|e| panic!("running psql: {e}"));
+        assert!(
+            out.status.success(),
+            "psql failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.join("data").display().to_string();
+        let _ = self
+            .command("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"])
+            .output();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The newest `/usr/lib/postgresql/VERSION/bin` with `initdb` and
+/// `pg_ctl`.
+fn postgres_bin() -> Option<std::path::PathBuf> {
+    let mut found: Vec<(u32, std::path::PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_string_lossy().parse::<u32>().ok()?;
+            let bin = e.path().join("bin");
+            (bin.join("initdb").exists() && bin.join("pg_ctl").exists()).then_some((version, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin)
+}
