@@ -358,22 +358,23 @@ pub fn setting_from_cli(
     type_name: &str,
     name: &str,
     raw: &str,
-) -> Result<(String, Value), Diagnostic> {
-    let ty = schema::config_type(type_name).ok_or_else(|| unsupported_backend(type_name))?;
+) -> Result<(String, Value), Box<Diagnostic>> {
+    let ty =
+        schema::config_type(type_name).ok_or_else(|| Box::new(unsupported_backend(type_name)))?;
     let Some(want) = ty.attribute_type(name) else {
-        return Err(Diagnostic::error(
+        return Err(Box::new(Diagnostic::error(
             "Invalid backend configuration argument",
             format!("The backend configuration argument {} given on the command line is not expected for the selected backend type.", quote(name)),
-        ));
+        )));
     };
     let invalid = |e: String| {
-        Diagnostic::error(
+        Box::new(Diagnostic::error(
             "Invalid backend configuration value",
             format!(
                 "The backend configuration argument {} given on the command line has an invalid value: {e}.",
                 quote(name)
             ),
-        )
+        ))
     };
     let value = if want.is_primitive() {
         Value::string(raw)

@@ -753,7 +753,7 @@ impl Init {
             match item.split_once('=') {
                 Some((name, value)) => match setting_from_cli(&type_name, name, value) {
                     Ok(setting) => overrides.push(setting),
-                    Err(d) => diags.push(d),
+                    Err(d) => diags.push(*d),
                 },
                 None => match backend_config_file(&type_name, item) {
                     Ok(values) => overrides.extend(values),

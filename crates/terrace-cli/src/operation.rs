@@ -870,7 +870,7 @@ fn has_changes(plan: &Plan) -> bool {
 }
 
 fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
-    let text = terrace_syntax::render::render_diagnostic(
+    terrace_syntax::render::render_diagnostic(
         diag,
         &SourceMap::new(),
         if color {
@@ -879,8 +879,7 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
             terrace_syntax::render::RenderStyle::Plain
         },
         terrace_syntax::render::DEFAULT_WIDTH,
-    );
-    text
+    )
 }
 
 pub(crate) fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {

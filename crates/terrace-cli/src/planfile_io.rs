@@ -66,7 +66,7 @@ fn backend_entries(backend: &WorkingBackend) -> std::collections::BTreeMap<Strin
             .flatten()
             .filter(|(_, v)| !v.is_null())
             .filter_map(|(name, v)| {
-                terrace_value::json::to_json(v, &v.ty())
+                terrace_value::json::to_json(v, v.ty())
                     .ok()
                     .map(|json| (name.clone(), json))
             })
