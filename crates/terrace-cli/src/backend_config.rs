@@ -721,3 +721,89 @@ fn same_file(a: &Path, b: &Path) -> bool {
         _ => a == b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn attr<'a>(config: &'a Value, name: &str) -> &'a Value {
+        config
+            .as_attributes()
+            .and_then(|a| a.get(name))
+            .expect("attribute present")
+    }
+
+    /// `-backend-config=NAME=VALUE`: a string setting is the text as
+    /// written (quotes and all), other types are HCL expressions, and a
+    /// name the backend does not have is terraform's error.
+    #[test]
+    fn command_line_settings_are_typed_by_the_schema() {
+        let (name, v) = setting_from_cli("s3", "key", "\"a/b\"").unwrap();
+        assert_eq!(name, "key");
+        assert_eq!(v.as_str(), Some("\"a/b\""));
+        let (_, v) = setting_from_cli("s3", "use_lockfile", "true").unwrap();
+        assert_eq!(v.as_bool(), Some(true));
+        let (_, v) = setting_from_cli("http", "retry_max", "0").unwrap();
+        assert_eq!(v.as_number().and_then(|n| n.to_i64()), Some(0));
+        let (_, v) = setting_from_cli("s3", "endpoints", "{ s3 = \"http://x\" }").unwrap();
+        assert_eq!(attr(&v, "s3").as_str(), Some("http://x"));
+        assert!(attr(&v, "dynamodb").is_null());
+        let e = setting_from_cli("pg", "bogus", "1").unwrap_err();
+        assert_eq!(e.summary, "Invalid backend configuration argument");
+        let e = setting_from_cli("s3", "use_lockfile", "maybe").unwrap_err();
+        assert_eq!(e.summary, "Invalid backend configuration value");
+        let e = setting_from_cli("s3", "endpoints", "{ s3 = ").unwrap_err();
+        assert_eq!(e.summary, "Invalid backend configuration value");
+    }
+
+    /// Overrides replace whole attributes of the block's configuration,
+    /// and what is recorded reads back as the same configuration.
+    #[test]
+    fn overrides_merge_and_the_record_reads_back() {
+        let base = with_settings(
+            "http",
+            None,
+            &[("address".to_string(), Value::string("http://a/state"))],
+        );
+        let merged = with_settings(
+            "http",
+            Some(&base),
+            &[("lock_address".to_string(), Value::string("http://a/lock"))],
+        );
+        assert_eq!(attr(&merged, "address").as_str(), Some("http://a/state"));
+        assert_eq!(
+            attr(&merged, "lock_address").as_str(),
+            Some("http://a/lock")
+        );
+        assert!(attr(&merged, "username").is_null());
+
+        let dir =
+            std::env::temp_dir().join(format!("terrace-backend-record-{}", std::process::id()));
+        let path = dir.join("terraform.tfstate");
+        let working = WorkingBackend::Remote {
+            type_name: "http".to_string(),
+            config: merged.clone(),
+        };
+        let hash = schema::config_hash("http", &base);
+        write_saved_backend(&path, &working, hash).unwrap();
+        let saved = read_saved_backend(&path).unwrap().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(saved.type_name, "http");
+        assert_eq!(saved.hash, u64::from(hash));
+        let back = saved.working().unwrap();
+        assert!(back.config_value().raw_equals(&merged));
+    }
+
+    /// A recorded type terrace does not implement is refused by name.
+    #[test]
+    fn unimplemented_recorded_backend_is_refused() {
+        let saved = SavedBackend {
+            type_name: "gcs".to_string(),
+            local: LocalSettings::default(),
+            config: serde_json::json!({}),
+            hash: 1,
+        };
+        let diags = saved.working().unwrap_err();
+        assert_eq!(diags[0].summary, "Unsupported backend type");
+    }
+}

@@ -347,3 +347,71 @@ fn backend_settings_come_from_backend_config_and_are_checked() {
     let ws = work.terrace(&["workspace", "new", "other"]);
     assert_eq!(ws.code, Some(1), "{}", ws.output());
 }
+
+/// Two applies started together on one remote state: the second waits for
+/// the first's lock (`-lock-timeout`), then reads the state the first
+/// wrote and has nothing left to do. With terraform present, the second
+/// is terraform's.
+#[test]
+fn racing_applies_take_turns_on_the_lock() {
+    let with_terraform = terrace_testsupport::terraform_version().is_some();
+    let server = HttpStateServer::start();
+    let work = work("http-race");
+    work.write("main.tf", &main_tf(&server.backend_block()));
+    work.terrace_ok(&["init", "-input=false"], 0);
+    if with_terraform {
+        work.terraform_ok(&["init", "-input=false"], 0);
+    }
+
+    work.write(HOLD, "held by the test\n");
+    let first = work.spawn_terrace(&["apply", "-auto-approve", "-lock-timeout=300s"]);
+    wait_until(
+        "the first apply to start creating",
+        Duration::from_secs(120),
+        || first.stdout(),
+        |out| out.contains(": Creating..."),
+    );
+    let second = if with_terraform {
+        work.spawn_terraform(&[
+            "apply",
+            "-auto-approve",
+            "-input=false",
+            "-lock-timeout=300s",
+        ])
+    } else {
+        work.spawn_terrace(&["apply", "-auto-approve", "-lock-timeout=300s"])
+    };
+    wait_until(
+        "the second apply to find the lock held",
+        Duration::from_secs(120),
+        || {
+            server
+                .lock_refusals
+                .load(std::sync::atomic::Ordering::SeqCst)
+        },
+        |n| *n >= 1,
+    );
+    std::fs::remove_file(work.path(HOLD)).expect("releasing the kv lock");
+    let first = first.finish(Duration::from_secs(300));
+    let second = second.finish(Duration::from_secs(300));
+    assert_eq!(first.code, Some(0), "{}", first.output());
+    assert_eq!(second.code, Some(0), "{}", second.output());
+    assert!(
+        first
+            .stdout
+            .contains("Apply complete! Resources: 3 added, 0 changed, 0 destroyed."),
+        "{}",
+        first.output()
+    );
+    assert!(
+        second.stdout.contains("No changes.")
+            || second
+                .stdout
+                .contains("Apply complete! Resources: 0 added, 0 changed, 0 destroyed."),
+        "{}",
+        second.output()
+    );
+    let state = server.state().expect("a state");
+    assert_eq!(resources_in(&state), 3);
+    assert!(server.lock_info().is_none());
+}

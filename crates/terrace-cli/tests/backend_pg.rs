@@ -290,3 +290,44 @@ fn state_and_workspaces_migrate_local_to_s3_to_pg_to_local() {
     );
     work.terrace_ok(&["plan", "-detailed-exitcode"], 0);
 }
+
+/// `terraform_remote_state` reads another configuration's outputs from a
+/// pg backend (and the same from terraform, when it is here).
+#[test]
+fn terraform_remote_state_reads_outputs_from_pg() {
+    let Some(pg) = Postgres::start() else {
+        return;
+    };
+    let producer = Work::with_mirror("pg-remote-state-producer");
+    producer.write(
+        "main.tf",
+        &format!(
+            "{}\noutput \"count\" {{\n  value = length(kv_entry.e)\n}}\n",
+            main_tf(&pg_block(&pg))
+        ),
+    );
+    producer.terrace_ok(&["init", "-input=false"], 0);
+    producer.terrace_ok(&["apply", "-auto-approve"], 0);
+
+    let consumer = Work::new(
+        "pg-remote-state-consumer",
+        engine_support::Overrides {
+            bundled: false,
+            aws: false,
+        },
+    );
+    consumer.write(
+        "main.tf",
+        &format!(
+            "data \"terraform_remote_state\" \"p\" {{\n  backend = \"pg\"\n  config = {{\n    conn_str = \"{}\"\n  }}\n}}\n\noutput \"seen\" {{\n  value = data.terraform_remote_state.p.outputs.count\n}}\n",
+            pg.conn_str()
+        ),
+    );
+    consumer.terrace_ok(&["apply", "-auto-approve"], 0);
+    let seen = consumer.terrace_ok(&["output", "-raw", "seen"], 0);
+    assert_eq!(seen.stdout, "3");
+    if terrace_testsupport::terraform_version().is_some() {
+        let plan = consumer.terraform_ok(&["plan", "-input=false"], 0);
+        assert!(plan.stdout.contains("No changes."), "{}", plan.output());
+    }
+}

@@ -26,6 +26,8 @@ pub struct HttpStateServer {
     stopped: Arc<AtomicBool>,
     /// State uploads answered so far.
     pub uploads: Arc<AtomicUsize>,
+    /// `LOCK` requests refused because the lock was held.
+    pub lock_refusals: Arc<AtomicUsize>,
     /// After this many uploads the server answers every further upload
     /// with 500 (a backend that broke during an apply).
     fail_after_uploads: Arc<AtomicUsize>,
@@ -40,12 +42,14 @@ impl HttpStateServer {
         let stopped = Arc::new(AtomicBool::new(false));
         let uploads = Arc::new(AtomicUsize::new(0));
         let fail_after_uploads = Arc::new(AtomicUsize::new(usize::MAX));
+        let lock_refusals = Arc::new(AtomicUsize::new(0));
         let thread = {
-            let (stored, stopped, uploads, fail) = (
+            let (stored, stopped, uploads, fail, refusals) = (
                 stored.clone(),
                 stopped.clone(),
                 uploads.clone(),
                 fail_after_uploads.clone(),
+                lock_refusals.clone(),
             );
             std::thread::spawn(move || {
                 for stream in listener.incoming() {
@@ -53,8 +57,13 @@ impl HttpStateServer {
                         break;
                     }
                     let Ok(stream) = stream else { continue };
-                    let (stored, uploads, fail) = (stored.clone(), uploads.clone(), fail.clone());
-                    std::thread::spawn(move || serve(stream, &stored, &uploads, &fail));
+                    let counters = Counters {
+                        uploads: uploads.clone(),
+                        fail_after: fail.clone(),
+                        lock_refusals: refusals.clone(),
+                    };
+                    let stored = stored.clone();
+                    std::thread::spawn(move || serve(stream, &stored, &counters));
                 }
             })
         };
@@ -63,6 +72,7 @@ impl HttpStateServer {
             stored,
             stopped,
             uploads,
+            lock_refusals,
             fail_after_uploads,
             thread: Some(thread),
         }
@@ -127,12 +137,14 @@ fn respond(stream: &mut TcpStream, status: u16, reason: &str, body: &[u8]) {
     let _ = stream.flush();
 }
 
-fn serve(
-    mut stream: TcpStream,
-    stored: &Mutex<Stored>,
-    uploads: &AtomicUsize,
-    fail_after: &AtomicUsize,
-) {
+struct Counters {
+    uploads: Arc<AtomicUsize>,
+    fail_after: Arc<AtomicUsize>,
+    lock_refusals: Arc<AtomicUsize>,
+}
+
+fn serve(mut stream: TcpStream, stored: &Mutex<Stored>, counters: &Counters) {
+    let (uploads, fail_after) = (&counters.uploads, &counters.fail_after);
     let Ok(clone) = stream.try_clone() else {
         return;
     };
@@ -187,6 +199,7 @@ fn serve(
         "LOCK" => match &s.lock {
             Some(holder) => {
                 let holder = holder.clone();
+                counters.lock_refusals.fetch_add(1, Ordering::SeqCst);
                 respond(&mut stream, 423, "Locked", &holder);
             }
             None => {
