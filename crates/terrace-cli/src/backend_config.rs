@@ -150,6 +150,24 @@ fn init_required(reason: &str) -> Diagnostic {
     )
 }
 
+/// OpenTofu's client-side state encryption (an `encryption` block, or
+/// `TF_ENCRYPTION`) is not implemented: such a configuration is refused
+/// rather than its state written, or read, in the clear.
+pub fn refuse_state_encryption(root: &Module) -> Result<(), Diagnostics> {
+    let from_env = std::env::var_os("TF_ENCRYPTION").is_some_and(|v| !v.is_empty());
+    if root.encryption.is_none() && !from_env {
+        return Ok(());
+    }
+    let mut d = Diagnostic::error(
+        "Unsupported state encryption",
+        format!("This configuration asks for its state and plans to be encrypted (OpenTofu's encryption {}), which {PRODUCT} does not implement. {PRODUCT} will not read or write this state unencrypted instead. Use OpenTofu for this working directory, or remove the encryption configuration (after decrypting the state with a fallback) to use {PRODUCT}.", if from_env { "configuration in TF_ENCRYPTION" } else { "block" }),
+    );
+    if let Some(e) = &root.encryption {
+        d = d.with_subject(e.decl_range.clone());
+    }
+    Err(vec![d])
+}
+
 /// The refusal of a backend type terrace does not implement.
 pub fn unsupported_backend(type_name: &str) -> Diagnostic {
     Diagnostic::error(
@@ -490,6 +508,7 @@ pub fn write_saved_backend(path: &Path, working: &WorkingBackend, hash: u32) -> 
 /// The working directory's backend, given its root module, or why there
 /// is none to use.
 pub fn working_backend(data_dir: &Path, root: &Module) -> Result<WorkingBackend, Diagnostics> {
+    refuse_state_encryption(root)?;
     let saved = read_saved_backend(&backend_state_path(data_dir))?;
     if root.cloud.is_some() {
         return Err(vec![unsupported_backend("cloud")]);

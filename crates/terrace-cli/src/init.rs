@@ -685,6 +685,7 @@ impl Init {
             with_settings, write_saved_backend, MigrateOptions, WorkingBackend,
         };
         use terrace_states::backend::schema;
+        crate::backend_config::refuse_state_encryption(module)?;
         let state_file = data_dir().join("terraform.tfstate");
         let saved = read_saved_backend(&state_file)?;
         if module.cloud.is_some() {
