@@ -415,3 +415,51 @@ fn racing_applies_take_turns_on_the_lock() {
     assert_eq!(resources_in(&state), 3);
     assert!(server.lock_info().is_none());
 }
+
+/// The state subcommands on a remote state: `pull` prints the stored
+/// state, `rm` edits it under the lock (no local backup), `push` puts the
+/// pulled state back (a lower serial refused unless `-force`), `list`
+/// and `show` read it.
+#[test]
+fn state_subcommands_work_on_a_remote_state() {
+    let server = HttpStateServer::start();
+    let work = work("http-state-commands");
+    work.write("main.tf", &main_tf(&server.backend_block()));
+    work.terrace_ok(&["init", "-input=false"], 0);
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+
+    let pulled = work.terrace_ok(&["state", "pull"], 0).stdout;
+    let pulled_json: serde_json::Value = serde_json::from_str(&pulled).expect("pull prints JSON");
+    assert_eq!(pulled_json, server.state().expect("a state"));
+    work.write("pulled.tfstate", &pulled);
+
+    work.terrace_ok(&["state", "rm", "kv_entry.e[0]"], 0);
+    let after_rm = server.state().expect("a state");
+    assert_eq!(resources_in(&after_rm), 2);
+    assert_eq!(
+        after_rm["serial"].as_u64(),
+        pulled_json["serial"].as_u64().map(|s| s + 1)
+    );
+    assert!(server.lock_info().is_none());
+    let list = work.terrace_ok(&["state", "list"], 0);
+    assert!(!list.stdout.contains("kv_entry.e[0]"), "{}", list.output());
+    let leftovers: Vec<_> = std::fs::read_dir(&work.dir)
+        .expect("reading the directory")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".backup") || n == "terraform.tfstate")
+        .collect();
+    assert!(leftovers.is_empty(), "no local state files: {leftovers:?}");
+
+    // The pulled state is older than the stored one now.
+    let refused = work.terrace(&["state", "push", "pulled.tfstate"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    assert_eq!(resources_in(&server.state().expect("a state")), 2);
+    work.terrace_ok(&["state", "push", "-force", "pulled.tfstate"], 0);
+    let pushed = server.state().expect("a state");
+    assert_eq!(resources_in(&pushed), 3);
+    assert_eq!(pushed["lineage"], pulled_json["lineage"]);
+    work.terrace_ok(&["plan", "-detailed-exitcode"], 0);
+    let show = work.terrace_ok(&["show"], 0);
+    assert!(show.stdout.contains("kv_entry.e[0]"), "{}", show.output());
+}

@@ -161,6 +161,17 @@ fn terraform_and_terrace_take_turns_on_one_pg_state() {
         &["plan", "-detailed-exitcode", "-input=false", "-var", "n=1"],
         0,
     );
+
+    // Deleting it: refused while it tracks objects, then forced; the row
+    // goes, and terraform no longer lists it.
+    work.terrace_ok(&["workspace", "select", "default"], 0);
+    let refused = work.terrace(&["workspace", "delete", "dev"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    assert!(stored(&pg, "dev").is_object());
+    work.terrace_ok(&["workspace", "delete", "-force", "dev"], 0);
+    assert!(stored(&pg, "dev").is_null());
+    let list = work.terraform_ok(&["workspace", "list"], 0);
+    assert!(!list.stdout.contains("dev"), "{}", list.output());
 }
 
 #[test]

@@ -252,6 +252,15 @@ fn take_turns(mode: LockMode) {
     work.terrace_ok(&["workspace", "select", "default"], 0);
     let list = work.terrace_ok(&["workspace", "list"], 0);
     assert_eq!(list.stdout, "* default\n  dev\n\n", "{}", list.output());
+
+    // Deleting it: refused while it tracks objects, then forced; the
+    // object goes, and terraform no longer lists it.
+    let refused = work.terrace(&["workspace", "delete", "dev"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    work.terrace_ok(&["workspace", "delete", "-force", "dev"], 0);
+    assert!(object(&moto, &format!("env:/dev/{KEY}")).is_null());
+    let list = work.terraform_ok(&["workspace", "list"], 0);
+    assert!(!list.stdout.contains("dev"), "{}", list.output());
 }
 
 #[test]
