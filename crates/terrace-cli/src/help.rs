@@ -105,6 +105,7 @@ Options:
 /// Every top-level command, for suggestions.
 pub const COMMANDS: &[&str] = &[
     "apply",
+    "completions",
     "console",
     "destroy",
     "fmt",

@@ -398,6 +398,8 @@ struct Options {
     plugin_dirs: Vec<PathBuf>,
     lockfile_readonly: bool,
     color: bool,
+    /// `-json`: the machine-readable stream instead of text.
+    json: bool,
     /// `-var` and `-var-file`, in order: with `terraform.tfvars`,
     /// `*.auto.tfvars` and `TF_VAR_`, what static evaluation (module
     /// sources, provider `for_each`) reads, as a plan would.
@@ -417,6 +419,7 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         "force-copy",
         "upgrade",
         "ignore-remote-version",
+        "json",
     ];
     let strings = [
         "backend-config",
@@ -440,6 +443,7 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         plugin_dirs: Vec::new(),
         lockfile_readonly: false,
         color: std::env::var_os("NO_COLOR").is_none(),
+        json: false,
         variables: Vec::new(),
     };
     for (name, value) in flags {
@@ -453,6 +457,7 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
             "force-copy" => o.force_copy = on,
             "input" => o.input = on,
             "no-color" => o.color = !on && o.color,
+            "json" => o.json = on,
             "backend-config" => o.backend_configs.push(value),
             "plugin-dir" => o.plugin_dirs.push(PathBuf::from(value)),
             "lockfile" => o.lockfile_readonly = value == "readonly",
@@ -482,6 +487,10 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
             "Too many command line arguments. Did you mean to use -chdir?".into(),
             false,
         ));
+    }
+    if o.json {
+        o.color = false;
+        o.input = false;
     }
     Ok(o)
 }
@@ -525,6 +534,9 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
+    if o.json {
+        crate::json_ui::version();
+    }
     Init {
         o,
         cli,
@@ -551,17 +563,40 @@ impl Init {
     fn fail(&self, more: Diagnostics, sources: SourceMap) -> i32 {
         let mut all = self.diags.clone();
         all.extend(more);
-        print_diags(&all, sources, self.o.color);
+        self.show_diags(&all, sources);
         1
+    }
+
+    /// Diagnostics as text (sorted, similar warnings folded), or as stream
+    /// lines in the order they arose.
+    fn show_diags(&self, diags: &[Diagnostic], sources: SourceMap) {
+        if self.o.json {
+            crate::json_ui::diagnostics(diags, &sources);
+        } else {
+            print_diags(diags, sources, self.o.color);
+        }
+    }
+
+    /// One of init's own messages: `markup` as a text line, or in the
+    /// stream under `code` (without the colour markup).
+    fn message(&self, code: &str, markup: &str) {
+        if self.o.json {
+            crate::json_ui::init_output(code, &colorize(markup, false));
+        } else {
+            say(&self.c(markup));
+        }
     }
 
     fn run(mut self) -> i32 {
         let root = Path::new(".");
         if !has_config_files(root) {
-            say(&self.c(&format!(
+            self.message(
+                "output_init_empty_message",
+                &format!(
                 "[reset][bold]{t} initialized in an empty directory![reset]\n\nThe directory has no {t} configuration files. You may begin working\nwith {t} immediately by creating {t} configuration files.",
                 t = PRODUCT_TITLE
-            )));
+            ),
+            );
             return 0;
         }
         if let Err(e) = store_plugin_path(&self.o.plugin_dirs) {
@@ -592,9 +627,13 @@ impl Init {
         };
 
         if self.o.backend {
-            say(&self.c("[reset][bold]Initializing the backend..."));
+            self.message(
+                "initializing_backend_message",
+                "[reset][bold]Initializing the backend...",
+            );
             if let Some(module) = &early {
                 match self.init_backend(module) {
+                    Ok(Some(message)) if self.o.json => crate::json_ui::log(message.trim()),
                     Ok(Some(message)) => say(&message),
                     Ok(None) => {}
                     Err(diags) => {
@@ -606,11 +645,17 @@ impl Init {
 
         let has_calls = early.as_ref().is_some_and(|m| !m.module_calls.is_empty());
         if self.o.get && has_calls {
-            say(&self.c(if self.o.upgrade {
-                "[reset][bold]Upgrading modules..."
+            if self.o.upgrade {
+                self.message(
+                    "upgrading_modules_message",
+                    "[reset][bold]Upgrading modules...",
+                );
             } else {
-                "[reset][bold]Initializing modules..."
-            }));
+                self.message(
+                    "initializing_modules_message",
+                    "[reset][bold]Initializing modules...",
+                );
+            }
             let registry = match registry_config(&self.cli, &self.env) {
                 Ok(r) => r,
                 Err(d) => return self.fail(d, SourceMap::new()),
@@ -620,7 +665,7 @@ impl Init {
                 load_options.input_values.clone(),
                 load_options.missing_root_variable,
             );
-            let mut hooks = ModuleLines;
+            let mut hooks = ModuleLines { json: self.o.json };
             let diags = installer.install_modules(root, self.o.upgrade, &mut hooks);
             if diags.iter().any(Diagnostic::is_error) {
                 let (config, _) = load_config(root, &load_options);
@@ -631,8 +676,17 @@ impl Init {
 
         let (config, config_diags) = load_config(root, &load_options);
         if early_failed || config_diags.iter().any(Diagnostic::is_error) {
-            let mut all = vec![config_error_preamble()];
-            all.extend(config_diags);
+            // The text sorts the preamble first; the stream has it after
+            // the problems it introduces.
+            let all = if self.o.json {
+                let mut all = config_diags;
+                all.push(config_error_preamble());
+                all
+            } else {
+                let mut all = vec![config_error_preamble()];
+                all.extend(config_diags);
+                all
+            };
             return self.fail(all, source_map(&config));
         }
         self.keep_warnings(config_diags);
@@ -642,18 +696,23 @@ impl Init {
             Err(diags) => return self.fail(diags, source_map(&config)),
         }
 
-        say("");
-        print_diags(&self.diags, source_map(&config), self.o.color);
-        say(&self.c(&format!(
-            "[reset][bold][green]{} has been successfully initialized![reset][green]",
-            PRODUCT_TITLE
-        )));
+        if !self.o.json {
+            say("");
+        }
+        self.show_diags(&self.diags, source_map(&config));
+        self.message(
+            "output_init_success_message",
+            &format!(
+                "[reset][bold][green]{} has been successfully initialized![reset][green]",
+                PRODUCT_TITLE
+            ),
+        );
         if !crate::in_automation() {
-            say(&self.c(&format!(
+            self.message("output_init_success_cli_message", &format!(
             "[reset][green]\nYou may now begin working with {t}. Try running \"{p} plan\" to see\nany changes that are required for your infrastructure. All {t} commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for {t},\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.",
             t = PRODUCT_TITLE,
             p = PRODUCT_COMMAND
-        )));
+        ));
         }
         0
     }
@@ -890,6 +949,7 @@ impl Init {
         let installer = provider_installer(&self.cli, source, &registry);
         let mut events = InitEvents {
             color: self.o.color,
+            json: self.o.json,
             failures: Vec::new(),
             warnings: Vec::new(),
             incomplete: BTreeSet::new(),
@@ -906,7 +966,7 @@ impl Init {
         if !errors.is_empty() {
             return Err(events.failures);
         }
-        if events.third_party_signed {
+        if events.third_party_signed && !self.o.json {
             say("\nPartner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://www.terraform.io/docs/cli/plugins/signing.html");
         }
         if new_locks == previous {
@@ -941,13 +1001,13 @@ impl Init {
             ));
         }
         if previous.is_empty() {
-            say(&self.c(&format!(
+            self.message("lock_info", &format!(
                 "{t} has created a lock file [bold].terraform.lock.hcl[reset] to record the provider\nselections it made above. Include this file in your version control repository\nso that {t} can guarantee to make the same selections by default when\nyou run \"{p} init\" in the future.",
                 t = PRODUCT_TITLE,
                 p = PRODUCT_COMMAND
-            )));
+            ));
         } else {
-            say(&format!(
+            self.message("dependencies_lock_changes_info", &format!(
                 "{} has made some changes to the provider dependency selections recorded\nin the .terraform.lock.hcl file. Review those changes and commit them to your\nversion control system if they represent changes you intended to make.",
                 PRODUCT_TITLE
             ));
@@ -1061,24 +1121,39 @@ fn backend_config_file(
     Ok(out)
 }
 
-/// Module installation lines: "Downloading ..." and "- KEY in DIR".
-pub(crate) struct ModuleLines;
+/// Module installation lines: "Downloading ..." and "- KEY in DIR", as
+/// text or as the stream's log lines.
+pub(crate) struct ModuleLines {
+    pub json: bool,
+}
+
+impl ModuleLines {
+    fn line(&self, text: &str) {
+        if self.json {
+            crate::json_ui::log(text);
+        } else {
+            say(text);
+        }
+    }
+}
 
 impl ModuleInstallHooks for ModuleLines {
     fn download(&mut self, key: &str, package: &str, version: Option<&str>) {
         match version {
-            Some(v) => say(&format!("Downloading {package} {v} for {key}...")),
-            None => say(&format!("Downloading {package} for {key}...")),
+            Some(v) => self.line(&format!("Downloading {package} {v} for {key}...")),
+            None => self.line(&format!("Downloading {package} for {key}...")),
         }
     }
     fn install(&mut self, key: &str, _version: Option<&str>, dir: &str) {
-        say(&format!("- {key} in {dir}"));
+        self.line(&format!("- {key} in {dir}"));
     }
 }
 
 /// Provider installation lines and the diagnostics of failures.
 struct InitEvents {
     color: bool,
+    /// `-json`: the stream's wording, which differs from the text's.
+    json: bool,
     failures: Diagnostics,
     warnings: Diagnostics,
     /// Providers whose lock entries only have locally computed hashes.
@@ -1086,19 +1161,45 @@ struct InitEvents {
     third_party_signed: bool,
 }
 
+impl InitEvents {
+    /// A provider installation step: `text` for the terminal, `stream`
+    /// for `-json` (worded differently there).
+    fn line(&self, text: &str, stream: &str) {
+        if self.json {
+            crate::json_ui::log(stream);
+        } else {
+            say(text);
+        }
+    }
+}
+
 impl InstallerEvents for InitEvents {
     fn pending_providers(&mut self, _reqs: &Requirements) {
+        if self.json {
+            crate::json_ui::init_output(
+                "initializing_provider_plugin_message",
+                "Initializing provider plugins...",
+            );
+            return;
+        }
         say(&colorize(
             "[reset][bold]Initializing provider plugins...",
             self.color,
         ));
     }
     fn builtin_provider_available(&mut self, provider: &Provider) {
-        say(&format!(
-            "- {} is built in to {}",
-            provider.for_display(),
-            PRODUCT_TITLE
-        ));
+        self.line(
+            &format!(
+                "- {} is built in to {}",
+                provider.for_display(),
+                PRODUCT_TITLE
+            ),
+            &format!(
+                "{} is built in to {}",
+                provider.for_display(),
+                PRODUCT_TITLE
+            ),
+        );
     }
     fn query_packages_begin(
         &mut self,
@@ -1108,16 +1209,23 @@ impl InstallerEvents for InitEvents {
     ) {
         let p = provider.for_display();
         if locked {
-            say(&format!(
-                "- Reusing previous version of {p} from the dependency lock file"
-            ));
+            self.line(
+                &format!("- Reusing previous version of {p} from the dependency lock file"),
+                &format!("{p}: Reusing previous version from the dependency lock file"),
+            );
         } else if constraints.is_empty() {
-            say(&format!("- Finding latest version of {p}..."));
+            self.line(
+                &format!("- Finding latest version of {p}..."),
+                &format!("{p}: Finding latest version..."),
+            );
         } else {
-            say(&format!(
-                "- Finding {p} versions matching {}...",
-                quote(&constraints.to_string())
-            ));
+            let wanted = quote(&constraints.to_string());
+            self.line(
+                &format!("- Finding {p} versions matching {wanted}..."),
+                &format!(
+                    "Finding matching versions for provider: {p}, version_constraint: {wanted}"
+                ),
+            );
         }
     }
     fn query_packages_warning(&mut self, provider: &Provider, warnings: &[String]) {
@@ -1138,11 +1246,15 @@ impl InstallerEvents for InitEvents {
     ) {
         let p = provider.for_display();
         if in_cache {
-            say(&format!(
-                "- Detected previously-installed {p} v{version} in the shared cache directory"
-            ));
+            self.line(
+                &format!("- Detected previously-installed {p} v{version} in the shared cache directory"),
+                &format!("{p} v{version}: Detected previously-installed provider version in the shared cache directory"),
+            );
         } else {
-            say(&format!("- Using previously-installed {p} v{version}"));
+            self.line(
+                &format!("- Using previously-installed {p} v{version}"),
+                &format!("{p} v{version}: Using previously-installed provider version"),
+            );
         }
     }
     fn fetch_package_begin(
@@ -1153,12 +1265,15 @@ impl InstallerEvents for InitEvents {
         in_cache: bool,
     ) {
         let p = provider.for_display();
+        // The stream does not say where the package goes.
+        let stream = format!("Installing provider version: {p} v{version}...");
         if in_cache {
-            say(&format!(
-                "- Installing {p} v{version} to the shared cache directory..."
-            ));
+            self.line(
+                &format!("- Installing {p} v{version} to the shared cache directory..."),
+                &stream,
+            );
         } else {
-            say(&format!("- Installing {p} v{version}..."));
+            self.line(&format!("- Installing {p} v{version}..."), &stream);
         }
     }
     fn fetch_package_success(
@@ -1174,25 +1289,28 @@ impl InstallerEvents for InitEvents {
                     self.third_party_signed = true;
                 }
                 let key = match (&a.key_id, a.signed()) {
-                    (Some(k), true) => {
-                        colorize(&format!(", key ID [reset][bold]{k}[reset]"), self.color)
-                    }
+                    (Some(k), true) => colorize(
+                        &format!(", key ID [reset][bold]{k}[reset]"),
+                        self.color && !self.json,
+                    ),
                     _ => String::new(),
                 };
                 (a.describe(), key)
             }
             None => ("unauthenticated", String::new()),
         };
-        say(&format!(
-            "- Installed {} v{version} ({describe}{key})",
-            provider.for_display()
-        ));
+        let p = provider.for_display();
+        self.line(
+            &format!("- Installed {p} v{version} ({describe}{key})"),
+            &format!("Installed provider version: {p} v{version} ({describe}{key})"),
+        );
     }
     fn link_from_cache_begin(&mut self, provider: &Provider, version: &Version, _cache: &Path) {
-        say(&format!(
-            "- Using {} v{version} from the shared cache directory",
-            provider.for_display()
-        ));
+        let p = provider.for_display();
+        self.line(
+            &format!("- Using {p} v{version} from the shared cache directory"),
+            &format!("{p} v{version}: Using from the shared cache directory"),
+        );
     }
     fn providers_lock_updated(
         &mut self,

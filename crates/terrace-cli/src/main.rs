@@ -21,6 +21,7 @@ macro_rules! outln {
 
 mod args;
 mod backend_config;
+mod completion;
 mod console;
 mod fmt;
 mod force_unlock;
@@ -30,6 +31,7 @@ mod help;
 mod init;
 mod interrupt;
 mod journal;
+mod json_ui;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
@@ -81,6 +83,7 @@ Main commands:
   destroy       Destroy previously-created infrastructure
 
 All other commands:
+  completions   Print the shell code that completes terrace commands
   console       Try terrace expressions at an interactive command prompt
   fmt           Reformat your configuration in the standard style
   force-unlock  Release a stuck lock on the current workspace
@@ -102,6 +105,10 @@ Global options:
   -chdir=DIR    Switch to a different working directory before executing the
                 given subcommand.
   -help         Show this help output.
+  -version      An alias for the \"version\" subcommand.
+  -install-autocomplete    Install shell completion for terrace (bash, zsh,
+                           fish: for each whose configuration file exists).
+  -uninstall-autocomplete  Remove it again.
 ";
 
 /// Commands that never start a provider plugin: like a Go program, they
@@ -137,6 +144,13 @@ fn main() {
 }
 
 fn run(argv: Vec<String>) -> i32 {
+    // The shell asking for completions, whatever the arguments.
+    if let Some(line) = completion::requested_line() {
+        for word in completion::candidates(&line, Path::new(".")) {
+            outln!("{word}");
+        }
+        return 0;
+    }
     // Global options come before the subcommand.
     let mut dir = PathBuf::from(".");
     let mut rest = argv.as_slice();
@@ -155,6 +169,11 @@ fn run(argv: Vec<String>) -> i32 {
         eprint!("{USAGE}");
         return 127;
     };
+    match command.as_str() {
+        "-install-autocomplete" | "--install-autocomplete" => return completion::install(),
+        "-uninstall-autocomplete" | "--uninstall-autocomplete" => return completion::uninstall(),
+        _ => {}
+    }
     let argv = match merge_env_args(rest) {
         Ok(argv) => argv,
         Err(e) => {
@@ -195,6 +214,7 @@ fn run(argv: Vec<String>) -> i32 {
         "get" => modules_command::get(command_args),
         "modules" => modules_command::modules(command_args),
         "fmt" => fmt::run(command_args),
+        "completions" => completion::completions_command(command_args),
         "force-unlock" => force_unlock::run(command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),

@@ -60,7 +60,7 @@ pub fn get(argv: &[String]) -> i32 {
     };
     let root = Path::new(".");
     let mut installer = ModuleInstaller::new(&data_dir(root).join("modules"), registry);
-    let diags = installer.install_modules(root, update, &mut ModuleLines);
+    let diags = installer.install_modules(root, update, &mut ModuleLines { json: false });
     let (config, _) =
         terrace_config::loader::load_config(root, &terrace_config::loader::LoadOptions::default());
     print_diagnostics(&diags, &source_map(&config), color);

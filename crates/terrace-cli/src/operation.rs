@@ -61,6 +61,21 @@ pub fn run(command: Command, argv: &[String]) -> i32 {
             return 1;
         }
     };
+    if args.json {
+        crate::json_ui::version();
+        let approval_possible = args.auto_approve || args.plan_file.is_some();
+        if matches!(args.command, Command::Apply | Command::Destroy) && !approval_possible {
+            let product = crate::PRODUCT;
+            crate::json_ui::diagnostics(
+                &[Diagnostic::error(
+                    "Plan file or auto-approve required",
+                    format!("{product} cannot ask for interactive approval when -json is set. You can either apply a saved plan file, or enable the -auto-approve option."),
+                )],
+                &SourceMap::new(),
+            );
+            return 1;
+        }
+    }
     let dir = PathBuf::from(".");
     let interrupt = Interrupt::install();
     let mut op = match Operation::prepare(&dir, args, interrupt) {
@@ -96,6 +111,13 @@ struct Operation {
     /// What a plan saved now records besides itself.
     backend_settings: crate::backend_config::WorkingBackend,
     locks_text: Option<String>,
+    /// Warnings of a plan applied without asking: shown with the apply's
+    /// own diagnostics, after the apply, as terraform shows them.
+    deferred_warnings: Diagnostics,
+    /// Provider instances the plan had to leave out (they could not be
+    /// configured): everything else is planned and applied, and the
+    /// command ends saying which, with exit status 1.
+    unavailable_providers: Vec<terrace_addrs::AbsProviderInstance>,
 }
 
 impl Operation {
@@ -103,6 +125,10 @@ impl Operation {
     /// printed and the exit status returned (nothing was changed).
     fn prepare(dir: &Path, args: OperationArgs, interrupt: Interrupt) -> Result<Operation, i32> {
         let color = args.color;
+        let json = args.json;
+        let print_diagnostics = |diags: &[Diagnostic], sources: &SourceMap, color: bool| {
+            show_diagnostics(json, diags, sources, color)
+        };
         let fail = |diags: &Diagnostics, sources: &SourceMap| {
             print_diagnostics(diags, sources, color);
             1
@@ -266,7 +292,11 @@ impl Operation {
                 Command::Import => "OperationTypeImport",
             };
             if let Err(e) = backend.lock(operation, "", args.lock_timeout) {
-                eprintln!("{}", lock_failure_text(&e.acquire_diagnostic(), color));
+                if json {
+                    crate::json_ui::diagnostics(&[e.acquire_diagnostic()], &sources);
+                } else {
+                    eprintln!("{}", lock_failure_text(&e.acquire_diagnostic(), color));
+                }
                 return Err(1);
             }
             locked = true;
@@ -309,10 +339,15 @@ impl Operation {
                         return Err(unlock_and_fail(&mut backend, &e.to_diagnostics()));
                     }
                     journal::remove(&journal_path);
-                    outln!(
-                        "Recovered {applied} object(s) recorded by an interrupted apply into \
-                         the state.\n"
+                    let recovered = format!(
+                        "Recovered {applied} object(s) recorded by an interrupted apply into the \
+                         state."
                     );
+                    if json {
+                        crate::json_ui::log(&recovered);
+                    } else {
+                        outln!("{recovered}\n");
+                    }
                     stored = match backend.read_state() {
                         Ok((state, _)) => state,
                         Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
@@ -434,6 +469,8 @@ impl Operation {
             apply_time_variables,
             backend_settings,
             locks_text,
+            deferred_warnings: Diagnostics::new(),
+            unavailable_providers: Vec::new(),
         })
     }
 
@@ -445,6 +482,10 @@ impl Operation {
     /// `-compact-warnings`, warnings alone are listed by summary and
     /// place only (errors keep every warning in full, as context).
     fn print_diagnostics(&self, diags: &[Diagnostic]) {
+        if self.args.json {
+            crate::json_ui::diagnostics(diags, &self.sources);
+            return;
+        }
         if self.args.compact_warnings && !diags.is_empty() && diags.iter().all(|d| !d.is_error()) {
             out!("{}", compact_warnings(diags, self.color()));
             return;
@@ -460,7 +501,10 @@ impl Operation {
         if let Some((addr, id)) = self.args.import.clone() {
             return self.import(&addr, &id);
         }
-        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), None);
+        let mut ui = ApplyUi::new(self.color(), self.interrupt.clone(), None);
+        if self.args.json {
+            ui = ui.json();
+        }
         if self.args.plan_file.is_none() {
             // As terraform, a plan starts with the validation walk; its
             // warnings come again from the plan walk, so only errors are
@@ -479,6 +523,13 @@ impl Operation {
         let plan = if let Some(plan) = self.saved_plan.take() {
             let warnings = std::mem::take(&mut self.warnings);
             self.print_diagnostics(&warnings);
+            if self.args.json {
+                // The stream lists what a saved plan will do, without its
+                // summary.
+                for change in &plan.changes {
+                    crate::json_ui::planned_change(change);
+                }
+            }
             plan
         } else {
             let opts = PlanOptions {
@@ -499,16 +550,32 @@ impl Operation {
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
             let failed = has_errors(&all);
+            // Errors of provider instances left out do not stop the rest.
+            all.extend(plan.isolated_errors.iter().cloned());
+            self.unavailable_providers = plan.unavailable_providers.clone();
             // `refresh` is `apply -refresh-only -auto-approve` without the
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
-            if (!failed || changes_planned) && self.args.command != Command::Refresh {
+            if self.args.json {
+                if self.args.command != Command::Refresh {
+                    json_plan(&plan);
+                }
+            } else if (!failed || changes_planned) && self.args.command != Command::Refresh {
                 out!(
                     "{}",
                     render_plan(&plan, &self.schemas(), &self.render_options())
                 );
             }
-            self.print_diagnostics(&all);
+            if failed || !self.applies_without_asking(&plan) {
+                self.print_diagnostics(&all);
+            } else {
+                // Check blocks are evaluated again by the apply, which
+                // reports their results itself.
+                self.deferred_warnings = all
+                    .into_iter()
+                    .filter(|d| !is_check_block_result(d))
+                    .collect();
+            }
             if failed {
                 return 1;
             }
@@ -533,7 +600,7 @@ impl Operation {
                     self.print_diagnostics(&d);
                     return 1;
                 }
-                if !crate::in_automation() {
+                if !crate::in_automation() && !self.args.json {
                     out!(
                         "{}",
                         render_plan_footer(
@@ -542,8 +609,12 @@ impl Operation {
                         )
                     );
                 }
-            } else if has_changes(&plan) && !crate::in_automation() {
+            } else if has_changes(&plan) && !crate::in_automation() && !self.args.json {
                 out!("{}", render_plan_footer(None, &self.render_options()));
+            }
+            if !self.unavailable_providers.is_empty() {
+                self.report_left_out("planned");
+                return 1;
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2
@@ -588,20 +659,47 @@ impl Operation {
             self.interrupt
                 .on_fatal(move || save_in_emergency(&backend, &journal));
         }
-        let (state, diags) = terrace_engine::apply(&self.ctx, plan, ui);
+        let (state, applied_diags) = terrace_engine::apply(&self.ctx, plan, ui);
+        let mut diags = std::mem::take(&mut self.deferred_warnings);
+        // A provider instance that could not be configured for the plan
+        // usually fails the same way for the apply: said once.
+        for d in applied_diags {
+            if !diags.contains(&d) {
+                diags.push(d);
+            }
+        }
         if !self.persist(&state, &journal) {
             // Nothing after this may read as success: the engine's own
             // errors still say what went wrong during the apply.
             self.print_diagnostics(&diags);
             return 1;
         }
-        if has_errors(&diags) {
+        // With provider instances left out, what was applied is still
+        // summed up, then what was not.
+        let partial = !self.unavailable_providers.is_empty();
+        if has_errors(&diags) && !partial {
             self.print_diagnostics(&diags);
             return 1;
         }
         self.print_diagnostics(&diags);
+        let code = self.summarise_apply(&state, ui);
+        if partial {
+            self.report_left_out("applied");
+            return 1;
+        }
+        code
+    }
+
+    /// The summary line and the outputs of a finished apply.
+    fn summarise_apply(&self, state: &State, ui: &ApplyUi) -> i32 {
         let counts = ui.counts();
-        let destroy = plan.mode == PlanMode::Destroy;
+        // The command decides the wording: applying a saved destroy plan
+        // is an apply.
+        let destroy = self.args.command == Command::Destroy;
+        if self.args.json {
+            json_applied(self.args.command, destroy, counts, state);
+            return 0;
+        }
         if self.args.command != Command::Refresh {
             out!(
                 "{}",
@@ -616,14 +714,32 @@ impl Operation {
             );
         }
         if !destroy {
-            let outputs: BTreeMap<String, (terrace_value::Value, bool)> = state
-                .outputs
-                .iter()
-                .map(|(name, o)| (name.clone(), (o.value.clone(), o.sensitive)))
-                .collect();
-            out!("{}", render_outputs(&outputs, &self.render_options()));
+            out!(
+                "{}",
+                render_outputs(&root_outputs(state), &self.render_options())
+            );
         }
         0
+    }
+
+    /// The closing line of a run that left provider instances out.
+    fn report_left_out(&self, work: &str) {
+        let names: Vec<String> = self
+            .unavailable_providers
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        let count = names.len();
+        let noun = if count == 1 { "instance" } else { "instances" };
+        let text = format!(
+            "Not {work}: the resources of {count} provider {noun} that could not be configured: {}. Everything else was {work}.",
+            names.join(", ")
+        );
+        if self.args.json {
+            crate::json_ui::log(&text);
+        } else {
+            outln!("\n{text}");
+        }
     }
 
     /// Writes the state after an apply; `false` (with the errors printed)
@@ -642,7 +758,7 @@ impl Operation {
                 true
             }
             Err(e) => {
-                let diags = save_elsewhere(backend.as_ref(), state, &e.to_string());
+                let diags = save_elsewhere(backend.as_ref(), state, &e.to_string(), self.args.json);
                 self.print_diagnostics(&diags);
                 false
             }
@@ -682,6 +798,7 @@ impl Operation {
                     .as_ref(),
                 &state,
                 &e.to_string(),
+                false,
             );
             self.print_diagnostics(&diags);
             return 1;
@@ -694,6 +811,17 @@ impl Operation {
         }
         self.print_diagnostics(&all);
         0
+    }
+
+    /// Whether `plan`, made by this command, is applied without a question
+    /// to the user (an apply command with `-auto-approve`, or a plan with
+    /// nothing to approve).
+    fn applies_without_asking(&self, plan: &Plan) -> bool {
+        if self.args.command == Command::Plan {
+            return false;
+        }
+        let nothing_to_approve = !has_changes(plan) && plan.mode != PlanMode::RefreshOnly;
+        self.args.auto_approve || nothing_to_approve
     }
 
     /// Terraform's interactive approval: only `yes` goes on.
@@ -748,10 +876,68 @@ impl Operation {
     }
 }
 
+/// Diagnostics as text, or as stream lines with `-json`.
+fn show_diagnostics(json: bool, diags: &[Diagnostic], sources: &SourceMap, color: bool) {
+    if json {
+        crate::json_ui::diagnostics(diags, sources);
+    } else {
+        print_diagnostics(diags, sources, color);
+    }
+}
+
+/// A plan in the `-json` stream: drift, each change, the summary line and
+/// the root outputs' planned actions.
+fn json_plan(plan: &Plan) {
+    for drift in &plan.drift {
+        if drift.action != Action::NoOp || plan.mode == PlanMode::RefreshOnly {
+            crate::json_ui::resource_drift(drift);
+        }
+    }
+    for change in &plan.changes {
+        crate::json_ui::planned_change(change);
+    }
+    crate::json_ui::change_summary(
+        crate::json_ui::ChangeSummary::of_plan(&plan.changes),
+        crate::json_ui::SummaryOf::Plan,
+    );
+    crate::json_ui::planned_outputs(&plan.output_changes);
+}
+
+/// What an apply did, in the `-json` stream: the summary line (not for
+/// `refresh`), then the root outputs (not after a destroy).
+fn json_applied(command: Command, destroy: bool, counts: crate::ui::Counts, state: &State) {
+    if command != Command::Refresh {
+        let summary = crate::json_ui::ChangeSummary {
+            add: counts.added,
+            change: counts.changed,
+            import: counts.imported,
+            remove: counts.destroyed,
+        };
+        let of = if destroy {
+            crate::json_ui::SummaryOf::Destroy
+        } else {
+            crate::json_ui::SummaryOf::Apply
+        };
+        crate::json_ui::change_summary(summary, of);
+    }
+    if !destroy {
+        crate::json_ui::applied_outputs(&root_outputs(state));
+    }
+}
+
+/// The root module's outputs after an apply: value and sensitivity.
+fn root_outputs(state: &State) -> BTreeMap<String, (terrace_value::Value, bool)> {
+    state
+        .outputs
+        .iter()
+        .map(|(name, o)| (name.clone(), (o.value.clone(), o.sensitive)))
+        .collect()
+}
+
 /// The last resorts for a state the backend would not take, as terraform
 /// has them: `errored.tfstate` in the working directory, else the state
 /// as JSON on stderr. Returns the errors that say which happened.
-fn save_elsewhere(backend: &dyn Backend, state: &State, error: &str) -> Diagnostics {
+fn save_elsewhere(backend: &dyn Backend, state: &State, error: &str, json: bool) -> Diagnostics {
     let product = crate::PRODUCT;
     let mut diags = vec![Diagnostic::error(
         "Failed to save state",
@@ -778,6 +964,8 @@ fn save_elsewhere(backend: &dyn Backend, state: &State, error: &str) -> Diagnost
                         d.summary
                     ),
                 ));
+            } else if json {
+                crate::json_ui::state_dump(&String::from_utf8_lossy(&bytes));
             } else {
                 let mut err = std::io::stderr().lock();
                 let _ = err.write_all(&bytes);
@@ -826,7 +1014,7 @@ fn save_in_emergency(backend: &Mutex<Box<dyn Backend>>, journal: &Journal) {
                 Some(SnapshotId { lineage, serial })
             }
             Err(e) => {
-                let diags = save_elsewhere(backend.as_ref(), &state, &e.to_string());
+                let diags = save_elsewhere(backend.as_ref(), &state, &e.to_string(), false);
                 for d in diags {
                     eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
                 }
@@ -858,6 +1046,14 @@ fn compact_warnings(diags: &[Diagnostic], color: bool) -> String {
         crate::PRODUCT
     ));
     out
+}
+
+/// A `check` block's result, which every walk reports anew.
+fn is_check_block_result(diag: &Diagnostic) -> bool {
+    matches!(
+        diag.summary.as_str(),
+        "Check block assertion failed" | "Check block assertion known after apply"
+    )
 }
 
 fn has_errors(diags: &Diagnostics) -> bool {

@@ -57,6 +57,9 @@ pub struct OperationArgs {
     pub state_out: Option<PathBuf>,
     pub backup_path: Option<PathBuf>,
     pub compact_warnings: bool,
+    /// `-json`: the machine-readable stream instead of text; implies
+    /// `-input=false` and no colour.
+    pub json: bool,
 }
 
 impl OperationArgs {
@@ -84,6 +87,7 @@ impl OperationArgs {
             state_out: None,
             backup_path: None,
             compact_warnings: false,
+            json: false,
         }
     }
 }
@@ -183,6 +187,9 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
                     Ok(())
                 }
                 ("compact-warnings", v) => parse_bool(&name, v).map(|b| args.compact_warnings = b),
+                ("json", v) if command != Command::Import => {
+                    parse_bool(&name, v).map(|b| args.json = b)
+                }
                 ("var", Some(assignment)) => match assignment.split_once('=') {
                     Some((var, text)) => {
                         args.variables.push(VariableArgument::Var {
@@ -311,6 +318,10 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
             "It doesn't make sense to use -refresh-only at the same time as -refresh=false, \
              because Terraform would have nothing to do.",
         ));
+    }
+    if args.json {
+        args.color = false;
+        args.input = false;
     }
     if problems.is_empty() {
         Ok(args)

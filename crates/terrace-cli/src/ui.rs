@@ -5,6 +5,8 @@
 
 use crate::interrupt::Interrupt;
 use crate::journal::Journal;
+use crate::json_ui;
+use serde_json::{json, Value as Json};
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,6 +34,8 @@ struct InFlight {
 
 struct Shared {
     color: bool,
+    /// `-json`: every event is a line of the machine-readable stream.
+    json: AtomicBool,
     in_flight: Mutex<HashMap<String, InFlight>>,
     counts: Mutex<Counts>,
     done: AtomicBool,
@@ -80,6 +84,18 @@ impl Shared {
     }
 }
 
+/// The lines of a provisioner message the stream reports: split at line
+/// ends (`\n`, `\r\n` or a lone `\r`), trailing blanks dropped, empty
+/// lines skipped.
+fn provision_lines(message: &str) -> Vec<&str> {
+    message
+        .split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'))
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
 /// Terraform's rendering of one provisioner message: split into lines at
 /// `\n` (or, in a piece without one, at `\r`), trailing blanks dropped,
 /// empty lines skipped, each line after the `ADDR (TYPE): ` prefix. A
@@ -120,12 +136,16 @@ pub struct ApplyUi {
     interrupt: Interrupt,
     journal: Mutex<Option<Arc<Journal>>>,
     stop_sent: AtomicBool,
+    /// The ids objects had when their refresh began, for the stream's
+    /// `refresh_complete` line.
+    refreshing_ids: Mutex<HashMap<String, Option<String>>>,
 }
 
 impl ApplyUi {
     pub fn new(color: bool, interrupt: Interrupt, journal: Option<Arc<Journal>>) -> ApplyUi {
         let shared = Arc::new(Shared {
             color,
+            json: AtomicBool::new(false),
             in_flight: Mutex::new(HashMap::new()),
             counts: Mutex::new(Counts::default()),
             done: AtomicBool::new(false),
@@ -140,12 +160,99 @@ impl ApplyUi {
             interrupt,
             journal: Mutex::new(journal),
             stop_sent: AtomicBool::new(false),
+            refreshing_ids: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Events go out as `-json` stream lines instead of text.
+    pub fn json(self) -> ApplyUi {
+        self.shared.json.store(true, Ordering::SeqCst);
+        self
+    }
+
+    fn is_json(&self) -> bool {
+        self.shared.json.load(Ordering::SeqCst)
     }
 
     /// Where the objects the engine records from now on are journaled.
     pub fn attach_journal(&self, journal: Arc<Journal>) {
         *self.journal.lock().unwrap_or_else(PoisonError::into_inner) = Some(journal);
+    }
+
+    /// Remembers a running action for the ten-second progress lines.
+    fn track(&self, name: &str, action: Action, id: Option<&str>) {
+        self.shared
+            .in_flight
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                name.to_string(),
+                InFlight {
+                    action,
+                    id: id.map(str::to_string),
+                    started: Instant::now(),
+                    reported: 0,
+                },
+            );
+    }
+
+    fn json_finished(
+        &self,
+        addr: &AbsResourceInstance,
+        action: Action,
+        id: Option<&str>,
+        elapsed: Duration,
+        ok: bool,
+    ) {
+        let noun = match action {
+            Action::Create => "Creation",
+            Action::Update => "Modifications",
+            Action::Delete => "Destruction",
+            Action::Read => "Refresh",
+            _ => return,
+        };
+        // Whole seconds, as the stream measures from rounded start and end.
+        let secs = (elapsed.as_millis() + 500) / 1000;
+        let after = go_duration(Duration::from_secs(secs as u64));
+        let action_json = ("action", Json::from(json_ui::change_action(action)));
+        if !ok {
+            json_ui::hook(
+                "apply_errored",
+                &format!("{addr}: {noun} errored after {after}"),
+                hook_body(
+                    addr,
+                    &[action_json, ("elapsed_seconds", Json::from(secs as u64))],
+                    None,
+                ),
+            );
+            return;
+        }
+        self.count(action);
+        // A destroyed object has no id left to show.
+        let id = if action == Action::Delete { None } else { id };
+        let mut body = hook_body(addr, &[action_json], id);
+        if let Json::Object(fields) = &mut body {
+            fields.insert("elapsed_seconds".into(), Json::from(secs as u64));
+        }
+        json_ui::hook(
+            "apply_complete",
+            &format!("{addr}: {noun} complete after {after}{}", id_suffix(id)),
+            body,
+        );
+    }
+
+    fn count(&self, action: Action) {
+        let mut counts = self
+            .shared
+            .counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match action {
+            Action::Create => counts.added += 1,
+            Action::Update => counts.changed += 1,
+            Action::Delete => counts.destroyed += 1,
+            _ => {}
+        }
     }
 
     pub fn for_import_command(mut self) -> ApplyUi {
@@ -189,6 +296,10 @@ fn still_working(shared: Arc<Shared>) {
         }
         due.sort();
         for (addr, action, id, secs) in due {
+            if shared.json.load(Ordering::SeqCst) {
+                json_progress(&addr, action, secs);
+                continue;
+            }
             let verb = match action {
                 Action::Create => "Still creating...",
                 Action::Update => "Still modifying...",
@@ -203,6 +314,52 @@ fn still_working(shared: Arc<Shared>) {
             let elapsed = go_duration(Duration::from_secs(secs));
             shared.line(&addr, &format!("{verb} [{id}{elapsed} elapsed]"));
         }
+    }
+}
+
+/// The stream's present participle of an action, lower case.
+fn json_progress(addr: &str, action: Action, secs: u64) {
+    let verb = match action {
+        Action::Create => "creating",
+        Action::Update => "modifying",
+        Action::Delete => "destroying",
+        Action::Read => "refreshing",
+        _ => return,
+    };
+    let Ok(parsed) = AbsResourceInstance::parse_str(addr) else {
+        return;
+    };
+    let elapsed = go_duration(Duration::from_secs(secs));
+    json_ui::hook(
+        "apply_progress",
+        &format!("{addr}: Still {verb}... [{elapsed} elapsed]"),
+        json!({
+            "resource": json_ui::resource_addr(&parsed),
+            "action": json_ui::change_action(action),
+            "elapsed_seconds": secs,
+        }),
+    );
+}
+
+/// A hook body: the resource, then the given fields, then `id_key` and
+/// `id_value` when the object has an id.
+fn hook_body(addr: &AbsResourceInstance, fields: &[(&str, Json)], id: Option<&str>) -> Json {
+    let mut body = serde_json::Map::new();
+    body.insert("resource".into(), json_ui::resource_addr(addr));
+    for (k, v) in fields {
+        body.insert(k.to_string(), v.clone());
+    }
+    if let Some(id) = id.filter(|id| !id.is_empty()) {
+        body.insert("id_key".into(), Json::from("id"));
+        body.insert("id_value".into(), Json::from(id));
+    }
+    Json::Object(body)
+}
+
+fn id_suffix(id: Option<&str>) -> String {
+    match id.filter(|id| !id.is_empty()) {
+        Some(id) => format!(" [id={id}]"),
+        None => String::new(),
     }
 }
 
@@ -221,6 +378,9 @@ pub fn go_duration(d: Duration) -> String {
 
 impl Hooks for ApplyUi {
     fn importing(&self, addr: &AbsResourceInstance, id: &str) {
+        if self.is_json() {
+            return;
+        }
         let name = addr.to_string();
         if self.import_command {
             self.importing
@@ -236,6 +396,18 @@ impl Hooks for ApplyUi {
     }
 
     fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
+        if self.is_json() {
+            self.refreshing_ids
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(addr.to_string(), id.map(str::to_string));
+            json_ui::hook(
+                "refresh_start",
+                &format!("{addr}: Refreshing state...{}", id_suffix(id)),
+                hook_body(addr, &[], id),
+            );
+            return;
+        }
         let prepared = self
             .importing
             .lock()
@@ -255,8 +427,49 @@ impl Hooks for ApplyUi {
         self.shared.line(&addr.to_string(), &message);
     }
 
+    fn refreshed(&self, addr: &AbsResourceInstance, ok: bool) {
+        if !self.is_json() {
+            return;
+        }
+        let id = self
+            .refreshing_ids
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&addr.to_string())
+            .flatten();
+        if ok {
+            json_ui::hook(
+                "refresh_complete",
+                &format!("{addr}: Refresh complete{}", id_suffix(id.as_deref())),
+                hook_body(addr, &[], id.as_deref()),
+            );
+        }
+    }
+
     fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
         let name = addr.to_string();
+        if self.is_json() {
+            let verb = match action {
+                Action::Create => "Creating",
+                Action::Update => "Modifying",
+                Action::Delete => "Destroying",
+                Action::Read => "Refreshing",
+                _ => return,
+            };
+            // A new object has no id yet.
+            let id = if action == Action::Create { None } else { id };
+            self.track(&name, action, id);
+            json_ui::hook(
+                "apply_start",
+                &format!("{name}: {verb}...{}", id_suffix(id)),
+                hook_body(
+                    addr,
+                    &[("action", Json::from(json_ui::change_action(action)))],
+                    id,
+                ),
+            );
+            return;
+        }
         let message = match (action, id) {
             (Action::Create, _) => "Creating...".to_string(),
             (Action::Update, Some(id)) => format!("Modifying... [id={id}]"),
@@ -266,19 +479,7 @@ impl Hooks for ApplyUi {
             (Action::Read, _) => "Reading...".to_string(),
             _ => return,
         };
-        self.shared
-            .in_flight
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                name.clone(),
-                InFlight {
-                    action,
-                    id: id.map(str::to_string),
-                    started: Instant::now(),
-                    reported: 0,
-                },
-            );
+        self.track(&name, action, id);
         self.shared.line(&name, &message);
     }
 
@@ -296,6 +497,10 @@ impl Hooks for ApplyUi {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&name);
+        if self.is_json() {
+            self.json_finished(addr, action, id, elapsed, ok);
+            return;
+        }
         if !ok {
             return;
         }
@@ -308,23 +513,14 @@ impl Hooks for ApplyUi {
             Action::Read => format!("Read complete after {after}{id_part}"),
             _ => return,
         };
-        {
-            let mut counts = self
-                .shared
-                .counts
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            match action {
-                Action::Create => counts.added += 1,
-                Action::Update => counts.changed += 1,
-                Action::Delete => counts.destroyed += 1,
-                _ => {}
-            }
-        }
+        self.count(action);
         self.shared.line(&name, &message);
     }
 
     fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        if self.is_json() {
+            return;
+        }
         // Unlike the other "..." lines, terraform resets colours once after
         // this one.
         self.shared.line_with_resets(
@@ -340,11 +536,22 @@ impl Hooks for ApplyUi {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .imported += 1;
+        if self.is_json() {
+            return;
+        }
         self.shared
             .line(&addr.to_string(), &format!("Import complete [id={id}]"));
     }
 
     fn provisioning(&self, addr: &AbsResourceInstance, type_name: &str) {
+        if self.is_json() {
+            json_ui::hook(
+                "provision_start",
+                &format!("{addr}: Provisioning with '{type_name}'..."),
+                hook_body(addr, &[("provisioner", Json::from(type_name))], None),
+            );
+            return;
+        }
         self.shared.line(
             &addr.to_string(),
             &format!("Provisioning with '{type_name}'..."),
@@ -352,6 +559,23 @@ impl Hooks for ApplyUi {
     }
 
     fn provision_output(&self, addr: &AbsResourceInstance, type_name: &str, message: &str) {
+        if self.is_json() {
+            for line in provision_lines(message) {
+                json_ui::hook(
+                    "provision_progress",
+                    &format!("{addr}: ({type_name}): {line}"),
+                    hook_body(
+                        addr,
+                        &[
+                            ("provisioner", Json::from(type_name)),
+                            ("output", Json::from(line)),
+                        ],
+                        None,
+                    ),
+                );
+            }
+            return;
+        }
         let text = provision_text(self.shared.color, &addr.to_string(), type_name, message);
         let _guard = self
             .shared
@@ -361,6 +585,22 @@ impl Hooks for ApplyUi {
         let mut stdout = std::io::stdout().lock();
         let _ = writeln!(stdout, "{text}");
         let _ = stdout.flush();
+    }
+
+    fn provisioned(&self, addr: &AbsResourceInstance, type_name: &str, ok: bool) {
+        if !self.is_json() {
+            return;
+        }
+        let (kind, outcome) = if ok {
+            ("provision_complete", "Provisioning complete")
+        } else {
+            ("provision_errored", "Provisioning errored")
+        };
+        json_ui::hook(
+            kind,
+            &format!("{addr}: ({type_name}) {outcome}"),
+            hook_body(addr, &[("provisioner", Json::from(type_name))], None),
+        );
     }
 
     fn object_changed(

@@ -372,7 +372,18 @@ fn get_and_modules_answer_as_terraform_does() {
             std::fs::read_to_string(w.path(".terraform/modules/modules.json")).unwrap(),
             manifest
         );
-        assert_eq!(w.terraform_ok(&["modules"], 0).stdout, tree);
+        // terraform lists sibling modules in Go's random map order, so
+        // the trees are compared as sets of lines, with the glyph that
+        // marks the last sibling taken as any other.
+        let lines = |text: &str| {
+            let mut lines: Vec<String> = text
+                .lines()
+                .map(|l| l.replace('\u{2514}', "\u{251c}"))
+                .collect();
+            lines.sort();
+            lines
+        };
+        assert_eq!(lines(&w.terraform_ok(&["modules"], 0).stdout), lines(&tree));
         // terraform lists them in Go's random map order.
         let sorted = |text: &str| {
             let doc: serde_json::Value = serde_json::from_str(text).expect("JSON");
@@ -450,4 +461,61 @@ fn state_replace_provider_rewrites_the_state_as_terraform_does() {
     if outputs.len() == 2 {
         assert_eq!(outputs[0], outputs[1]);
     }
+}
+
+/// Shell completion: the shell runs terrace with the command line in
+/// `COMP_LINE` and gets the next words; `-install-autocomplete` hooks it
+/// into the rc files that exist, once, and `-uninstall-autocomplete`
+/// takes it out.
+#[test]
+fn shell_completion_installs_and_answers() {
+    let w = work("completion");
+    w.terrace_ok(&["workspace", "new", "staging"], 0);
+    let complete = |line: &str| {
+        w.terrace_env(&[], &[("COMP_LINE", line)])
+            .stdout
+            .lines()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    // `terrace_env` appends -no-color: the shell's own words are in
+    // COMP_LINE, whatever the arguments are.
+    assert_eq!(complete("terrace pla"), vec!["plan"]);
+    assert_eq!(complete("terrace state r"), vec!["replace-provider", "rm"]);
+    assert_eq!(
+        complete("terrace workspace select "),
+        vec!["default", "staging"]
+    );
+    assert!(complete("terrace apply -").contains(&"-auto-approve".to_string()));
+
+    let home = w.path("home");
+    std::fs::create_dir_all(&home).unwrap_or_else(|e| panic!("{e}"));
+    let bashrc = home.join(".bashrc");
+    std::fs::write(&bashrc, "export A=1\n").unwrap_or_else(|e| panic!("{e}"));
+    let home_text = home.display().to_string();
+    let env = [("HOME", home_text.as_str())];
+    let run = w.terrace_env(&["-install-autocomplete"], &env);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    let text = std::fs::read_to_string(&bashrc).unwrap_or_default();
+    let hook = format!("complete -C {} terrace", env!("CARGO_BIN_EXE_terrace"));
+    assert_eq!(text, format!("export A=1\n\n{hook}\n"));
+    assert!(
+        !home.join(".zshrc").exists(),
+        "a shell the user does not have is left alone"
+    );
+    let again = w.terrace_env(&["-install-autocomplete"], &env);
+    assert_eq!(again.code, Some(1), "{}", again.output());
+    assert!(
+        again.stderr.contains("already installed in"),
+        "{}",
+        again.output()
+    );
+    let run = w.terrace_env(&["-uninstall-autocomplete"], &env);
+    assert_eq!(run.code, Some(0), "{}", run.output());
+    assert_eq!(
+        std::fs::read_to_string(&bashrc).unwrap_or_default(),
+        "export A=1\n"
+    );
+    let printed = w.terrace_ok(&["completions", "bash"], 0);
+    assert_eq!(printed.stdout.trim_end(), hook);
 }

@@ -148,6 +148,9 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
+    // Provider instances that could not be configured, and what was not
+    // applied because of them: errors, after which everything else was.
+    diags.extend(walker.instances.take_unavailable().1);
     // A panic caught by the walk may have poisoned these; what they hold
     // (every object recorded so far) is still the truth.
     diags.extend(std::mem::take(
@@ -459,9 +462,14 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
     }
 
     fn provider(&self, c: &ResourceInstanceChange) -> Result<Arc<dyn Provider>, Diagnostics> {
+        if self.instances.is_unavailable(&c.provider) {
+            self.instances.left_out(&c.addr, &c.provider, "applied");
+            return Err(Diagnostics::new());
+        }
         self.instances.get(&c.provider).ok_or_else(|| {
             vec![instance_not_present(
                 &c.addr,
+                c.deposed.as_ref(),
                 &c.provider.config,
                 &c.provider.key,
             )]

@@ -35,6 +35,50 @@ pub(crate) fn expand(
     ))
 }
 
+/// What `validate` can tell of `count`/`for_each` before any value is
+/// known: whether the value's type could ever serve, as terraform's
+/// validate checks it (a list for `for_each`, a bool for `count`, even
+/// from a variable whose value is not known yet).
+pub(crate) fn validate_repetition(
+    scope: &dyn Scope,
+    count: Option<&Expression>,
+    for_each: Option<&Expression>,
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    if let Some(e) = count {
+        let (v, d) = e.evaluate(scope);
+        let failed = has_errors(&d);
+        diags.extend(d);
+        let ty = v.ty().clone();
+        if !failed && convert(&Value::unknown(ty), &Type::Number).is_err() {
+            let mut d = error(
+                "Incorrect value type",
+                "Invalid expression value: number required.".into(),
+                e,
+            );
+            d.expression_values = crate::diagvals::expression_values(e, scope);
+            diags.push(d);
+        }
+    }
+    if let Some(e) = for_each {
+        let (v, d) = e.evaluate(scope);
+        let failed = has_errors(&d);
+        diags.extend(d);
+        let ty = v.ty().clone();
+        // A set's element type is left to the plan, as terraform's
+        // validate leaves it.
+        let unsuitable =
+            !(failed || ty.is_dynamic() || ty.is_map() || ty.is_object() || ty.is_set());
+        if unsuitable {
+            let detail = format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name());
+            let mut d = error("Invalid for_each argument", detail, e);
+            d.expression_values = crate::diagvals::expression_values(e, scope);
+            diags.push(d);
+        }
+    }
+    diags
+}
+
 fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnostics> {
     let (v, mut diags) = e.evaluate(scope);
     if has_errors(&diags) {

@@ -182,6 +182,11 @@ pub trait Hooks: Send + Sync {
     fn provision_output(&self, addr: &AbsResourceInstance, type_name: &str, message: &str) {
         let _ = (addr, type_name, message);
     }
+    /// A provisioner of `addr` ended; `ok` is false when it failed (even
+    /// when `on_failure = continue` lets the apply go on).
+    fn provisioned(&self, addr: &AbsResourceInstance, type_name: &str, ok: bool) {
+        let _ = (addr, type_name, ok);
+    }
     /// Ctrl-C was requested: no new work is started and running providers
     /// are asked to stop.
     fn stopping(&self) -> bool {

@@ -326,6 +326,12 @@ pub(crate) fn plan_with_imports(
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
+    let (unavailable, isolated) = walker.instances.take_unavailable();
+    if !unavailable.is_empty() {
+        out.complete = false;
+    }
+    out.unavailable_providers = unavailable;
+    out.isolated_errors = isolated;
 
     diags.extend(take(&walker.diags));
     diags.extend(internal_errors);
@@ -774,7 +780,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let pinst = info.provider.instance(key.clone());
         match self.instances.get(&pinst) {
             Some(p) => Ok((pinst, p)),
-            None => Err(vec![instance_not_present(addr, &info.provider, &key)]),
+            None => Err(vec![instance_not_present(addr, None, &info.provider, &key)]),
         }
     }
 
@@ -800,6 +806,20 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 store(acc, &addr, decode_object(info, obj));
             }
             return true;
+        }
+        if let Ok(key) = instance_key_for(self.env, info, &addr, &rep) {
+            let pinst = info.provider.instance(key);
+            if self.instances.is_unavailable(&pinst) {
+                // Left out, as it was: what refers to it sees the stored
+                // object, or a value not known yet.
+                self.instances.left_out(&addr, &pinst, "planned");
+                let value = match is.and_then(|i| i.current.as_ref()) {
+                    Some(obj) => decode_object(info, obj),
+                    None => Value::unknown(info.ty.clone()),
+                };
+                store(acc, &addr, value);
+                return true;
+            }
         }
         let (pinst, provider) = match self.provider_for(info, &addr, &rep) {
             Ok(x) => x,
@@ -1420,9 +1440,14 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         obj: &ObjectState,
     ) -> bool {
         let pinst = rs.provider.instance(is.provider_key.clone());
+        if self.instances.is_unavailable(&pinst) {
+            self.instances.left_out(addr, &pinst, "planned");
+            return true;
+        }
         let Some(provider) = self.instances.get(&pinst) else {
             self.report(vec![instance_not_present(
                 addr,
+                Some(dk),
                 &rs.provider,
                 &is.provider_key,
             )]);
@@ -1522,12 +1547,25 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return false;
         }
         let pinst = rs.provider.instance(is.provider_key.clone());
+        if self.instances.is_unavailable(&pinst) {
+            self.instances.left_out(&addr, &pinst, "planned");
+            if let (Some(acc), Some(obj)) = (acc, &is.current) {
+                store(acc, &addr, decode_object(info, obj));
+            }
+            return true;
+        }
         let Some(provider) = self.instances.get(&pinst) else {
-            self.report(vec![instance_not_present(
-                &addr,
-                &rs.provider,
-                &is.provider_key,
-            )]);
+            // Each object reports for itself, as the current object and
+            // each deposed one are separate work in OpenTofu.
+            let current = (is.current.is_some() || is.deposed.is_empty()).then_some(None);
+            let deposed = is.deposed.keys().map(Some);
+            self.report(
+                current
+                    .into_iter()
+                    .chain(deposed)
+                    .map(|dk| instance_not_present(&addr, dk, &rs.provider, &is.provider_key))
+                    .collect(),
+            );
             return false;
         };
         let mut ok = true;

@@ -18,6 +18,7 @@ use terrace_config::loader::Config;
 use terrace_providers::{
     ClientCapabilities, ConfigureProviderRequest, Provider, ValidateProviderConfigRequest,
 };
+use terrace_states::model::DeposedKey;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::convert::convert;
@@ -28,6 +29,10 @@ pub(crate) struct Instances {
     map: RwLock<HashMap<AbsProviderInstance, Arc<dyn Provider>>>,
     /// Every instance ever started, to stop on Ctrl-C and close at the end.
     started: Mutex<Vec<(AbsProviderConfig, Arc<dyn Provider>)>>,
+    /// Instances of iterated provider configurations that could not be
+    /// configured, and the errors of that and of every resource instance
+    /// left out because of it: the rest of the walk goes on without them.
+    unavailable: Mutex<(Vec<AbsProviderInstance>, Diagnostics)>,
 }
 
 impl Instances {
@@ -81,6 +86,45 @@ impl Instances {
         for p in all {
             let _ = p.stop();
         }
+    }
+
+    fn unavailable_list(
+        &self,
+    ) -> std::sync::MutexGuard<'_, (Vec<AbsProviderInstance>, Diagnostics)> {
+        self.unavailable
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `addr` could not be configured (`diags` say why); its resources are
+    /// left out, the others go on.
+    pub fn mark_unavailable(&self, addr: AbsProviderInstance, diags: Diagnostics) {
+        let mut list = self.unavailable_list();
+        list.0.push(addr);
+        list.1.extend(diags);
+    }
+
+    pub fn is_unavailable(&self, addr: &AbsProviderInstance) -> bool {
+        self.unavailable_list().0.contains(addr)
+    }
+
+    /// A resource instance left out because its provider instance is
+    /// unavailable: the error that names it.
+    pub fn left_out(&self, addr: &AbsResourceInstance, provider: &AbsProviderInstance, work: &str) {
+        let d = Diagnostic::error(
+            "Provider instance unavailable",
+            format!("{addr} was not {work}: its provider instance {provider} could not be configured (the errors above say why). The resources of the other provider instances were {work}; this one will be on a later run, once {provider} can be configured."),
+        )
+        .with_address(addr.to_string());
+        self.unavailable_list().1.push(d);
+    }
+
+    /// The unavailable instances (sorted) and their errors, taken.
+    pub fn take_unavailable(&self) -> (Vec<AbsProviderInstance>, Diagnostics) {
+        let (mut addrs, diags) = std::mem::take(&mut *self.unavailable_list());
+        addrs.sort();
+        addrs.dedup();
+        (addrs, diags)
     }
 
     pub fn close_all(&self) {
@@ -321,11 +365,20 @@ pub(crate) fn visit_provider_instances<'e>(
     p: &'e ProviderInfo<'_>,
     diags: &'e Mutex<Diagnostics>,
 ) -> Visit<'e> {
-    let jobs: Vec<Job<'e>> = provider_keys(p)
+    let keys = provider_keys(p);
+    // One instance of an iterated configuration that cannot be configured
+    // (a region that is down, a credential that expired) takes only its
+    // own resources out; a single configuration fails as in terraform.
+    let iterated = keys.iter().any(|(key, _)| !key.is_none());
+    let jobs: Vec<Job<'e>> = keys
         .into_iter()
         .map(|(key, rep)| -> Job<'e> {
             Box::new(move || {
                 let (ok, d) = start_instance(env, instances, p, &key, &rep, true);
+                if !ok && iterated {
+                    instances.mark_unavailable(p.addr.instance(key.clone()), d);
+                    return true;
+                }
                 if !d.is_empty() {
                     if let Ok(mut g) = diags.lock() {
                         g.extend(d);
@@ -470,24 +523,26 @@ pub(crate) fn instance_key_for(
     }
 }
 
-/// OpenTofu's "Provider instance not present".
+/// OpenTofu's "Provider instance not present": the object of `addr` (its
+/// deposed object `deposed`, if given) was made by an instance of `config`
+/// that the configuration no longer declares.
 pub(crate) fn instance_not_present(
     addr: &AbsResourceInstance,
+    deposed: Option<&DeposedKey>,
     config: &AbsProviderConfig,
     key: &InstanceKey,
 ) -> Diagnostic {
     let inst = config.instance(key.clone());
-    if !key.is_none() {
-        Diagnostic::error(
-            "Provider instance not present",
-            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy {addr}, after which you can remove the provider configuration again.\n\nThis is commonly caused by using the same for_each collection both for a resource (or its containing module) and its associated provider configuration. To successfully remove an instance of a resource it must be possible to remove the corresponding element from the resource's for_each collection while retaining the corresponding element in the provider's for_each collection."),
-        )
-    } else {
-        Diagnostic::error(
-            "Provider instance not present",
-            format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing instances of {} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that {addr} has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key {}.", addr.containing_resource(), addr.resource.key),
-        )
-    }
+    let detail = match (deposed, key.is_none()) {
+        (None, false) => format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy {addr}, after which you can remove the provider configuration again.\n\nThis is commonly caused by using the same for_each collection both for a resource (or its containing module) and its associated provider configuration. To successfully remove an instance of a resource it must be possible to remove the corresponding element from the resource's for_each collection while retaining the corresponding element in the provider's for_each collection."),
+        (None, true) => format!("To work with {addr} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing instances of {} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that {addr} has been destroyed or forgotten before using for_each with this provider, or change the resource configuration to still declare an instance with the key {}.", addr.containing_resource(), addr.resource.key),
+        // A deposed object comes from a failed replacement, not from a
+        // removed instance, so the advice about sharing a for_each
+        // collection does not apply.
+        (Some(dk), false) => format!("To work with {addr}'s deposed object {dk} its original provider instance at {inst} is required, but it has been removed. This occurs when an element is removed from the provider configuration's for_each collection while objects created by that the associated provider instance still exist in the state. Re-add the for_each element to destroy this deposed object for {addr}, after which you can remove the provider configuration again."),
+        (Some(dk), true) => format!("To work with {addr}'s deposed object {dk} its original provider instance at {inst} is required, but it has been removed. This suggests that you've added for_each to this provider configuration while there are existing deposed objects of {addr} that need to be destroyed by the original single-instance provider configuration.\n\nTo proceed, return to your previous single-instance configuration for {config} and ensure that all deposed instances of {addr} have been destroyed before using for_each with this provider."),
+    };
+    Diagnostic::error("Provider instance not present", detail)
 }
 
 /// A value converted for a provider: unknown of `ty` when conversion fails.

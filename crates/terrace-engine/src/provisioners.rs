@@ -232,6 +232,7 @@ pub(crate) fn run(
                 p.type_name
             ))
         };
+        hooks.provisioned(addr, &p.type_name, result.is_ok());
         let Err(detail) = result else { continue };
         if p.on_failure == ProvisionerOnFailure::Continue {
             continue;

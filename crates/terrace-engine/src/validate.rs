@@ -113,9 +113,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 );
                 let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
-                for e in rc.count.iter().chain(rc.for_each.iter()) {
-                    diags.extend(e.evaluate(&scope).1);
-                }
+                diags.extend(crate::expand::validate_repetition(
+                    &scope,
+                    rc.count.as_ref(),
+                    rc.for_each.as_ref(),
+                ));
                 if let Some(managed) = &rc.managed {
                     let mut pscope = env.scope(cfg, r.module.unkeyed_instance(), rep.clone());
                     pscope.self_value = Some(Value::unknown(info.ty.clone()));
@@ -223,9 +225,11 @@ fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {
         return;
     };
     let scope = env.scope(cfg, m.unkeyed_instance(), Repetition::default());
-    for e in mc.count.iter().chain(mc.for_each.iter()) {
-        diags.extend(e.evaluate(&scope).1);
-    }
+    diags.extend(crate::expand::validate_repetition(
+        &scope,
+        mc.count.as_ref(),
+        mc.for_each.as_ref(),
+    ));
     let child = m
         .unkeyed_instance()
         .child(name, terrace_addrs::InstanceKey::None);

@@ -302,8 +302,17 @@ pub struct Plan {
     /// Planning failed; the changes are incomplete.
     pub errored: bool,
     pub applyable: bool,
-    /// Every instance was planned (no deferrals, no targeting).
+    /// Every instance was planned (no deferrals, no targeting, no
+    /// unavailable provider instance).
     pub complete: bool,
+    /// Instances of provider configurations with `for_each` that could not
+    /// be configured. Their resource instances were left out of the plan
+    /// (each named by an error in `isolated_errors`, with the provider's
+    /// own errors); everything else was planned, and the plan may be
+    /// applied without them: one instance that is down (a region, an
+    /// account) does not stop the others.
+    pub unavailable_providers: Vec<AbsProviderInstance>,
+    pub isolated_errors: Vec<terrace_syntax::Diagnostic>,
     /// RFC3339, what `plantimestamp()` returned.
     pub timestamp: String,
 }
@@ -326,6 +335,8 @@ impl Plan {
             errored: false,
             applyable: false,
             complete: true,
+            unavailable_providers: Vec::new(),
+            isolated_errors: Vec::new(),
             timestamp: String::new(),
         }
     }
