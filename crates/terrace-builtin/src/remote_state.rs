@@ -20,20 +20,18 @@ const DEFAULT_WORKSPACE: &str = "default";
 const DEFAULT_STATE_FILENAME: &str = "terraform.tfstate";
 const DEFAULT_WORKSPACE_DIR: &str = "terraform.tfstate.d";
 
-/// Backends Terraform 1.11 has that terrace does not implement.
+/// Backends Terraform 1.11 has that terrace does not implement (`s3`,
+/// `pg` and `http` are read through terrace-states).
 const OTHER_TERRAFORM_BACKENDS: &[&str] = &[
     "azurerm",
     "cloud",
     "consul",
     "cos",
     "gcs",
-    "http",
     "inmem",
     "kubernetes",
     "oss",
-    "pg",
     "remote",
-    "s3",
 ];
 
 /// Backends Terraform no longer has, with the reason it gives.
@@ -104,7 +102,20 @@ pub fn validate(config: &Value) -> Diagnostics {
     if backend_config.is_wholly_known() && backend.is_known() {
         // A null backend is the missing required argument the caller
         // reports from the schema.
-        if !backend.is_null() {
+        let remote = backend.as_str().filter(|n| REMOTE_BACKENDS.contains(n));
+        if let Some(name) = remote {
+            if let Err(message) = remote_settings(name, &backend_config) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        "Invalid backend configuration",
+                        format!(
+                            "The given configuration is not valid for backend {name:?}: {message}."
+                        ),
+                    )
+                    .with_attribute(at("config")),
+                );
+            }
+        } else if !backend.is_null() {
             if let Err(more) = backend_from_config(config) {
                 diagnostics.extend(more);
             }
@@ -250,6 +261,12 @@ pub fn read(config: &Value, working_dir: &Path) -> (Value, Diagnostics) {
         ));
         return (Value::null(ty), diagnostics);
     }
+    if let Some(name) = attribute(config, "backend")
+        .as_str()
+        .filter(|n| REMOTE_BACKENDS.contains(n))
+    {
+        return read_remote(config, name, working_dir);
+    }
     let backend = match backend_from_config(config) {
         Ok(backend) => backend,
         Err(more) => return (Value::null(ty), more),
@@ -305,6 +322,151 @@ pub fn read(config: &Value, working_dir: &Path) -> (Value, Diagnostics) {
     }
     new_state.insert("outputs".to_string(), Value::object(outputs));
     (Value::object(new_state), diagnostics)
+}
+
+/// The remote backends the data source reads through terrace-states.
+const REMOTE_BACKENDS: [&str; 3] = ["s3", "pg", "http"];
+
+/// The data source on a remote backend: `config` checked against the
+/// backend's configuration schema, the backend configured (the
+/// environment variables it reads included), and the workspace's state
+/// read without a lock, as terraform reads it.
+fn read_remote(config: &Value, name: &str, working_dir: &Path) -> (Value, Diagnostics) {
+    let ty = crate::schema::remote_state_schema().implied_type();
+    let invalid = |message: String| {
+        Diagnostics::from(
+            Diagnostic::error(
+                "Invalid backend configuration",
+                format!("The given configuration is not valid for backend {name:?}: {message}."),
+            )
+            .with_attribute(at("config")),
+        )
+    };
+    let settings = match remote_settings(name, &attribute(config, "config")) {
+        Ok(settings) => settings,
+        Err(message) => return (Value::null(ty), invalid(message)),
+    };
+    let opts = terrace_states::backend::OpenOptions {
+        dir: working_dir.to_path_buf(),
+        data_dir: working_dir.join(".terraform"),
+        version: terrace_states::TERRAFORM_VERSION.to_string(),
+    };
+    let mut backend = match terrace_states::backend::open_remote(
+        name,
+        &settings,
+        &terrace_states::backend::process_env,
+        &opts,
+    ) {
+        Ok(b) => b,
+        Err(message) => {
+            return (
+                Value::null(ty),
+                Diagnostic::error(
+                    "Error loading state error",
+                    format!("error loading the remote state: {message}"),
+                )
+                .with_attribute(at("backend"))
+                .into(),
+            )
+        }
+    };
+    let workspace = attribute(config, "workspace");
+    let workspace_name = workspace.as_str().unwrap_or(DEFAULT_WORKSPACE).to_string();
+    use terrace_states::backend::Backend;
+    backend.use_workspace(workspace_name);
+    let mut new_state = BTreeMap::new();
+    new_state.insert("backend".to_string(), attribute(config, "backend"));
+    new_state.insert("config".to_string(), attribute(config, "config"));
+    new_state.insert("workspace".to_string(), workspace);
+    let mut outputs = BTreeMap::new();
+    let defaults = attribute(config, "defaults");
+    if defaults.is_null() {
+        new_state.insert("defaults".to_string(), Value::null(Type::Dynamic));
+    } else {
+        if let Some(members) = defaults.as_attributes() {
+            outputs.extend(members.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        new_state.insert("defaults".to_string(), defaults);
+    }
+    let mut diagnostics = Diagnostics::new();
+    match backend.read_state() {
+        Err(e) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "Error loading state error",
+                    format!("error loading the remote state: {e}"),
+                )
+                .with_attribute(at("backend")),
+            );
+            return (Value::null(ty), diagnostics);
+        }
+        Ok((None, _)) => {
+            diagnostics.push(
+                Diagnostic::error(
+                    "Unable to find remote state",
+                    "No stored state was found for the given workspace in the given backend.",
+                )
+                .with_attribute(at("workspace")),
+            );
+            new_state.insert("outputs".to_string(), Value::empty_object());
+            return (Value::object(new_state), diagnostics);
+        }
+        Ok((Some(state), _)) => {
+            let (bytes, _) = terrace_states::statefile::write_with_diagnostics(&state);
+            match read_outputs(&bytes) {
+                Ok(ReadOutputs::Outputs(values)) => outputs.extend(values),
+                Ok(ReadOutputs::NoState) => {}
+                Err(more) => {
+                    diagnostics.extend(more);
+                    return (Value::null(ty), diagnostics);
+                }
+            }
+        }
+    }
+    new_state.insert("outputs".to_string(), Value::object(outputs));
+    (Value::object(new_state), diagnostics)
+}
+
+/// The data source's `config` as the backend's configuration object:
+/// only its attributes, each converted to its type (object-typed ones may
+/// leave attributes out), the rest null.
+fn remote_settings(name: &str, config: &Value) -> Result<Value, String> {
+    let Some(schema_ty) = terrace_states::backend::schema::config_type(name) else {
+        return Err(format!("there is no backend type named {name:?}"));
+    };
+    let Some(object) = schema_ty.object_type() else {
+        return Err("an object is required".into());
+    };
+    let mut out: BTreeMap<String, Value> = object
+        .attributes
+        .iter()
+        .map(|(k, t)| (k.clone(), Value::null(t.clone())))
+        .collect();
+    if config.is_null() {
+        return Ok(Value::object(out));
+    }
+    let Some(given) = config.as_attributes() else {
+        return Err("an object is required".into());
+    };
+    for (key, value) in given {
+        let Some(want) = object.attributes.get(key) else {
+            return Err(format!("unexpected attribute {key:?}"));
+        };
+        let target = match want.object_type() {
+            Some(inner) => Type::object_with_optional(
+                inner.attributes.clone(),
+                inner.attributes.keys().cloned().collect(),
+            ),
+            None => want.clone(),
+        };
+        let converted = convert(value, &target).map_err(|e| {
+            let mut path = vec![PathStep::Attr(key.clone())];
+            path.extend(e.path.iter().cloned());
+            format!("{}: {}", format_path(&path), e.message)
+        })?;
+        out.insert(key.clone(), converted);
+    }
+    Ok(Value::object(out))
 }
 
 /// The local backend makes a workspace's directory when it is first used,
@@ -478,11 +640,34 @@ mod tests {
             ),
             (
                 "backend terrace lacks",
-                config(&[("backend", Value::string("s3"))]),
+                config(&[("backend", Value::string("gcs"))]),
                 one(
                     invalid,
-                    r#"The "s3" backend is not supported by terrace yet; terraform_remote_state can only read from the "local" backend."#,
+                    r#"The "gcs" backend is not supported by terrace yet; terraform_remote_state can only read from the "local" backend."#,
                     ".backend",
+                ),
+            ),
+            (
+                "remote backend, its own settings",
+                config(&[
+                    ("backend", Value::string("pg")),
+                    (
+                        "config",
+                        obj(&[("conn_str", Value::string("postgres://x"))]),
+                    ),
+                ]),
+                vec![],
+            ),
+            (
+                "remote backend, a setting it does not have",
+                config(&[
+                    ("backend", Value::string("s3")),
+                    ("config", obj(&[("path", Value::string("x"))])),
+                ]),
+                one(
+                    invalid,
+                    r#"The given configuration is not valid for backend "s3": unexpected attribute "path"."#,
+                    ".config",
                 ),
             ),
             (

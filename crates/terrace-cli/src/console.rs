@@ -46,7 +46,7 @@ fn state_resources() -> Result<HashMap<String, Value>, Diagnostics> {
     use terrace_addrs::InstanceKey;
     let mut backend = crate::state_meta::open_backend(Default::default())
         .map_err(|e| vec![Diagnostic::error("Failed to load state", e)])?;
-    let loaded = crate::state_meta::read_state(&mut backend)?;
+    let loaded = crate::state_meta::read_state(backend.as_mut())?;
     let Some(state) = loaded.state else {
         return Ok(HashMap::new());
     };

@@ -55,14 +55,67 @@ pub fn run(argv: &[String]) -> i32 {
     }
     // The working directory's backend, as every state command sees it: a
     // type terrace does not implement stops here.
-    if let Err(e) = state_meta::open_backend(Default::default()) {
-        ui.error(&e);
+    let mut backend = match state_meta::open_backend(Default::default()) {
+        Ok(b) => b,
+        Err(e) => {
+            ui.error(&e);
+            return 1;
+        }
+    };
+    if backend.local().is_some() {
+        if force {
+            ui.error("Failed to unlock state: LocalState not locked");
+        } else {
+            ui.error("Local state cannot be unlocked by another process");
+        }
         return 1;
     }
-    if force {
-        ui.error("Failed to unlock state: LocalState not locked");
-    } else {
-        ui.error("Local state cannot be unlocked by another process");
+    if !force {
+        let description = format!("{PRODUCT} will remove the lock on the remote state.\nThis will allow local {PRODUCT} commands to modify this state, even though it\nmay still be in use. Only 'yes' will be accepted to confirm.");
+        match ask("Do you really want to force-unlock?", &description) {
+            Ok(answer) if answer == "yes" => {}
+            Ok(_) => {
+                out!("force-unlock cancelled.\n");
+                return 1;
+            }
+            Err(e) => {
+                ui.error(&format!("Error asking for confirmation: {e}"));
+                return 1;
+            }
+        }
     }
-    1
+    if let Err(e) = backend.force_unlock(&positionals[0]) {
+        ui.error(&format!("Failed to unlock state: {e}"));
+        return 1;
+    }
+    let text = format!("{title} state has been successfully unlocked!\n\nThe state has been unlocked, and {title} commands should now be able to\nobtain a new lock on the remote state.", title = crate::init::PRODUCT_TITLE);
+    if ui.color {
+        let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
+        out!("\x1b[0m\x1b[1m\x1b[32m{head}\x1b[0m\x1b[32m\n{rest}\x1b[0m\n");
+    } else {
+        out!("{text}\n");
+    }
+    0
+}
+
+/// Asks on the terminal as terraform's input does; the line typed.
+fn ask(query: &str, description: &str) -> Result<String, String> {
+    use std::io::{BufRead, Write};
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{query}");
+    for line in description.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+    let _ = write!(out, "\n  Enter a value: ");
+    let _ = out.flush();
+    drop(out);
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) => Err("EOF".to_string()),
+        Ok(_) => {
+            out!("\n");
+            Ok(line.trim_end_matches(['\n', '\r']).to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }

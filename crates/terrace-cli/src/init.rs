@@ -632,7 +632,7 @@ impl Init {
                 "[reset][bold]Initializing the backend...",
             );
             if let Some(module) = &early {
-                match self.init_local_backend(module) {
+                match self.init_backend(module) {
                     Ok(Some(message)) if self.o.json => crate::json_ui::log(message.trim()),
                     Ok(Some(message)) => say(&message),
                     Ok(None) => {}
@@ -733,16 +733,18 @@ impl Init {
 
     // ----- backend -----
 
-    /// The local backend: `Ok(Some(message))` when it was (re)configured.
-    /// A change of the backend configuration moves the state as terraform
+    /// The backend: `Ok(Some(message))` when it was (re)configured. A
+    /// change of the backend configuration moves the state as terraform
     /// moves it (asking first, unless `-force-copy`), or with
     /// `-reconfigure` leaves it where it is; a backend type terrace does
     /// not implement is refused by name.
-    fn init_local_backend(&mut self, module: &Module) -> Result<Option<String>, Diagnostics> {
+    fn init_backend(&mut self, module: &Module) -> Result<Option<String>, Diagnostics> {
         use crate::backend_config::{
-            local_block_settings, migrate_local_state, read_saved_backend, unsupported_backend,
-            write_saved_local_backend, LocalSettings, MigrateOptions,
+            block_config, migrate_state, read_saved_backend, setting_from_cli, unsupported_backend,
+            with_settings, write_saved_backend, MigrateOptions, WorkingBackend,
         };
+        use terrace_states::backend::schema;
+        crate::backend_config::refuse_state_encryption(module)?;
         let state_file = data_dir().join("terraform.tfstate");
         let saved = read_saved_backend(&state_file)?;
         if module.cloud.is_some() {
@@ -754,12 +756,11 @@ impl Init {
         };
         let root = Path::new(".");
         // Where the state is now: the recorded backend, or the default
-        // local one. A recorded backend of another type cannot be read,
-        // so nothing can be migrated from it.
-        let current = match &saved {
-            None => Some(LocalSettings::default()),
-            Some(s) if s.type_name == "local" => Some(s.local.clone()),
-            Some(_) => None,
+        // local one. A recorded backend of a type terrace does not
+        // implement cannot be read, so nothing can be migrated from it.
+        let current: Result<WorkingBackend, Diagnostics> = match &saved {
+            None => Ok(WorkingBackend::default()),
+            Some(s) => s.working(),
         };
         let Some(backend) = &module.backend else {
             if !self.o.backend_configs.is_empty() {
@@ -779,10 +780,14 @@ impl Init {
                 quote(&saved.type_name)
             ));
             if self.o.migrate_state {
-                let Some(from) = &current else {
-                    return Err(vec![unsupported_backend(&saved.type_name)]);
-                };
-                migrate_local_state(root, &data_dir(), from, &LocalSettings::default(), &migrate)?;
+                let from = current?;
+                migrate_state(
+                    root,
+                    &data_dir(),
+                    &from,
+                    &WorkingBackend::default(),
+                    &migrate,
+                )?;
             }
             std::fs::remove_file(&state_file).map_err(|e| {
                 vec![Diagnostic::error(
@@ -795,31 +800,23 @@ impl Init {
                 quote(&saved.type_name)
             ))));
         };
-        if backend.type_name != "local" {
+        let type_name = backend.type_name.clone();
+        if !schema::IMPLEMENTED.contains(&type_name.as_str()) {
             return Err(vec![
-                unsupported_backend(&backend.type_name).with_subject(backend.type_range.clone())
+                unsupported_backend(&type_name).with_subject(backend.type_range.clone())
             ]);
         }
-        let (block, mut diags) = local_block_settings(backend);
-        let mut effective = block.clone();
+        let (block, mut diags) = block_config(backend);
+        let block_hash = schema::config_hash(&type_name, &block);
+        let mut overrides = Vec::new();
         for item in &self.o.backend_configs {
             match item.split_once('=') {
-                Some((name, value)) => {
-                    if !LocalSettings::NAMES.contains(&name) {
-                        diags.push(Diagnostic::error(
-                            "Invalid backend configuration argument",
-                            format!("The backend configuration argument {} given on the command line is not expected for the selected backend type.", quote(name)),
-                        ));
-                        continue;
-                    }
-                    effective.set(name, Some(value.to_string()));
-                }
-                None => match backend_config_file(item) {
-                    Ok(values) => {
-                        for (name, value) in values {
-                            effective.set(&name, value);
-                        }
-                    }
+                Some((name, value)) => match setting_from_cli(&type_name, name, value) {
+                    Ok(setting) => overrides.push(setting),
+                    Err(d) => diags.push(*d),
+                },
+                None => match backend_config_file(&type_name, item) {
+                    Ok(values) => overrides.extend(values),
                     Err(more) => diags.extend(more),
                 },
             }
@@ -827,40 +824,53 @@ impl Init {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
-        let unchanged = saved
-            .as_ref()
-            .is_some_and(|s| s.type_name == "local" && s.local == effective);
+        let config = with_settings(&type_name, Some(&block), &overrides);
+        let effective = if type_name == "local" {
+            WorkingBackend::Local(crate::backend_config::LocalSettings::from_value(&config))
+        } else {
+            WorkingBackend::Remote {
+                type_name: type_name.clone(),
+                config,
+            }
+        };
+        // The new backend must configure (a missing bucket, a bad URL)
+        // before anything is recorded or moved.
+        effective.open(root, &data_dir(), Default::default())?;
+        let unchanged = saved.as_ref().is_some_and(|s| {
+            s.type_name == type_name
+                && s.hash == u64::from(block_hash)
+                && s.working()
+                    .is_ok_and(|w| w.config_value().raw_equals(&effective.config_value()))
+        });
         if unchanged && !self.o.reconfigure {
             return Ok(None);
         }
         if !self.o.reconfigure {
-            match (&saved, &current) {
+            match (&saved, current) {
                 // First configuration: the default local state moves in.
-                (None, Some(from)) => {
-                    let copied =
-                        migrate_local_state(root, &data_dir(), from, &effective, &migrate)?;
+                (None, Ok(from)) => {
+                    let copied = migrate_state(root, &data_dir(), &from, &effective, &migrate)?;
                     if copied {
                         empty_default_state()?;
                     }
                 }
-                (Some(_), Some(from)) if self.o.migrate_state => {
+                (Some(_), Ok(from)) if self.o.migrate_state => {
                     say(&self.c(&format!("[reset][bold]Backend configuration changed![reset]\n\n{PRODUCT_TITLE} has detected that the configuration specified for the backend\nhas changed. {PRODUCT_TITLE} will now check for existing state in the backends.\n")));
-                    migrate_local_state(root, &data_dir(), from, &effective, &migrate)?;
+                    migrate_state(root, &data_dir(), &from, &effective, &migrate)?;
                 }
-                (Some(saved), None) if self.o.migrate_state => {
-                    return Err(vec![unsupported_backend(&saved.type_name)]);
-                }
+                (Some(_), Err(diags)) if self.o.migrate_state => return Err(diags),
                 _ => return Err(vec![backend_changed()]),
             }
         }
-        write_saved_local_backend(&state_file, &effective, block.hash()).map_err(|e| {
+        write_saved_backend(&state_file, &effective, block_hash).map_err(|e| {
             vec![Diagnostic::error(
                 "Failed to save the backend configuration",
                 format!("Error writing {}: {e}.", state_file.display()),
             )]
         })?;
         Ok(Some(self.c(&format!(
-            "[reset][green]\nSuccessfully configured the backend \"local\"! {} will automatically\nuse this backend unless the backend configuration changes.",
+            "[reset][green]\nSuccessfully configured the backend {}! {} will automatically\nuse this backend unless the backend configuration changes.",
+            quote(&type_name),
             PRODUCT_TITLE
         ))))
     }
@@ -1094,13 +1104,16 @@ fn backend_changed() -> Diagnostic {
 }
 
 /// A `-backend-config` file: HCL attributes for the backend's settings.
-fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diagnostics> {
+fn backend_config_file(
+    type_name: &str,
+    path: &str,
+) -> Result<Vec<(String, terrace_value::Value)>, Diagnostics> {
     let (file, mut diags) = parse_config_file(Path::new(path), path);
     let Some(file) = file else {
         return Err(diags);
     };
     let body = terrace_config::body::Body::from_file(&file);
-    let (out, more) = crate::backend_config::decode_local_settings(&body);
+    let (out, more) = crate::backend_config::decode_backend_body(type_name, &body);
     diags.extend(more);
     if diags.iter().any(Diagnostic::is_error) {
         return Err(diags);
@@ -1390,7 +1403,10 @@ mod tests {
     #[test]
     fn backend_hash_is_terraforms() {
         assert_eq!(
-            crate::backend_config::LocalSettings::default().hash(),
+            terrace_states::backend::schema::config_hash(
+                "local",
+                &crate::backend_config::LocalSettings::default().to_value()
+            ),
             666019178
         );
     }

@@ -36,6 +36,7 @@ use terrace_plans::render::{
 };
 use terrace_providers::Schema;
 use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
+use terrace_states::backend::Backend;
 use terrace_states::model::State;
 use terrace_syntax::render::SourceMap;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -91,7 +92,7 @@ struct Operation {
     config: Arc<Config>,
     sources: SourceMap,
     /// Shared with the second-interrupt handler, which saves through it.
-    backend: Arc<Mutex<LocalBackend>>,
+    backend: Arc<Mutex<Box<dyn Backend>>>,
     locked: bool,
     prior: State,
     /// The stored snapshot `prior` is (`None`: there is no state yet).
@@ -108,7 +109,7 @@ struct Operation {
     /// now must be given again.
     apply_time_variables: Vec<String>,
     /// What a plan saved now records besides itself.
-    backend_settings: crate::backend_config::LocalSettings,
+    backend_settings: crate::backend_config::WorkingBackend,
     locks_text: Option<String>,
     /// Warnings of a plan applied without asking: shown with the apply's
     /// own diagnostics, after the apply, as terraform shows them.
@@ -266,8 +267,9 @@ impl Operation {
                 return Err(fail(&diags, &sources));
             }
         };
-        let mut backend = LocalBackend::new(
+        let mut backend = match backend_settings.open(
             dir,
+            &data_dir,
             LocalBackendOptions {
                 state: args.state_path.clone(),
                 state_out: args.state_out.clone(),
@@ -275,21 +277,13 @@ impl Operation {
                     .backup_path
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
-                ..backend_settings.options()
+                ..LocalBackendOptions::default()
             },
-        )
-        .with_data_dir(&data_dir)
-        .with_version(TERRAFORM_VERSION);
-        let workspace = match backend.current_workspace() {
-            Ok(w) => w,
-            Err(e) => {
-                let d = e.diagnostic().unwrap_or_else(|| {
-                    Diagnostic::error("Failed to select workspace", e.to_string())
-                });
-                return Err(fail(&vec![d], &sources));
-            }
+        ) {
+            Ok(b) => b,
+            Err(d) => return Err(fail(&d, &sources)),
         };
-        backend.use_workspace(workspace.clone());
+        let workspace = backend.workspace().to_string();
         let mut locked = false;
         if args.lock {
             let operation = match args.command {
@@ -309,7 +303,7 @@ impl Operation {
             }
             locked = true;
         }
-        let unlock_and_fail = |backend: &mut LocalBackend, diags: &Diagnostics| {
+        let unlock_and_fail = |backend: &mut Box<dyn Backend>, diags: &Diagnostics| {
             print_diagnostics(diags, &sources, color);
             if locked {
                 let _ = backend.unlock();
@@ -323,8 +317,20 @@ impl Operation {
             }
             Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
         };
-        let state_paths = backend.state_paths(&workspace);
-        let journal_path = Journal::path_for(&state_paths.write, dir);
+        // A local state's journal sits next to it (with its permissions);
+        // a remote one's in the data directory.
+        let state_read_path = match backend.local() {
+            Some(local) => dir.join(local.state_paths(&workspace).read),
+            None => PathBuf::new(),
+        };
+        let journal_path = backend.journal_path();
+        if backend.local().is_none() {
+            if let Some(parent) = journal_path.parent() {
+                // Where remote states' journals go; a failure shows when
+                // the journal is created.
+                let _ = std::fs::create_dir_all(parent);
+            }
+        }
         if locked {
             // An apply killed earlier left its journal: fold it in first.
             match journal::recover(&journal_path, stored.as_ref(), Recoverer::LockHolder) {
@@ -464,7 +470,7 @@ impl Operation {
             warnings,
             interrupt,
             journal_path,
-            state_read_path: dir.join(&state_paths.read),
+            state_read_path,
             saved_plan: saved.map(|file| file.plan),
             apply_time_variables,
             backend_settings,
@@ -759,7 +765,7 @@ impl Operation {
                 true
             }
             Err(e) => {
-                let diags = save_elsewhere(&backend, state, &e.to_string(), self.args.json);
+                let diags = save_elsewhere(backend.as_ref(), state, &e.to_string(), self.args.json);
                 self.print_diagnostics(&diags);
                 false
             }
@@ -793,7 +799,10 @@ impl Operation {
             .write_state(&state);
         if let Err(e) = written {
             let diags = save_elsewhere(
-                &self.backend.lock().unwrap_or_else(PoisonError::into_inner),
+                self.backend
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .as_ref(),
                 &state,
                 &e.to_string(),
                 false,
@@ -935,7 +944,7 @@ fn root_outputs(state: &State) -> BTreeMap<String, (terrace_value::Value, bool)>
 /// The last resorts for a state the backend would not take, as terraform
 /// has them: `errored.tfstate` in the working directory, else the state
 /// as JSON on stderr. Returns the errors that say which happened.
-fn save_elsewhere(backend: &LocalBackend, state: &State, error: &str, json: bool) -> Diagnostics {
+fn save_elsewhere(backend: &dyn Backend, state: &State, error: &str, json: bool) -> Diagnostics {
     let product = crate::PRODUCT;
     let mut diags = vec![Diagnostic::error(
         "Failed to save state",
@@ -985,7 +994,7 @@ fn save_elsewhere(backend: &LocalBackend, state: &State, error: &str, json: bool
 /// journal holds folded in, written while the journal takes no more
 /// entries. When the state cannot be written the journal stays, and the
 /// next command holding the lock recovers from it.
-fn save_in_emergency(backend: &Mutex<LocalBackend>, journal: &Journal) {
+fn save_in_emergency(backend: &Mutex<Box<dyn Backend>>, journal: &Journal) {
     let mut backend = backend.lock().unwrap_or_else(PoisonError::into_inner);
     journal.fold_in_emergency(|path| {
         let stored = match backend.read_state() {
@@ -1012,7 +1021,7 @@ fn save_in_emergency(backend: &Mutex<LocalBackend>, journal: &Journal) {
                 Some(SnapshotId { lineage, serial })
             }
             Err(e) => {
-                let diags = save_elsewhere(&backend, &state, &e.to_string(), false);
+                let diags = save_elsewhere(backend.as_ref(), &state, &e.to_string(), false);
                 for d in diags {
                     eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
                 }
@@ -1064,7 +1073,7 @@ fn has_changes(plan: &Plan) -> bool {
 }
 
 fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
-    let mut text = terrace_syntax::render::render_diagnostic(
+    terrace_syntax::render::render_diagnostic(
         diag,
         &SourceMap::new(),
         if color {
@@ -1073,11 +1082,7 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
             terrace_syntax::render::RenderStyle::Plain
         },
         terrace_syntax::render::DEFAULT_WIDTH,
-    );
-    text.push_str(
-        "\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended.",
-    );
-    text
+    )
 }
 
 pub(crate) fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {

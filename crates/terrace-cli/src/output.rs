@@ -145,7 +145,7 @@ fn load_outputs(
             "",
         )]
     })?;
-    let loaded = state_meta::read_state(&mut backend)?;
+    let loaded = state_meta::read_state(backend.as_mut())?;
     Ok(loaded.state.map(|s| s.outputs).unwrap_or_default())
 }
 

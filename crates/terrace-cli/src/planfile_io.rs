@@ -5,7 +5,7 @@
 //! refuses a state, a lock file or variables that no longer fit, with
 //! terraform's messages.
 
-use crate::backend_config::LocalSettings;
+use crate::backend_config::{LocalSettings, WorkingBackend};
 use crate::journal::SnapshotId;
 use std::path::Path;
 use terrace_config::files::{ConfigFiles, ConfigSnapshot};
@@ -20,7 +20,7 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 /// the apply-time variables given.
 pub struct MadeFrom<'a> {
     pub locks_text: Option<String>,
-    pub backend: &'a LocalSettings,
+    pub backend: &'a WorkingBackend,
     pub workspace: &'a str,
     pub state: Option<&'a SnapshotId>,
     pub apply_time_variables: Vec<String>,
@@ -38,8 +38,8 @@ pub fn context(
         module_manifest: snapshot.module_manifest,
         dependency_locks: made_from.locks_text,
         backend: SavedBackend {
-            type_name: "local".into(),
-            config: made_from.backend.entries().into_iter().collect(),
+            type_name: made_from.backend.type_name().to_string(),
+            config: backend_entries(made_from.backend),
             workspace: made_from.workspace.to_string(),
         },
         state: made_from.state.map(|s| (s.lineage.clone(), s.serial)),
@@ -55,20 +55,58 @@ pub fn config_files(file: &PlanFile) -> ConfigSnapshot {
     }
 }
 
-/// The local backend settings a saved plan was made with; an error for a
-/// backend terrace does not implement.
-pub fn backend_settings(file: &PlanFile) -> Result<LocalSettings, Diagnostics> {
+/// A backend's settings as the plan file keeps them: the local backend's
+/// as text; a remote backend's set attributes each as its JSON.
+fn backend_entries(backend: &WorkingBackend) -> std::collections::BTreeMap<String, String> {
+    match backend {
+        WorkingBackend::Local(settings) => settings.entries().into_iter().collect(),
+        WorkingBackend::Remote { config, .. } => config
+            .as_attributes()
+            .into_iter()
+            .flatten()
+            .filter(|(_, v)| !v.is_null())
+            .filter_map(|(name, v)| {
+                terrace_value::json::to_json(v, v.ty())
+                    .ok()
+                    .map(|json| (name.clone(), json))
+            })
+            .collect(),
+    }
+}
+
+/// The backend a saved plan was made with; an error for a backend
+/// terrace does not implement.
+pub fn backend_settings(file: &PlanFile) -> Result<WorkingBackend, Diagnostics> {
     let backend = &file.context.backend;
-    if backend.type_name != "local" {
-        return Err(vec![crate::backend_config::unsupported_backend(
+    if backend.type_name == "local" {
+        let mut settings = LocalSettings::default();
+        for (name, value) in &backend.config {
+            settings.set(name, Some(value.clone()));
+        }
+        return Ok(WorkingBackend::Local(settings));
+    }
+    let ty = terrace_states::backend::schema::config_type(&backend.type_name).ok_or_else(|| {
+        vec![crate::backend_config::unsupported_backend(
             &backend.type_name,
-        )]);
+        )]
+    })?;
+    let mut settings = Vec::new();
+    for (name, json) in &backend.config {
+        let Some(attr_ty) = ty.attribute_type(name) else {
+            continue;
+        };
+        let value = terrace_value::json::from_json(json.as_bytes(), attr_ty).map_err(|e| {
+            vec![Diagnostic::error(
+                "Failed to load plan file",
+                format!("The plan file's backend setting {name:?} cannot be read: {e}."),
+            )]
+        })?;
+        settings.push((name.clone(), value));
     }
-    let mut settings = LocalSettings::default();
-    for (name, value) in &backend.config {
-        settings.set(name, Some(value.clone()));
-    }
-    Ok(settings)
+    Ok(WorkingBackend::Remote {
+        type_name: backend.type_name.clone(),
+        config: crate::backend_config::with_settings(&backend.type_name, None, &settings),
+    })
 }
 
 pub fn write(path: &Path, plan: &Plan, context: &PlanContext) -> Result<(), Diagnostics> {

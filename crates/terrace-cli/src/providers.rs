@@ -148,8 +148,12 @@ pub fn local_state_path(dir: &Path, data_dir: &Path) -> Result<PathBuf, Diagnost
             .next()
             .unwrap_or_else(|| Diagnostic::error("Failed to select the backend", String::new()))
     })?;
+    let local = match settings {
+        crate::backend_config::WorkingBackend::Local(local) => local,
+        crate::backend_config::WorkingBackend::Remote { .. } => Default::default(),
+    };
     let backend =
-        terrace_states::backend::LocalBackend::new(dir, settings.options()).with_data_dir(data_dir);
+        terrace_states::backend::LocalBackend::new(dir, local.options()).with_data_dir(data_dir);
     let workspace = backend
         .current_workspace()
         .unwrap_or_else(|_| "default".to_string());
@@ -163,7 +167,27 @@ pub fn working_state_providers(
     dir: &Path,
     data_dir: &Path,
 ) -> Result<BTreeSet<Provider>, Diagnostic> {
-    state_providers(&local_state_path(dir, data_dir)?)
+    let first = |d: Diagnostics| {
+        d.into_iter()
+            .next()
+            .unwrap_or_else(|| Diagnostic::error("Failed to select the backend", String::new()))
+    };
+    let working = crate::backend_config::working_backend_of_dir(dir, data_dir).map_err(first)?;
+    if let crate::backend_config::WorkingBackend::Local(_) = working {
+        return state_providers(&local_state_path(dir, data_dir)?);
+    }
+    // A remote state is read through its backend, then looked at as the
+    // same document a local file holds.
+    let mut backend = working
+        .open(dir, data_dir, Default::default())
+        .map_err(first)?;
+    let state = match backend.read_state() {
+        Ok((Some(state), _)) => state,
+        Ok((None, _)) => return Ok(BTreeSet::new()),
+        Err(e) => return Err(state_error(format!("Failed to load state: {e}"))),
+    };
+    let (bytes, _) = terrace_states::statefile::write_with_diagnostics(&state);
+    state_providers_in(&bytes)
 }
 
 /// The providers the resources in the state file at `path` belong to;
@@ -178,10 +202,16 @@ pub fn state_providers(path: &Path) -> Result<BTreeSet<Provider>, Diagnostic> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeSet::new()),
         Err(e) => return Err(state_error(format!("Failed to load state: {e}"))),
     };
+    state_providers_in(&bytes)
+}
+
+/// [`state_providers`] of a state document's bytes.
+#[allow(clippy::result_large_err)]
+fn state_providers_in(bytes: &[u8]) -> Result<BTreeSet<Provider>, Diagnostic> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(BTreeSet::new());
     }
-    let state: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+    let state: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         state_error(format!(
             "Failed to load state: Unsupported state file format: The state file could not \
              be parsed as JSON: {e}."

@@ -87,7 +87,7 @@ pub fn run(argv: &[String]) -> i32 {
                         "",
                     )]
                 })
-                .and_then(|mut backend| state_meta::read_state(&mut backend));
+                .and_then(|mut backend| state_meta::read_state(backend.as_mut()));
             match loaded {
                 Ok(loaded) => {
                     if !json {

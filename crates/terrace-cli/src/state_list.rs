@@ -67,7 +67,7 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    let state = match state_meta::read_state(&mut backend) {
+    let state = match state_meta::read_state(backend.as_mut()) {
         Ok(loaded) => match loaded.state {
             Some(state) => {
                 ui.legacy_diagnostics(&loaded.warnings);

@@ -15,7 +15,6 @@
 
 use crate::args::Arg;
 use crate::journal::{self, Journal, Recoverer, Recovery};
-use crate::operation::TERRAFORM_VERSION;
 use crate::provider_factory::CliProviderFactory;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -27,7 +26,8 @@ use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
 use terrace_getproviders::VersionConstraints;
 use terrace_providers::{ProviderSchema, Schema};
-use terrace_states::backend::local::{LocalBackend, LocalBackendOptions, StateError};
+use terrace_states::backend::local::{LocalBackendOptions, StateError};
+use terrace_states::backend::Backend;
 use terrace_states::model::State;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics, Severity};
@@ -223,42 +223,46 @@ impl StateFlags {
     }
 }
 
-/// The local backend of the working directory on the current workspace
-/// (`TF_WORKSPACE`, else the selected one). The error is the message to
-/// print.
-pub fn open_backend(opts: LocalBackendOptions) -> Result<LocalBackend, String> {
+/// The working directory's backend on the current workspace
+/// (`TF_WORKSPACE`, else the selected one); `opts` are the command line's
+/// local-state flags, which only the local backend uses. The error is the
+/// message to print.
+pub fn open_backend(opts: LocalBackendOptions) -> Result<Box<dyn Backend>, String> {
     // An empty directory keeps the paths in messages relative, as
     // Terraform prints them (`.terraform.tfstate.lock.info`, not
     // `./.terraform.tfstate.lock.info`).
     let dir = Path::new("");
     let data_dir = crate::providers::data_dir(Path::new("."));
-    // The backend `init` configured: its settings under the command line's
-    // overrides, or an error for one terrace does not implement.
-    let settings = crate::backend_config::working_backend_of_dir(Path::new("."), &data_dir)
-        .map_err(|diags| {
-            diags
-                .iter()
-                .map(|d| format!("Error: {}\n\n{}", d.summary, d.detail))
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        })?;
-    let opts = LocalBackendOptions {
-        path: settings.options().path,
-        workspace_dir: settings.options().workspace_dir,
-        ..opts
+    let as_text = |diags: Diagnostics| {
+        diags
+            .iter()
+            .map(|d| format!("Error: {}\n\n{}", d.summary, d.detail))
+            .collect::<Vec<_>>()
+            .join("\n\n")
     };
-    let mut backend = LocalBackend::new(dir, opts)
-        .with_data_dir(data_dir)
-        .with_version(TERRAFORM_VERSION);
-    let workspace = backend.current_workspace().map_err(|e| e.to_string())?;
-    backend.use_workspace(workspace);
-    Ok(backend)
+    // The backend `init` configured, or an error for one terrace does not
+    // implement.
+    let working = crate::backend_config::working_backend_of_dir(Path::new("."), &data_dir)
+        .map_err(as_text)?;
+    // `-state PATH` names a local state file whatever the backend is.
+    if let (crate::backend_config::WorkingBackend::Remote { .. }, Some(_)) = (&working, &opts.state)
+    {
+        return crate::backend_config::WorkingBackend::default()
+            .open(dir, &data_dir, opts)
+            .map_err(as_text);
+    }
+    working.open(dir, &data_dir, opts).map_err(as_text)
 }
 
 /// Where an interrupted apply on this backend's state left its journal.
-pub fn journal_path(backend: &LocalBackend) -> PathBuf {
-    let paths = backend.state_paths(backend.workspace());
-    Journal::path_for(&paths.write, Path::new("."))
+pub fn journal_path(backend: &dyn Backend) -> PathBuf {
+    match backend.local() {
+        Some(local) => {
+            let paths = local.state_paths(local.workspace());
+            Journal::path_for(&paths.write, Path::new("."))
+        }
+        None => backend.journal_path(),
+    }
 }
 
 /// A state as read, with what an interrupted apply recorded folded in.
@@ -275,7 +279,7 @@ pub struct Loaded {
 }
 
 /// Reads the backend's state and folds in an interrupted apply's journal.
-pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
+pub fn read_state(backend: &mut dyn Backend) -> Result<Loaded, Diagnostics> {
     let (state, warnings) = backend.read_state().map_err(|e| e.to_diagnostics())?;
     let path = journal_path(backend);
     let recovery =
@@ -303,7 +307,7 @@ pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
 }
 
 /// Removes the journal once the state holding what it recorded is saved.
-pub fn journal_saved(backend: &LocalBackend, loaded: &Loaded) {
+pub fn journal_saved(backend: &dyn Backend, loaded: &Loaded) {
     if loaded.journal_done {
         journal::remove(&journal_path(backend));
     }
@@ -311,7 +315,7 @@ pub fn journal_saved(backend: &LocalBackend, loaded: &Loaded) {
 
 /// Takes the state lock for `operation`; on failure prints Terraform's
 /// "Error acquiring the state lock" and returns false.
-pub fn lock(backend: &mut LocalBackend, flags: &StateFlags, operation: &str, ui: &Ui) -> bool {
+pub fn lock(backend: &mut dyn Backend, flags: &StateFlags, operation: &str, ui: &Ui) -> bool {
     if !flags.lock {
         return true;
     }
@@ -326,7 +330,7 @@ pub fn lock(backend: &mut LocalBackend, flags: &StateFlags, operation: &str, ui:
 
 /// Releases the lock if held; prints Terraform's "Error releasing the
 /// state lock" when that fails and returns false.
-pub fn unlock(backend: &mut LocalBackend, ui: &Ui) -> bool {
+pub fn unlock(backend: &mut dyn Backend, ui: &Ui) -> bool {
     if !backend.is_locked() {
         return true;
     }
@@ -364,7 +368,7 @@ pub fn with_locked_state(
     flags: &StateFlags,
     operation: &str,
     ui: &Ui,
-    edit: impl FnOnce(&mut LocalBackend) -> i32,
+    edit: impl FnOnce(&mut dyn Backend) -> i32,
 ) -> i32 {
     let backup = match state_command_backup(flags) {
         Ok(b) => b,
@@ -374,7 +378,7 @@ pub fn with_locked_state(
         }
     };
     let mut opts = flags.backend_options();
-    opts.backup = Some(backup);
+    opts.backup = backup;
     let mut backend = match open_backend(opts) {
         Ok(b) => b,
         Err(e) => {
@@ -382,11 +386,11 @@ pub fn with_locked_state(
             return 1;
         }
     };
-    if !lock(&mut backend, flags, operation, ui) {
+    if !lock(backend.as_mut(), flags, operation, ui) {
         return 1;
     }
-    let code = edit(&mut backend);
-    if !unlock(&mut backend, ui) {
+    let code = edit(backend.as_mut());
+    if !unlock(backend.as_mut(), ui) {
         return 1;
     }
     code
@@ -394,21 +398,25 @@ pub fn with_locked_state(
 
 /// The backup a state-modifying `state` subcommand writes: `-backup`
 /// when given (and not `-`, since these backups cannot be disabled), else
-/// the timestamped one next to the state written.
-pub fn state_command_backup(flags: &StateFlags) -> Result<String, String> {
+/// the timestamped one next to the state written. A remote backend keeps
+/// no local backups (`None`).
+pub fn state_command_backup(flags: &StateFlags) -> Result<Option<String>, String> {
     if let Some(b) = flags
         .backup
         .as_deref()
         .filter(|b| !b.is_empty() && *b != "-")
     {
-        return Ok(b.to_string());
+        return Ok(Some(b.to_string()));
     }
     let probe = open_backend(LocalBackendOptions {
         state: flags.state.clone(),
         ..LocalBackendOptions::default()
     })?;
-    let write = probe.state_paths(probe.workspace()).write;
-    Ok(timestamped_backup(&write))
+    let Some(local) = probe.local() else {
+        return Ok(None);
+    };
+    let write = local.state_paths(local.workspace()).write;
+    Ok(Some(timestamped_backup(&write)))
 }
 
 /// Terraform's `lookupResourceInstanceAddr`: the instances in `state` a

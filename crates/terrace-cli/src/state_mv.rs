@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use terrace_addrs::{
     AbsResource, InstanceKey, ModuleInstance, ModuleInstanceStep, ResourceMode, Target, Targetable,
 };
-use terrace_states::backend::LocalBackend;
+use terrace_states::backend::Backend;
 use terrace_states::model::{EachMode, ResourceState, State};
 use terrace_syntax::{Diagnostic, Diagnostics};
 
@@ -115,17 +115,17 @@ pub fn run(argv: &[String]) -> i32 {
         },
         None => None,
     };
-    if !state_meta::lock(&mut source, &state_flags, "state-mv", &ui) {
+    if !state_meta::lock(source.as_mut(), &state_flags, "state-mv", &ui) {
         return 1;
     }
     let mut code = 1;
     let locked = destination
         .as_mut()
-        .is_none_or(|d| state_meta::lock(d, &state_flags, "state-mv", &ui));
+        .is_none_or(|d| state_meta::lock(d.as_mut(), &state_flags, "state-mv", &ui));
     if locked {
         code = move_command(
-            &mut source,
-            destination.as_mut(),
+            source.as_mut(),
+            destination.as_mut().map(|d| d.as_mut() as &mut dyn Backend),
             raw_src,
             raw_dst,
             dry_run,
@@ -133,11 +133,11 @@ pub fn run(argv: &[String]) -> i32 {
         );
     }
     if let Some(d) = destination.as_mut() {
-        if !state_meta::unlock(d, &ui) {
+        if !state_meta::unlock(d.as_mut(), &ui) {
             code = 1;
         }
     }
-    if !state_meta::unlock(&mut source, &ui) {
+    if !state_meta::unlock(source.as_mut(), &ui) {
         code = 1;
     }
     code
@@ -149,7 +149,7 @@ fn open(
     flags: &StateFlags,
     state: Option<std::path::PathBuf>,
     backup: Option<String>,
-) -> Result<LocalBackend, String> {
+) -> Result<Box<dyn Backend>, String> {
     let side = StateFlags {
         state: state.clone(),
         backup,
@@ -158,14 +158,14 @@ fn open(
     let backup = state_meta::state_command_backup(&side)?;
     state_meta::open_backend(terrace_states::backend::LocalBackendOptions {
         state,
-        backup: Some(backup),
+        backup,
         ..Default::default()
     })
 }
 
 fn move_command(
-    source: &mut LocalBackend,
-    destination: Option<&mut LocalBackend>,
+    source: &mut dyn Backend,
+    destination: Option<&mut dyn Backend>,
     raw_src: &str,
     raw_dst: &str,
     dry_run: bool,
@@ -183,7 +183,7 @@ fn move_command(
         ui.error(state_meta::NO_STATE_FILE);
         return 1;
     };
-    let mut to_side: Option<(&mut LocalBackend, Loaded, State)> = match destination {
+    let mut to_side: Option<(&mut dyn Backend, Loaded, State)> = match destination {
         Some(backend) => match state_meta::read_state(backend) {
             Ok(loaded) => {
                 let state = loaded.state.clone().unwrap_or_else(State::new_empty);
@@ -239,7 +239,7 @@ fn move_command(
             ui.legacy_diagnostics(&[crate::state_rm::saving_error(&e.to_string())]);
             return 1;
         }
-        state_meta::journal_saved(backend, loaded);
+        state_meta::journal_saved(&**backend, loaded);
     }
     if let Err(e) = source.write_state(&from) {
         ui.legacy_diagnostics(&[crate::state_rm::saving_error(&e.to_string())]);

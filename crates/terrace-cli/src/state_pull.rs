@@ -45,7 +45,7 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    match state_meta::read_state(&mut backend) {
+    match state_meta::read_state(backend.as_mut()) {
         Ok(loaded) => {
             if let Some(mut state) = loaded.state {
                 state.terraform_version = TERRAFORM_VERSION.to_string();

@@ -9,6 +9,7 @@ use crate::state_meta::{self, StateFlags, Ui};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
+use terrace_states::backend::Backend;
 use terrace_states::backend::StateError;
 use terrace_states::model::State;
 use terrace_states::statefile;
@@ -115,11 +116,14 @@ pub fn run(argv: &[String]) -> i32 {
 /// Writes `pushed` over the current workspace's state; errors are
 /// printed.
 fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), ()> {
-    let probe =
+    let mut probe =
         state_meta::open_backend(LocalBackendOptions::default()).map_err(|e| ui.error(&e))?;
     let workspace = probe.workspace().to_string();
-    let paths = probe.state_paths(&workspace);
-    let journal = state_meta::journal_path(&probe);
+    let journal = state_meta::journal_path(probe.as_ref());
+    let Some(local) = probe.local() else {
+        return push_remote(probe.as_mut(), pushed, force, &journal, flags, ui);
+    };
+    let paths = local.state_paths(&workspace);
     drop(probe);
 
     // The backend keeps the lineage and serial of the state it read
@@ -152,6 +156,52 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
     );
     let _ = std::fs::remove_file(&staged);
     let unlocked = state_meta::unlock(&mut backend, ui);
+    if result.is_ok() && unlocked {
+        Ok(())
+    } else {
+        Err(())
+    }
+}
+
+/// `state push` to a remote backend: under the lock, the stored state is
+/// checked as for a local one, then the pushed state is stored with its
+/// own lineage and the serial the rules give.
+fn push_remote(
+    backend: &mut dyn Backend,
+    pushed: &State,
+    force: bool,
+    journal: &Path,
+    flags: &StateFlags,
+    ui: &Ui,
+) -> Result<(), ()> {
+    if !state_meta::lock(backend, flags, "state-push", ui) {
+        return Err(());
+    }
+    let result = (|| {
+        let loaded = state_meta::read_state(backend).map_err(|d| {
+            ui.legacy_diagnostics(&d);
+        })?;
+        let existing = loaded.state;
+        if !force {
+            if let Err(msg) = check_valid_import(pushed, existing.as_ref()) {
+                ui.error(&format!("Failed to write state: {msg}"));
+                return Err(());
+            }
+        }
+        let mut state = pushed.clone();
+        state.serial = pushed_serial(pushed, existing.as_ref());
+        match backend.write_state_for_migration(&state) {
+            Ok(()) => {
+                crate::journal::remove(journal);
+                Ok(())
+            }
+            Err(e) => {
+                ui.error(&format!("Failed to persist state: {e}"));
+                Err(())
+            }
+        }
+    })();
+    let unlocked = state_meta::unlock(backend, ui);
     if result.is_ok() && unlocked {
         Ok(())
     } else {

@@ -86,7 +86,7 @@ pub fn run(argv: &[String]) -> i32 {
 }
 
 fn replace(
-    backend: &mut terrace_states::backend::LocalBackend,
+    backend: &mut dyn terrace_states::backend::Backend,
     from: &Provider,
     to: &Provider,
     auto_approve: bool,

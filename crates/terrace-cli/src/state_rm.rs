@@ -86,7 +86,7 @@ pub fn run(argv: &[String]) -> i32 {
 }
 
 fn remove(
-    backend: &mut terrace_states::backend::LocalBackend,
+    backend: &mut dyn terrace_states::backend::Backend,
     raw_addrs: &[String],
     dry_run: bool,
     ui: &Ui,

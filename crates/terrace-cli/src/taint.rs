@@ -9,7 +9,7 @@
 
 use crate::state_meta::{self, StateFlags, Ui};
 use terrace_addrs::{AbsResourceInstance, ResourceMode};
-use terrace_states::backend::LocalBackend;
+use terrace_states::backend::Backend;
 use terrace_states::model::{ObjectStatus, State};
 use terrace_syntax::Diagnostic;
 
@@ -148,18 +148,18 @@ pub fn run(taint: bool, argv: &[String]) -> i32 {
             return 1;
         }
     };
-    if !state_meta::lock(&mut backend, &state_flags, command, &ui) {
+    if !state_meta::lock(backend.as_mut(), &state_flags, command, &ui) {
         return 1;
     }
-    let code = mark(&mut backend, &addr, taint, allow_missing, &ui);
-    if !state_meta::unlock(&mut backend, &ui) {
+    let code = mark(backend.as_mut(), &addr, taint, allow_missing, &ui);
+    if !state_meta::unlock(backend.as_mut(), &ui) {
         return 1;
     }
     code
 }
 
 fn mark(
-    backend: &mut LocalBackend,
+    backend: &mut dyn Backend,
     addr: &AbsResourceInstance,
     taint: bool,
     allow_missing: bool,

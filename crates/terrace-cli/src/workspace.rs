@@ -6,8 +6,9 @@
 use crate::state_meta::{self, StateFlags, Ui};
 use std::path::PathBuf;
 use terrace_states::backend::local::{
-    messages, LocalBackend, LocalBackendOptions, SelectOutcome, WorkspaceError, WORKSPACE_ENV_VAR,
+    messages, LocalBackendOptions, SelectOutcome, WorkspaceError, WORKSPACE_ENV_VAR,
 };
+use terrace_states::backend::Backend;
 use terrace_states::statefile;
 
 const HELP: &str = "Usage: terrace [global options] workspace
@@ -152,7 +153,7 @@ impl Parsed {
     }
 }
 
-fn backend(ui: &Ui) -> Result<LocalBackend, i32> {
+fn backend(ui: &Ui) -> Result<Box<dyn Backend>, i32> {
     state_meta::open_backend(LocalBackendOptions::default()).map_err(|e| {
         ui.error(&e);
         1
@@ -168,7 +169,7 @@ fn list(argv: &[String]) -> i32 {
         p.ui.error("Too many command line arguments. Did you mean to use -chdir?");
         return 1;
     }
-    let backend = match backend(&p.ui) {
+    let mut backend = match backend(&p.ui) {
         Ok(b) => b,
         Err(code) => return code,
     };
@@ -278,13 +279,13 @@ fn new(argv: &[String]) -> i32 {
     }
     p.ui.output(&created(&p.ui, name));
     match &p.flags.state {
-        Some(path) => copy_state_into(&mut backend, path, &p.flags, &p.ui),
+        Some(path) => copy_state_into(backend.as_mut(), path, &p.flags, &p.ui),
         None => 0,
     }
 }
 
 /// `workspace new -state=PATH`: the new workspace starts with that state.
-fn copy_state_into(backend: &mut LocalBackend, path: &PathBuf, flags: &StateFlags, ui: &Ui) -> i32 {
+fn copy_state_into(backend: &mut dyn Backend, path: &PathBuf, flags: &StateFlags, ui: &Ui) -> i32 {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) => {

@@ -283,15 +283,15 @@ fn a_poisoned_plugin_cache_is_refused() {
 
 #[test]
 fn a_backend_terrace_does_not_implement_is_refused_by_every_command() {
-    let work = builtin_only("s3-backend");
+    let work = builtin_only("gcs-backend");
     work.write(
         "main.tf",
-        "terraform {\n  backend \"s3\" {\n    bucket = \"b\"\n    key    = \"k\"\n    region = \"us-east-1\"\n  }\n}\n\nresource \"terraform_data\" \"d\" {}\n",
+        "terraform {\n  backend \"gcs\" {\n    bucket = \"b\"\n    prefix = \"k\"\n  }\n}\n\nresource \"terraform_data\" \"d\" {}\n",
     );
     // What `terraform init` records for it.
     work.write(
         ".terraform/terraform.tfstate",
-        "{\n  \"version\": 3,\n  \"terraform_version\": \"1.11.4\",\n  \"backend\": {\n    \"type\": \"s3\",\n    \"config\": {\n      \"bucket\": \"b\",\n      \"key\": \"k\",\n      \"region\": \"us-east-1\"\n    },\n    \"hash\": 1234\n  }\n}\n",
+        "{\n  \"version\": 3,\n  \"terraform_version\": \"1.11.4\",\n  \"backend\": {\n    \"type\": \"gcs\",\n    \"config\": {\n      \"bucket\": \"b\",\n      \"prefix\": \"k\"\n    },\n    \"hash\": 1234\n  }\n}\n",
     );
     for command in [
         &["plan"][..],
@@ -306,7 +306,7 @@ fn a_backend_terrace_does_not_implement_is_refused_by_every_command() {
         let run = work.terrace(command);
         assert_eq!(run.code, Some(1), "{command:?}:\n{}", run.output());
         assert!(
-            run.all().contains("Unsupported backend type") && run.all().contains("\"s3\""),
+            run.all().contains("Unsupported backend type") && run.all().contains("\"gcs\""),
             "{command:?}:\n{}",
             run.output()
         );
@@ -314,6 +314,36 @@ fn a_backend_terrace_does_not_implement_is_refused_by_every_command() {
     assert!(
         !work.path("terraform.tfstate").exists(),
         "no local state was made"
+    );
+}
+
+/// State encryption is not implemented: a configuration that asks for it
+/// is refused by every command that would read or write its state, and no
+/// state is written in the clear.
+#[test]
+fn a_configuration_asking_for_state_encryption_is_refused() {
+    let work = builtin_only("encryption");
+    work.write(
+        "main.tf",
+        "terraform {\n  encryption {\n    key_provider \"pbkdf2\" \"k\" {\n      passphrase = \"correct-horse-battery-staple\"\n    }\n    method \"aes_gcm\" \"m\" {\n      keys = key_provider.pbkdf2.k\n    }\n    state {\n      method = method.aes_gcm.m\n    }\n  }\n}\n\nresource \"terraform_data\" \"d\" {}\n",
+    );
+    for command in [
+        &["init"][..],
+        &["plan"],
+        &["apply", "-auto-approve"],
+        &["state", "list"],
+    ] {
+        let run = work.terrace(command);
+        assert_eq!(run.code, Some(1), "{command:?}:\n{}", run.output());
+        assert!(
+            run.all().contains("Unsupported state encryption"),
+            "{command:?}:\n{}",
+            run.output()
+        );
+    }
+    assert!(
+        !work.path("terraform.tfstate").exists(),
+        "no state was written in the clear"
     );
 }
 

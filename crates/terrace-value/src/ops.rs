@@ -1051,6 +1051,13 @@ fn set_hash_bytes(v: &Value) -> String {
     s
 }
 
+/// cty's `Value.Hash()`: the CRC-32 of the text sets are hashed by. What
+/// terraform records for a backend configuration, so that a change to it
+/// is noticed.
+pub fn value_hash(v: &Value) -> u32 {
+    crate::crc32::checksum_ieee(set_hash_bytes(v).as_bytes())
+}
+
 /// Sort key for cty's `setRules.Less`: known values first, then unknown,
 /// then null; strings by bytes, numbers by value, false before true, and
 /// anything else by its hash serialization. Ties are left to the order

@@ -939,6 +939,103 @@ impl Drop for LocalBackend {
     }
 }
 
+impl super::Backend for LocalBackend {
+    fn type_name(&self) -> &'static str {
+        "local"
+    }
+    fn workspace(&self) -> &str {
+        LocalBackend::workspace(self)
+    }
+    fn use_workspace(&mut self, name: String) {
+        LocalBackend::use_workspace(self, name)
+    }
+    fn current_workspace(&self) -> Result<String, WorkspaceError> {
+        LocalBackend::current_workspace(self)
+    }
+    fn workspaces(&mut self) -> Result<Vec<String>, WorkspaceError> {
+        LocalBackend::workspaces(self)
+    }
+    fn new_workspace(&mut self, name: &str) -> Result<(), WorkspaceError> {
+        LocalBackend::new_workspace(self, name)
+    }
+    fn select_workspace(
+        &mut self,
+        name: &str,
+        or_create: bool,
+    ) -> Result<SelectOutcome, WorkspaceError> {
+        LocalBackend::select_workspace(self, name, or_create)
+    }
+    fn delete_workspace(
+        &mut self,
+        name: &str,
+        force: bool,
+        lock_timeout: Option<Duration>,
+    ) -> Result<DeleteOutcome, WorkspaceError> {
+        LocalBackend::delete_workspace(self, name, force, lock_timeout)
+    }
+    fn lock(
+        &mut self,
+        operation: &str,
+        info: &str,
+        timeout: Duration,
+    ) -> Result<String, LockError> {
+        LocalBackend::lock(self, operation, info, timeout)
+    }
+    fn unlock(&mut self) -> Result<(), StateError> {
+        LocalBackend::unlock(self)
+    }
+    /// A local lock belongs to the process holding the OS lock: no other
+    /// process can release it, as terraform says.
+    fn force_unlock(&mut self, _id: &str) -> Result<(), StateError> {
+        if self.lock.is_some() {
+            return LocalBackend::unlock(self);
+        }
+        Err(StateError::Io(
+            "Local state cannot be unlocked by another process".to_string(),
+        ))
+    }
+    fn is_locked(&self) -> bool {
+        LocalBackend::is_locked(self)
+    }
+    fn read_state(&mut self) -> Result<(Option<State>, Diagnostics), StateError> {
+        LocalBackend::read_state(self)
+    }
+    fn write_state(&mut self, state: &State) -> Result<u64, StateError> {
+        LocalBackend::write_state(self, state)
+    }
+    fn write_state_for_migration(&mut self, state: &State) -> Result<(), StateError> {
+        LocalBackend::write_state_for_migration(self, state)
+    }
+    fn snapshot_id(&self) -> Option<(String, u64)> {
+        LocalBackend::snapshot_id(self)
+    }
+    fn write_errored_state(&self, state: &State) -> Result<PathBuf, StateError> {
+        LocalBackend::write_errored_state(self, state)
+    }
+    fn journal_path(&self) -> PathBuf {
+        let write = self.paths().write;
+        let full = if write.is_absolute() {
+            write
+        } else if self.dir.as_os_str().is_empty() {
+            Path::new(".").join(write)
+        } else {
+            self.dir.join(write)
+        };
+        let mut name = full.file_name().unwrap_or_default().to_os_string();
+        name.push(".journal");
+        full.with_file_name(name)
+    }
+    fn local(&self) -> Option<&LocalBackend> {
+        Some(self)
+    }
+    fn local_mut(&mut self) -> Option<&mut LocalBackend> {
+        Some(self)
+    }
+    fn describe_location(&self) -> String {
+        self.paths().read.display().to_string()
+    }
+}
+
 enum LockAttempt {
     /// The path now names another file; try again at once.
     Replaced,
@@ -956,14 +1053,14 @@ fn parse_backup_source(bytes: Vec<u8>) -> Option<(Vec<u8>, State)> {
 
 /// Whether everything the state tracks is gone: no managed resource
 /// instance has an object.
-fn has_managed_objects(state: &State) -> bool {
+pub(crate) fn has_managed_objects(state: &State) -> bool {
     state.resources.iter().any(|(addr, rs)| {
         addr.resource.mode == terrace_addrs::ResourceMode::Managed
             && rs.instances.values().any(|is| !is.is_empty())
     })
 }
 
-fn tracked_objects(state: &State) -> Vec<String> {
+pub(crate) fn tracked_objects(state: &State) -> Vec<String> {
     let mut out = Vec::new();
     for (addr, _, is) in state.all_instances() {
         if is.current.is_some() {
@@ -1062,7 +1159,11 @@ fn write_private_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// same directory renamed over it, keeping the old file's permissions.
 /// With `lock`, the new file is locked before the rename and replaces the
 /// handle holding the lock, so the lock follows the content.
-fn atomic_write(path: &Path, bytes: &[u8], lock: Option<&mut File>) -> Result<(), String> {
+pub(crate) fn atomic_write(
+    path: &Path,
+    bytes: &[u8],
+    lock: Option<&mut File>,
+) -> Result<(), String> {
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
