@@ -299,9 +299,13 @@ fn parse_registry(raw: &str) -> Result<RegistrySource, String> {
     })
 }
 
-/// go-getter's detectors that recognize an address without a scheme.
+/// go-getter's detectors that recognize an address without a scheme. The
+/// last of them, the file detector, takes an absolute filesystem path as a
+/// `file://` package (installed like any remote one), and only a relative
+/// path without `./` or `../` is left over as "maybe relative".
 fn detected_remote(raw: &str) -> bool {
-    raw.starts_with("github.com/")
+    raw.starts_with('/')
+        || raw.starts_with("github.com/")
         || raw.starts_with("bitbucket.org/")
         || raw.starts_with("git@")
         || raw.contains(".amazonaws.com/")
@@ -378,6 +382,10 @@ mod tests {
         assert!(matches!(
             parse_module_source("github.com/hashicorp/example"),
             Ok(ModuleSource::Remote(_))
+        ));
+        assert!(matches!(
+            parse_module_source("/srv/modules/network//vpc"),
+            Ok(ModuleSource::Remote(r)) if r.subdir == "vpc" && r.package == "/srv/modules/network"
         ));
         assert!(matches!(
             parse_module_source("boop"),
