@@ -444,12 +444,21 @@ fn parse_targets(j: Option<&Json>) -> Result<Vec<Target>, PlanFileError> {
 /// The file for `plan`, made from the configuration hashing to
 /// `config_hash`. The state lineage and serial recorded are the previous
 /// run state's, as read before planning (`None`: there was no state).
+///
+/// A state at serial 0 was never written: it is the empty state a run
+/// starts from when there is no state file, whose lineage is made up
+/// afresh by every run. It is recorded as no state at all (as terraform
+/// records a first plan), so that the apply, which makes up a lineage of
+/// its own, takes the plan as a first plan instead of one made from a
+/// different state lineage.
 pub fn write(
     plan: &Plan,
     config_hash: &str,
     state_meta: Option<(&str, u64)>,
 ) -> Result<Vec<u8>, PlanFileError> {
-    let (lineage, serial) = state_meta.unwrap_or(("", 0));
+    let (lineage, serial) = state_meta
+        .filter(|(_, serial)| *serial > 0)
+        .unwrap_or(("", 0));
     let mut o = Map::new();
     o.insert("terrace_plan_format".into(), Json::from(FORMAT_VERSION));
     o.insert(

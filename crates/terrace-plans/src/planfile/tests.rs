@@ -188,6 +188,26 @@ fn rich_plan_round_trips() {
 }
 
 #[test]
+fn a_plan_made_without_a_state_file_applies_to_the_next_runs_fresh_state() {
+    // Without a state file, plan and apply each start from an empty state
+    // (serial 0) with a lineage of their own: the plan records no state,
+    // and the apply's different fresh lineage is no reason to refuse it.
+    let bytes = write(&rich_plan(), "h", Some(("fresh-at-plan", 0))).unwrap_or_else(|e| panic!("{e}"));
+    let back = read(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((back.state_lineage.as_str(), back.state_serial), ("", 0));
+    assert!(back
+        .check_applicable(Some(("fresh-at-apply", 0)), "h")
+        .is_none());
+    // Someone else's apply in between still makes the plan stale.
+    assert_eq!(
+        back.check_applicable(Some(("written", 1)), "h")
+            .map(|d| d.summary)
+            .as_deref(),
+        Some("Saved plan is stale")
+    );
+}
+
+#[test]
 fn recorded_plans_round_trip() {
     for dir in crate::render::tests::case_dirs() {
         let schemas = load_schemas(&read_json(&dir.join("schemas.json")));
