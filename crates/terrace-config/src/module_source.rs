@@ -150,13 +150,14 @@ pub fn parse_module_source(raw: &str) -> Result<ModuleSource, ModuleSourceError>
     if is_local(raw) {
         let raw = raw.replace('\\', "/");
         let clean = clean_path(&raw);
-        return Ok(ModuleSource::Local(
-            if clean.starts_with("../") || clean == ".." {
-                clean
-            } else {
-                format!("./{clean}")
-            },
-        ));
+        // As OpenTofu's `parseModuleSourceLocal`: only a path under
+        // "../" stays bare; a bare ".." (from "../") is "./..", as
+        // terraform records it in modules.json.
+        return Ok(ModuleSource::Local(if clean.starts_with("../") {
+            clean
+        } else {
+            format!("./{clean}")
+        }));
     }
     if let Ok(r) = parse_registry(raw) {
         return Ok(ModuleSource::Registry(r));
@@ -343,6 +344,8 @@ mod tests {
             ("../x", "../x"),
             (".\\win\\dir", "./win/dir"),
             ("./", "./."),
+            ("../", "./.."),
+            ("../..", "../.."),
         ] {
             assert_eq!(
                 parse_module_source(raw).map(|s| s.to_string()),
