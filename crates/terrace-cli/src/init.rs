@@ -582,6 +582,11 @@ impl Init {
             "[reset][bold][green]{} has been successfully initialized![reset][green]",
             PRODUCT_TITLE
         )));
+        // The next steps are for someone at a shell; an automation
+        // wrapper (TF_IN_AUTOMATION set) is presumed to give its own.
+        if running_in_automation() {
+            return 0;
+        }
         say(&self.c(&format!(
             "[reset][green]\nYou may now begin working with {t}. Try running \"{p} plan\" to see\nany changes that are required for your infrastructure. All {t} commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for {t},\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.",
             t = PRODUCT_TITLE,
@@ -1212,6 +1217,12 @@ impl InstallerEvents for InitEvents {
     fn failure(&mut self, provider: &Provider, error: &ProviderError) {
         self.failures.push(error.to_diagnostic(provider));
     }
+}
+
+/// Whether `TF_IN_AUTOMATION` is set to anything but empty, as terraform
+/// reads it.
+fn running_in_automation() -> bool {
+    std::env::var_os("TF_IN_AUTOMATION").is_some_and(|v| !v.is_empty())
 }
 
 #[cfg(test)]
