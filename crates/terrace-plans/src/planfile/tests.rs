@@ -192,7 +192,8 @@ fn a_plan_made_without_a_state_file_applies_to_the_next_runs_fresh_state() {
     // Without a state file, plan and apply each start from an empty state
     // (serial 0) with a lineage of their own: the plan records no state,
     // and the apply's different fresh lineage is no reason to refuse it.
-    let bytes = write(&rich_plan(), "h", Some(("fresh-at-plan", 0))).unwrap_or_else(|e| panic!("{e}"));
+    let bytes =
+        write(&rich_plan(), "h", Some(("fresh-at-plan", 0))).unwrap_or_else(|e| panic!("{e}"));
     let back = read(&bytes).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((back.state_lineage.as_str(), back.state_serial), ("", 0));
     assert!(back
