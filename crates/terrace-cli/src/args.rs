@@ -97,3 +97,91 @@ mod tests {
         );
     }
 }
+
+/// Splits `text` into words as a POSIX shell would, without expansions:
+/// blanks separate words, single quotes keep everything, double quotes
+/// keep everything but `\"`, `\\`, `\$` and `` \` `` escapes, and a
+/// backslash outside quotes escapes the next character (go-shellwords'
+/// rules, which terraform uses for `TF_CLI_ARGS`).
+pub fn shell_words(text: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' | '\t' | '\n' | '\r' => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some(next) => word.push(next),
+                    None => return Err("invalid command line string".into()),
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(other) => word.push(other),
+                        None => return Err("invalid command line string".into()),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e @ ('"' | '\\' | '$' | '`')) => word.push(e),
+                            Some(other) => {
+                                word.push('\\');
+                                word.push(other);
+                            }
+                            None => return Err("invalid command line string".into()),
+                        },
+                        Some(other) => word.push(other),
+                        None => return Err("invalid command line string".into()),
+                    }
+                }
+            }
+            other => {
+                in_word = true;
+                word.push(other);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod shell_words_tests {
+    use super::shell_words;
+
+    #[test]
+    fn splits_as_a_shell_would() {
+        let cases: &[(&str, &[&str])] = &[
+            ("-auto-approve", &["-auto-approve"]),
+            ("  -a   -b ", &["-a", "-b"]),
+            (
+                "-var 'x=a b' -var \"y=c\\\"d\"",
+                &["-var", "x=a b", "-var", "y=c\"d"],
+            ),
+            ("a\\ b", &["a b"]),
+            ("''", &[""]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(shell_words(text).unwrap(), *want, "{text}");
+        }
+        assert!(shell_words("'open").is_err());
+    }
+}

@@ -39,6 +39,68 @@ pub struct ConsoleOptions {
     pub color: bool,
 }
 
+/// The root module's resources in the working directory's state (none
+/// without a state), keyed by `type.name`/`data.type.name`: one object per
+/// resource, or a tuple (`count`) or object (`for_each`) of them.
+fn state_resources() -> Result<HashMap<String, Value>, Diagnostics> {
+    use terrace_addrs::InstanceKey;
+    let mut backend = crate::state_meta::open_backend(Default::default())
+        .map_err(|e| vec![Diagnostic::error("Failed to load state", e)])?;
+    let loaded = crate::state_meta::read_state(&mut backend)?;
+    let Some(state) = loaded.state else {
+        return Ok(HashMap::new());
+    };
+    let root: Vec<_> = state
+        .resources
+        .iter()
+        .filter(|(addr, _)| addr.module.is_root())
+        .collect();
+    if root.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let providers = root
+        .iter()
+        .map(|(_, rs)| rs.provider.provider.clone())
+        .collect();
+    let schemas = crate::state_meta::Schemas::load(providers)?;
+    let mut out = HashMap::new();
+    for (addr, rs) in root {
+        let Some(schema) = schemas.resource(
+            &rs.provider.provider,
+            addr.resource.mode,
+            &addr.resource.type_name,
+        ) else {
+            continue;
+        };
+        let mut singles = Vec::new();
+        let mut by_index = Vec::new();
+        let mut by_key = std::collections::BTreeMap::new();
+        for (key, instance) in &rs.instances {
+            let Some(obj) = &instance.current else {
+                continue;
+            };
+            let value = terrace_engine::state_object_value(obj, &schema);
+            match key {
+                InstanceKey::None => singles.push(value),
+                InstanceKey::Int(i) => by_index.push((*i, value)),
+                InstanceKey::String(k) => {
+                    by_key.insert(k.to_string(), value);
+                }
+            }
+        }
+        let value = if let Some(single) = singles.pop() {
+            single
+        } else if !by_key.is_empty() {
+            Value::object(by_key)
+        } else {
+            by_index.sort_by_key(|(i, _)| *i);
+            Value::tuple(by_index.into_iter().map(|(_, v)| v).collect())
+        };
+        out.insert(addr.resource.to_string(), value);
+    }
+    Ok(out)
+}
+
 /// The outcome of one line.
 enum LineResult {
     Value(String),
@@ -79,8 +141,17 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let workspace = std::env::var("TF_WORKSPACE").unwrap_or_else(|_| "default".to_string());
+    // Resources of the root module in the state, as expressions see them.
+    let resources = match state_resources() {
+        Ok(resources) => resources,
+        Err(diags) => {
+            eprint!("{}", render_for_ui(diags, &sources, style));
+            return 1;
+        }
+    };
     let scope = StaticModuleScope::new(variables, locals, ".", &cwd, &workspace)
-        .with_function("type", Arc::new(TypeFunction::new()));
+        .with_function("type", Arc::new(TypeFunction::new()))
+        .with_resources(resources);
 
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
@@ -89,7 +160,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     let mut line = String::new();
     loop {
         if interactive {
-            print!("> ");
+            out!("> ");
             let _ = std::io::stdout().flush();
         }
         line.clear();
@@ -102,7 +173,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
             LineResult::Exit => return 0,
             LineResult::Value(result) => {
                 if interactive {
-                    println!("{result}");
+                    outln!("{result}");
                 } else {
                     last = result;
                 }
@@ -116,7 +187,7 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         }
     }
     if !interactive {
-        println!("{last}");
+        outln!("{last}");
     }
     0
 }

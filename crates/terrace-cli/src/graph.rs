@@ -45,7 +45,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
         .and_then(|ctx| terrace_engine::resource_graph(&ctx));
     match graph {
         Ok(graph) => {
-            print!("{}", render_dot(&graph));
+            out!("{}", render_dot(&graph));
             0
         }
         Err(diags) => {

@@ -18,9 +18,7 @@
 //! Also the helpers `providers lock` shares: Go-style flag parsing,
 //! Terraform's colour markup, diagnostics printing.
 
-use crate::providers::{
-    has_config_files, local_state_path, requirements_by_module, source_map, state_providers,
-};
+use crate::providers::{has_config_files, requirements_by_module, source_map};
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -394,9 +392,16 @@ struct Options {
     get: bool,
     upgrade: bool,
     reconfigure: bool,
+    migrate_state: bool,
+    force_copy: bool,
+    input: bool,
     plugin_dirs: Vec<PathBuf>,
     lockfile_readonly: bool,
     color: bool,
+    /// `-var` and `-var-file`, in order: with `terraform.tfvars`,
+    /// `*.auto.tfvars` and `TF_VAR_`, what static evaluation (module
+    /// sources, provider `for_each`) reads, as a plan would.
+    variables: Vec<terrace_config::input_variables::VariableArgument>,
 }
 
 fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
@@ -419,6 +424,8 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         "lockfile",
         "lock-timeout",
         "test-directory",
+        "var",
+        "var-file",
     ];
     let (flags, rest) = parse_go_flags(argv, &bools, &strings).map_err(|e| (e, true))?;
     let mut o = Options {
@@ -427,9 +434,13 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         get: true,
         upgrade: false,
         reconfigure: false,
+        migrate_state: false,
+        force_copy: false,
+        input: true,
         plugin_dirs: Vec::new(),
         lockfile_readonly: false,
         color: std::env::var_os("NO_COLOR").is_none(),
+        variables: Vec::new(),
     };
     for (name, value) in flags {
         let on = value == "true";
@@ -438,10 +449,30 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
             "get" => o.get = on,
             "upgrade" => o.upgrade = on,
             "reconfigure" => o.reconfigure = on,
+            "migrate-state" => o.migrate_state = on,
+            "force-copy" => o.force_copy = on,
+            "input" => o.input = on,
             "no-color" => o.color = !on && o.color,
             "backend-config" => o.backend_configs.push(value),
             "plugin-dir" => o.plugin_dirs.push(PathBuf::from(value)),
             "lockfile" => o.lockfile_readonly = value == "readonly",
+            "var" => match value.split_once('=') {
+                Some((name, text)) => o.variables.push(
+                    terrace_config::input_variables::VariableArgument::Var {
+                        name: name.trim().to_string(),
+                        text: text.to_string(),
+                    },
+                ),
+                None => {
+                    return Err((
+                        format!("The given -var option {} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\".", quote(&value)),
+                        false,
+                    ))
+                }
+            },
+            "var-file" => o
+                .variables
+                .push(terrace_config::input_variables::VariableArgument::File(value)),
             // Accepted for compatibility; nothing here prompts or locks.
             _ => {}
         }
@@ -453,6 +484,19 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         ));
     }
     Ok(o)
+}
+
+/// The workspace selected in the working directory (`TF_WORKSPACE`, else
+/// `.terraform/environment`), for `terraform.workspace` in static
+/// evaluation.
+fn selected_workspace() -> String {
+    terrace_states::backend::LocalBackend::new(
+        Path::new("."),
+        terrace_states::backend::LocalBackendOptions::default(),
+    )
+    .with_data_dir(data_dir())
+    .current_workspace()
+    .unwrap_or_else(|_| "default".to_string())
 }
 
 /// `terrace init [options]` in the current directory.
@@ -528,6 +572,24 @@ impl Init {
         }
         let (early, early_diags) = load_module_dir(root);
         let early_failed = early_diags.iter().any(Diagnostic::is_error);
+        // Root variables from every source a plan reads: what provider
+        // `for_each` and module sources are evaluated from. One that is
+        // needed and has no value is named, not guessed.
+        let (inputs, input_diags) = terrace_config::input_variables::collect_input_values(
+            root,
+            &self.o.variables,
+            std::env::vars(),
+        );
+        if input_diags.iter().any(Diagnostic::is_error) {
+            return self.fail(input_diags, SourceMap::new());
+        }
+        self.keep_warnings(input_diags);
+        let load_options = LoadOptions {
+            input_values: std::sync::Arc::new(inputs),
+            missing_root_variable: terrace_config::static_eval::MissingRootVariable::Error,
+            workspace: selected_workspace(),
+            ..LoadOptions::default()
+        };
 
         if self.o.backend {
             say(&self.c("[reset][bold]Initializing the backend..."));
@@ -554,16 +616,20 @@ impl Init {
                 Err(d) => return self.fail(d, SourceMap::new()),
             };
             let mut installer = ModuleInstaller::new(&data_dir().join("modules"), registry);
+            installer.set_root_variables(
+                load_options.input_values.clone(),
+                load_options.missing_root_variable,
+            );
             let mut hooks = ModuleLines;
             let diags = installer.install_modules(root, self.o.upgrade, &mut hooks);
             if diags.iter().any(Diagnostic::is_error) {
-                let (config, _) = load_config(root, &LoadOptions::default());
+                let (config, _) = load_config(root, &load_options);
                 return self.fail(diags, source_map(&config));
             }
             self.keep_warnings(diags);
         }
 
-        let (config, config_diags) = load_config(root, &LoadOptions::default());
+        let (config, config_diags) = load_config(root, &load_options);
         if early_failed || config_diags.iter().any(Diagnostic::is_error) {
             let mut all = vec![config_error_preamble()];
             all.extend(config_diags);
@@ -582,16 +648,13 @@ impl Init {
             "[reset][bold][green]{} has been successfully initialized![reset][green]",
             PRODUCT_TITLE
         )));
-        // The next steps are for someone at a shell; an automation
-        // wrapper (TF_IN_AUTOMATION set) is presumed to give its own.
-        if running_in_automation() {
-            return 0;
-        }
-        say(&self.c(&format!(
+        if !crate::in_automation() {
+            say(&self.c(&format!(
             "[reset][green]\nYou may now begin working with {t}. Try running \"{p} plan\" to see\nany changes that are required for your infrastructure. All {t} commands\nshould now work.\n\nIf you ever set or change modules or backend configuration for {t},\nrerun this command to reinitialize your working directory. If you forget, other\ncommands will detect it and remind you to do so if necessary.",
             t = PRODUCT_TITLE,
             p = PRODUCT_COMMAND
         )));
+        }
         0
     }
 
@@ -612,18 +675,33 @@ impl Init {
     // ----- backend -----
 
     /// The local backend: `Ok(Some(message))` when it was (re)configured.
+    /// A change of the backend configuration moves the state as terraform
+    /// moves it (asking first, unless `-force-copy`), or with
+    /// `-reconfigure` leaves it where it is; a backend type terrace does
+    /// not implement is refused by name.
     fn init_local_backend(&mut self, module: &Module) -> Result<Option<String>, Diagnostics> {
+        use crate::backend_config::{
+            local_block_settings, migrate_local_state, read_saved_backend, unsupported_backend,
+            write_saved_local_backend, LocalSettings, MigrateOptions,
+        };
         let state_file = data_dir().join("terraform.tfstate");
-        let saved = read_backend_state(&state_file)?;
+        let saved = read_saved_backend(&state_file)?;
         if module.cloud.is_some() {
-            return Err(vec![Diagnostic::error(
-                "Unsupported backend type",
-                format!(
-                    "{} supports only the \"local\" backend so far; a cloud block cannot be initialized.",
-                    PRODUCT_TITLE
-                ),
-            )]);
+            return Err(vec![unsupported_backend("cloud")]);
         }
+        let migrate = MigrateOptions {
+            force_copy: self.o.force_copy,
+            input: self.o.input,
+        };
+        let root = Path::new(".");
+        // Where the state is now: the recorded backend, or the default
+        // local one. A recorded backend of another type cannot be read,
+        // so nothing can be migrated from it.
+        let current = match &saved {
+            None => Some(LocalSettings::default()),
+            Some(s) if s.type_name == "local" => Some(s.local.clone()),
+            Some(_) => None,
+        };
         let Some(backend) = &module.backend else {
             if !self.o.backend_configs.is_empty() {
                 self.diags.push(Diagnostic::warning(
@@ -631,49 +709,44 @@ impl Init {
                     "-backend-config was used without a \"backend\" block in the configuration.\n\nIf you intended to override the default local backend configuration,\nno action is required, but you may add an explicit backend block to your\nconfiguration to clear this warning:\n\nterraform {\n  backend \"local\" {}\n}\n\nHowever, if you intended to override a defined backend, please verify that\nthe backend configuration is present and valid.\n",
                 ));
             }
-            if saved.is_some() && !self.o.reconfigure {
+            let Some(saved) = saved else {
+                return Ok(None);
+            };
+            if !self.o.reconfigure && !self.o.migrate_state {
                 return Err(vec![backend_changed()]);
             }
-            return Ok(None);
+            say(&format!(
+                "{PRODUCT_TITLE} has detected you're unconfiguring your previously set {} backend.",
+                quote(&saved.type_name)
+            ));
+            if self.o.migrate_state {
+                let Some(from) = &current else {
+                    return Err(vec![unsupported_backend(&saved.type_name)]);
+                };
+                migrate_local_state(root, &data_dir(), from, &LocalSettings::default(), &migrate)?;
+            }
+            std::fs::remove_file(&state_file).map_err(|e| {
+                vec![Diagnostic::error(
+                    "Failed to clear the backend configuration",
+                    format!("Error removing {}: {e}.", state_file.display()),
+                )]
+            })?;
+            return Ok(Some(self.c(&format!(
+                "[reset][green]\n\nSuccessfully unset the backend {}. {PRODUCT_TITLE} will now operate locally.",
+                quote(&saved.type_name)
+            ))));
         };
         if backend.type_name != "local" {
-            return Err(vec![Diagnostic::error(
-                "Unsupported backend type",
-                format!(
-                    "There is no backend type named {} in {}; only \"local\" is available so far.",
-                    quote(&backend.type_name),
-                    PRODUCT_TITLE
-                ),
-            )
-            .with_subject(backend.type_range.clone())]);
+            return Err(vec![
+                unsupported_backend(&backend.type_name).with_subject(backend.type_range.clone())
+            ]);
         }
-        let schema = terrace_config::body::BodySchema::new()
-            .attr("path")
-            .attr("workspace_dir");
-        let (content, mut diags) = backend.config.content(&schema);
-        let mut block = LocalBackend::default();
-        for attr in &content.attributes {
-            let (value, more) = attr.expr.constant_value();
-            diags.extend(more);
-            match string_value(&value) {
-                Ok(v) => block.set(&attr.name, v),
-                Err(e) => diags.push(
-                    Diagnostic::error(
-                        "Incorrect attribute value type",
-                        format!(
-                            "Inappropriate value for attribute {}: {e}.",
-                            quote(&attr.name)
-                        ),
-                    )
-                    .with_subject(attr.expr.range()),
-                ),
-            }
-        }
+        let (block, mut diags) = local_block_settings(backend);
         let mut effective = block.clone();
         for item in &self.o.backend_configs {
             match item.split_once('=') {
                 Some((name, value)) => {
-                    if name != "path" && name != "workspace_dir" {
+                    if !LocalSettings::NAMES.contains(&name) {
                         diags.push(Diagnostic::error(
                             "Invalid backend configuration argument",
                             format!("The backend configuration argument {} given on the command line is not expected for the selected backend type.", quote(name)),
@@ -695,14 +768,33 @@ impl Init {
         if diags.iter().any(Diagnostic::is_error) {
             return Err(diags);
         }
-        let unchanged = saved.as_ref().is_some_and(|s| *s == effective);
+        let unchanged = saved
+            .as_ref()
+            .is_some_and(|s| s.type_name == "local" && s.local == effective);
         if unchanged && !self.o.reconfigure {
             return Ok(None);
         }
-        if saved.is_some() && !self.o.reconfigure {
-            return Err(vec![backend_changed()]);
+        if !self.o.reconfigure {
+            match (&saved, &current) {
+                // First configuration: the default local state moves in.
+                (None, Some(from)) => {
+                    let copied =
+                        migrate_local_state(root, &data_dir(), from, &effective, &migrate)?;
+                    if copied {
+                        empty_default_state()?;
+                    }
+                }
+                (Some(_), Some(from)) if self.o.migrate_state => {
+                    say(&self.c(&format!("[reset][bold]Backend configuration changed![reset]\n\n{PRODUCT_TITLE} has detected that the configuration specified for the backend\nhas changed. {PRODUCT_TITLE} will now check for existing state in the backends.\n")));
+                    migrate_local_state(root, &data_dir(), from, &effective, &migrate)?;
+                }
+                (Some(saved), None) if self.o.migrate_state => {
+                    return Err(vec![unsupported_backend(&saved.type_name)]);
+                }
+                _ => return Err(vec![backend_changed()]),
+            }
         }
-        write_backend_state(&state_file, &effective, block.hash()).map_err(|e| {
+        write_saved_local_backend(&state_file, &effective, block.hash()).map_err(|e| {
             vec![Diagnostic::error(
                 "Failed to save the backend configuration",
                 format!("Error writing {}: {e}.", state_file.display()),
@@ -739,7 +831,7 @@ impl Init {
         let (reqs_tree, more) = requirements_by_module(config);
         diags.extend(more);
         let mut reqs: Requirements = reqs_tree.merged();
-        match state_providers(&local_state_path(Path::new("."), &data_dir())) {
+        match crate::providers::working_state_providers(Path::new("."), &data_dir()) {
             Ok(state) => {
                 for p in state {
                     reqs.entry(p).or_default();
@@ -915,6 +1007,22 @@ fn config_error_preamble() -> Diagnostic {
     )
 }
 
+/// After the default local state moved into a newly configured backend:
+/// `terraform.tfstate` is emptied and its content kept beside it as
+/// `terraform.tfstate.backup`, as terraform leaves them.
+fn empty_default_state() -> Result<(), Diagnostics> {
+    let path = Path::new("terraform.tfstate");
+    let failed = |e: std::io::Error| {
+        vec![Diagnostic::error(
+            "Failed to clear the previous local state",
+            format!("Error emptying {}: {e}.", path.display()),
+        )]
+    };
+    let bytes = std::fs::read(path).map_err(failed)?;
+    std::fs::write("terraform.tfstate.backup", bytes).map_err(failed)?;
+    std::fs::write(path, b"").map_err(failed)
+}
+
 fn backend_changed() -> Diagnostic {
     Diagnostic::error(
         "Backend configuration changed",
@@ -925,49 +1033,6 @@ fn backend_changed() -> Diagnostic {
     )
 }
 
-/// The local backend's two settings (`None`: not set, null).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-struct LocalBackend {
-    path: Option<String>,
-    workspace_dir: Option<String>,
-}
-
-impl LocalBackend {
-    fn set(&mut self, name: &str, value: Option<String>) {
-        match name {
-            "path" => self.path = value,
-            "workspace_dir" => self.workspace_dir = value,
-            _ => {}
-        }
-    }
-
-    /// Terraform's hash of a backend block: cty's hash of the tuple of the
-    /// type and the decoded configuration (CRC-32 of its set-hash text).
-    fn hash(&self) -> u32 {
-        let field = |v: &Option<String>| match v {
-            Some(s) => quote(s),
-            None => "~".to_string(),
-        };
-        let text = format!(
-            "<\"local\";<{};{};>;>",
-            field(&self.path),
-            field(&self.workspace_dir)
-        );
-        terrace_value::crc32::checksum_ieee(text.as_bytes())
-    }
-}
-
-fn string_value(v: &terrace_value::Value) -> Result<Option<String>, String> {
-    if v.is_null() {
-        return Ok(None);
-    }
-    match terrace_value::convert::convert(v, &terrace_value::Type::String) {
-        Ok(s) if s.is_known() => Ok(s.as_str().map(str::to_string)),
-        Ok(_) => Err("value must be known".into()),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
 /// A `-backend-config` file: HCL attributes for the backend's settings.
 fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diagnostics> {
     let (file, mut diags) = parse_config_file(Path::new(path), path);
@@ -975,96 +1040,16 @@ fn backend_config_file(path: &str) -> Result<Vec<(String, Option<String>)>, Diag
         return Err(diags);
     };
     let body = terrace_config::body::Body::from_file(&file);
-    let schema = terrace_config::body::BodySchema::new()
-        .attr("path")
-        .attr("workspace_dir");
-    let (content, more) = body.content(&schema);
+    let (out, more) = crate::backend_config::decode_local_settings(&body);
     diags.extend(more);
-    let mut out = Vec::new();
-    for attr in &content.attributes {
-        let (value, more) = attr.expr.constant_value();
-        diags.extend(more);
-        match string_value(&value) {
-            Ok(v) => out.push((attr.name.clone(), v)),
-            Err(e) => diags.push(
-                Diagnostic::error(
-                    "Incorrect attribute value type",
-                    format!(
-                        "Inappropriate value for attribute {}: {e}.",
-                        quote(&attr.name)
-                    ),
-                )
-                .with_subject(attr.expr.range()),
-            ),
-        }
-    }
     if diags.iter().any(Diagnostic::is_error) {
         return Err(diags);
     }
     Ok(out)
 }
 
-/// The backend recorded by an earlier `init`, if any.
-fn read_backend_state(path: &Path) -> Result<Option<LocalBackend>, Diagnostics> {
-    let text = match std::fs::read(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(vec![Diagnostic::error(
-                "Failed to load state",
-                format!(
-                    "Failed to load the backend state file {}: {e}.",
-                    path.display()
-                ),
-            )])
-        }
-    };
-    let json: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
-        vec![Diagnostic::error(
-            "Failed to load state",
-            format!(
-                "Failed to load the backend state file {}: {e}.",
-                path.display()
-            ),
-        )]
-    })?;
-    let backend = &json["backend"];
-    if backend.is_null() || backend["type"].as_str().unwrap_or("").is_empty() {
-        return Ok(None);
-    }
-    if backend["type"].as_str() != Some("local") {
-        return Ok(Some(LocalBackend {
-            path: Some(format!("\u{0}{}", backend["type"])),
-            workspace_dir: None,
-        }));
-    }
-    let get = |k: &str| backend["config"][k].as_str().map(str::to_string);
-    Ok(Some(LocalBackend {
-        path: get("path"),
-        workspace_dir: get("workspace_dir"),
-    }))
-}
-
-/// `.terraform/terraform.tfstate` as Terraform writes it for a backend.
-fn write_backend_state(path: &Path, config: &LocalBackend, hash: u32) -> Result<(), String> {
-    let field = |v: &Option<String>| match v {
-        Some(s) => serde_json::Value::String(s.clone()).to_string(),
-        None => "null".to_string(),
-    };
-    let text = format!(
-        "{{\n  \"version\": 3,\n  \"terraform_version\": \"{}\",\n  \"backend\": {{\n    \"type\": \"local\",\n    \"config\": {{\n      \"path\": {},\n      \"workspace_dir\": {}\n    }},\n    \"hash\": {hash}\n  }}\n}}",
-        env!("CARGO_PKG_VERSION"),
-        field(&config.path),
-        field(&config.workspace_dir)
-    );
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-    }
-    std::fs::write(path, text).map_err(|e| e.to_string())
-}
-
 /// Module installation lines: "Downloading ..." and "- KEY in DIR".
-struct ModuleLines;
+pub(crate) struct ModuleLines;
 
 impl ModuleInstallHooks for ModuleLines {
     fn download(&mut self, key: &str, package: &str, version: Option<&str>) {
@@ -1219,12 +1204,6 @@ impl InstallerEvents for InitEvents {
     }
 }
 
-/// Whether `TF_IN_AUTOMATION` is set to anything but empty, as terraform
-/// reads it.
-fn running_in_automation() -> bool {
-    std::env::var_os("TF_IN_AUTOMATION").is_some_and(|v| !v.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1292,7 +1271,10 @@ mod tests {
     /// The hash terraform 1.11.4 recorded for `backend "local" {}`.
     #[test]
     fn backend_hash_is_terraforms() {
-        assert_eq!(LocalBackend::default().hash(), 666019178);
+        assert_eq!(
+            crate::backend_config::LocalSettings::default().hash(),
+            666019178
+        );
     }
 
     #[test]

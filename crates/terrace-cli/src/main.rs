@@ -1,18 +1,44 @@
 //! The `terrace` command.
 
+/// `print!` to a reader that may have gone away (`terrace plan | head`):
+/// commands that run plugins keep SIGPIPE ignored, so a closed pipe is an
+/// error here, and losing output nobody reads is no reason to panic.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(&format!($($arg)*))
+    };
+}
+
+/// `println!` as [`out!`] is `print!`.
+macro_rules! outln {
+    () => {
+        $crate::write_stdout("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::write_stdout(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 mod args;
+mod backend_config;
 mod console;
+mod fmt;
+mod force_unlock;
 mod format;
 mod graph;
+mod help;
 mod init;
+mod interrupt;
 mod journal;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
+mod modules_command;
 mod operation;
 mod operation_args;
 mod output;
 mod planfile_io;
+mod prompt;
 mod provider_factory;
 mod providers;
 mod providers_lock;
@@ -24,6 +50,7 @@ mod state_meta;
 mod state_mv;
 mod state_pull;
 mod state_push;
+mod state_replace_provider;
 mod state_rm;
 mod state_show;
 mod taint;
@@ -32,6 +59,15 @@ mod validate;
 mod workspace;
 
 use args::Arg;
+
+/// The product's name wherever it names itself to the user.
+pub(crate) const PRODUCT: &str = terrace_getproviders::PRODUCT;
+
+/// `TF_IN_AUTOMATION`: run by a pipeline, not a person at a terminal, so
+/// the hints about which command to type next are left out.
+pub(crate) fn in_automation() -> bool {
+    std::env::var_os("TF_IN_AUTOMATION").is_some_and(|v| !v.is_empty())
+}
 use std::path::{Path, PathBuf};
 use terrace_config::input_variables::VariableArgument;
 
@@ -46,8 +82,12 @@ Main commands:
 
 All other commands:
   console       Try terrace expressions at an interactive command prompt
+  fmt           Reformat your configuration in the standard style
+  force-unlock  Release a stuck lock on the current workspace
+  get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
+  modules       Show the module calls the configuration declares
   output        Show output values from your root module
   providers     Show the providers required for this configuration
   refresh       Update the state to match remote systems
@@ -111,7 +151,19 @@ fn run(argv: Vec<String>) -> i32 {
             break;
         }
     }
-    let Some((command, command_args)) = rest.split_first() else {
+    let Some(command) = rest.first() else {
+        eprint!("{USAGE}");
+        return 127;
+    };
+    let argv = match merge_env_args(rest) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("{e}");
+            return 1;
+        }
+    };
+    let _ = command;
+    let Some((command, command_args)) = argv.split_first() else {
         eprint!("{USAGE}");
         return 127;
     };
@@ -140,25 +192,98 @@ fn run(argv: Vec<String>) -> i32 {
         "refresh" => operation::run(operation_args::Command::Refresh, command_args),
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
+        "get" => modules_command::get(command_args),
+        "modules" => modules_command::modules(command_args),
+        "fmt" => fmt::run(command_args),
+        "force-unlock" => force_unlock::run(command_args),
         "output" => output::run(command_args),
         "show" => show::run(command_args),
         "state" => state_command::run(command_args),
         "taint" => taint::run(true, command_args),
         "untaint" => taint::run(false, command_args),
         "workspace" => workspace::run(command_args),
-        "version" | "-version" | "--version" | "-v" => {
-            println!("terrace v{}", env!("CARGO_PKG_VERSION"));
-            0
-        }
+        "version" | "-version" | "--version" | "-v" => version(command_args),
         "-help" | "--help" | "-h" | "help" => {
-            print!("{USAGE}");
+            out!("{USAGE}");
             0
         }
         other => {
-            eprintln!("terrace has no command named \"{other}\".\n\n{USAGE}");
+            eprint!("{}", help::unknown_command(other));
             1
         }
     }
+}
+
+/// `version`, and `version -json` in terraform's document shape: the
+/// terrace version, the terraform release whose language and behaviour it
+/// follows, the platform and the providers the lock file selects.
+fn version(argv: &[String]) -> i32 {
+    let json = argv.iter().any(|a| a == "-json" || a == "--json");
+    let platform = terrace_getproviders::source::Platform::current().to_string();
+    let (locks, _) = terrace_getproviders::lockfile::Locks::load(Path::new(
+        terrace_getproviders::lockfile::LOCK_FILE_NAME,
+    ));
+    let selections: Vec<(String, String)> = locks
+        .providers()
+        .map(|l| (l.provider.to_string(), l.version.to_string()))
+        .collect();
+    if json {
+        let mut doc = serde_json::Map::new();
+        doc.insert("terrace_version".into(), env!("CARGO_PKG_VERSION").into());
+        doc.insert(
+            "terraform_version".into(),
+            operation::TERRAFORM_VERSION.into(),
+        );
+        doc.insert("platform".into(), platform.into());
+        let selections: serde_json::Map<String, serde_json::Value> = selections
+            .into_iter()
+            .map(|(p, v)| (p, serde_json::Value::String(v)))
+            .collect();
+        doc.insert("provider_selections".into(), selections.into());
+        doc.insert("terraform_outdated".into(), false.into());
+        let text =
+            serde_json::to_string_pretty(&serde_json::Value::Object(doc)).unwrap_or_default();
+        outln!("{text}");
+        return 0;
+    }
+    outln!(
+        "{PRODUCT} v{} (compatible with terraform v{})\non {platform}",
+        env!("CARGO_PKG_VERSION"),
+        operation::TERRAFORM_VERSION
+    );
+    if !selections.is_empty() {
+        outln!();
+        for (provider, version) in selections {
+            outln!("+ provider {provider} v{version}");
+        }
+    }
+    0
+}
+
+/// `TF_CLI_ARGS` and then `TF_CLI_ARGS_<command>` (for a subcommand,
+/// `TF_CLI_ARGS_state_list`): extra arguments split as a shell would,
+/// placed right after the command's name, as terraform places them.
+fn merge_env_args(argv: &[String]) -> Result<Vec<String>, String> {
+    const NESTED: &[&str] = &["state", "workspace", "providers"];
+    let mut command = argv.first().cloned().unwrap_or_default();
+    if NESTED.contains(&command.as_str()) {
+        if let Some(sub) = argv.get(1).filter(|s| !s.starts_with('-')) {
+            command = format!("{command} {sub}");
+        }
+    }
+    let suffix = command.replace(['-', ' '], "_");
+    let mut args = argv.to_vec();
+    for name in ["TF_CLI_ARGS".to_string(), format!("TF_CLI_ARGS_{suffix}")] {
+        let Some(value) = std::env::var(&name).ok().filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let extra = args::shell_words(&value)
+            .map_err(|e| format!("Error parsing extra CLI args from {name}: {e}"))?;
+        let search = command.rsplit(' ').next().unwrap_or(&command);
+        let at = args.iter().position(|a| a == search).map_or(0, |i| i + 1);
+        args.splice(at..at, extra);
+    }
+    Ok(args)
 }
 
 fn console_command(dir: PathBuf, argv: &[String]) -> i32 {

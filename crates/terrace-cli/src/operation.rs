@@ -6,21 +6,27 @@
 //! second apply on the same state waits for `-lock-timeout` and then fails
 //! with terraform's message. During apply every object the engine records
 //! is appended to a journal next to the state (`journal`), so a process
-//! killed mid-apply loses nothing: the next command replays the journal
-//! into the state before doing anything else.
+//! killed mid-apply loses nothing: the next command holding the lock
+//! replays the journal into the state before doing anything else. A state
+//! that cannot be saved is never reported as saved: it goes to
+//! `errored.tfstate`, or as a last resort onto the terminal.
 
-use crate::journal::Journal;
+use crate::interrupt::Interrupt;
+use crate::journal::{self, Journal, Recoverer, Recovery, SnapshotId};
 use crate::operation_args::{self, Command, OperationArgs};
 use crate::provider_factory::CliProviderFactory;
 use crate::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
-use crate::ui::{ApplyUi, Interrupt};
+use crate::ui::ApplyUi;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use terrace_addrs::{Provider, ResourceMode};
-use terrace_config::input_variables::collect_input_values;
-use terrace_config::loader::{Config, LoadOptions};
+use terrace_config::files::{ConfigFiles, OsFiles};
+use terrace_config::input_variables::{
+    collect_input_values, collect_saved_plan_overrides, InputValues,
+};
+use terrace_config::loader::{load_config_from, Config, LoadOptions};
 use terrace_engine::{Context, PlanOptions};
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
@@ -39,6 +45,13 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 pub const TERRAFORM_VERSION: &str = "1.11.4";
 
 pub fn run(command: Command, argv: &[String]) -> i32 {
+    if argv
+        .iter()
+        .any(|a| matches!(a.as_str(), "-help" | "--help" | "-h" | "--h"))
+    {
+        out!("{}", crate::help::operation_help(command));
+        return 0;
+    }
     let args = match operation_args::parse(command, argv) {
         Ok(args) => args,
         Err(problems) => {
@@ -62,13 +75,26 @@ struct Operation {
     dir: PathBuf,
     config: Arc<Config>,
     sources: SourceMap,
-    backend: LocalBackend,
+    /// Shared with the second-interrupt handler, which saves through it.
+    backend: Arc<Mutex<LocalBackend>>,
     locked: bool,
     prior: State,
+    /// The stored snapshot `prior` is (`None`: there is no state yet).
+    prior_snapshot: Option<SnapshotId>,
     ctx: Context,
     warnings: Diagnostics,
     interrupt: Interrupt,
-    journal: Option<Arc<Journal>>,
+    journal_path: PathBuf,
+    /// Where the state is read from (its permissions go to the journal).
+    state_read_path: PathBuf,
+    /// `apply PLANFILE`: the plan to apply.
+    saved_plan: Option<Plan>,
+    /// Ephemeral variables set for this run, which applying a plan saved
+    /// now must be given again.
+    apply_time_variables: Vec<String>,
+    /// What a plan saved now records besides itself.
+    backend_settings: crate::backend_config::LocalSettings,
+    locks_text: Option<String>,
 }
 
 impl Operation {
@@ -80,12 +106,42 @@ impl Operation {
             print_diagnostics(diags, sources, color);
             1
         };
+        // A saved plan decides the configuration, the variables and the
+        // backend: what it was made with, not what is here now.
+        let saved = match &args.plan_file {
+            Some(path) => match crate::planfile_io::read(path) {
+                Ok(file) => Some(file),
+                Err(d) => return Err(fail(&d, &SourceMap::new())),
+            },
+            None => None,
+        };
+        let snapshot_files = saved.as_ref().map(crate::planfile_io::config_files);
+        let files: &dyn ConfigFiles = match &snapshot_files {
+            Some(snapshot) => snapshot,
+            None => &OsFiles,
+        };
         // The variables and the workspace first: provider `for_each` and
         // module sources are evaluated while loading, from them.
-        let (inputs, mut diags) = collect_input_values(dir, &args.variables, std::env::vars());
+        let mut diags = Diagnostics::new();
+        let mut overrides_given = None;
+        let inputs = match &saved {
+            Some(file) => {
+                let (given, d) = collect_saved_plan_overrides(&args.variables, std::env::vars());
+                diags.extend(d);
+                overrides_given = Some(given);
+                InputValues::from_final_values(file.plan.variable_values.clone())
+            }
+            None => {
+                let (mut inputs, d) = collect_input_values(dir, &args.variables, std::env::vars());
+                diags.extend(d);
+                crate::prompt::ask_for_missing_variables(dir, &mut inputs, args.input);
+                inputs
+            }
+        };
         let inputs = Arc::new(inputs);
+        let data_dir = data_dir(dir);
         let selected_workspace = LocalBackend::new(dir, LocalBackendOptions::default())
-            .with_data_dir(data_dir(dir))
+            .with_data_dir(&data_dir)
             .current_workspace()
             .unwrap_or_else(|_| "default".to_string());
         let load_options = LoadOptions {
@@ -93,11 +149,16 @@ impl Operation {
             workspace: selected_workspace,
             ..LoadOptions::default()
         };
-        let (config, load_diags) = terrace_config::loader::load_config(dir, &load_options);
+        let (config, load_diags) = load_config_from(files, dir, &load_options);
         diags.extend(load_diags);
         let mut sources = source_map(&config);
         for file in inputs.files() {
             sources.add_source(file.clone());
+        }
+        if let Some(given) = &overrides_given {
+            for file in given.files() {
+                sources.add_source(file.clone());
+            }
         }
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
@@ -107,27 +168,77 @@ impl Operation {
             return Err(fail(&diags, &sources));
         }
 
+        // Ephemeral variables are not in a saved plan: applying it takes
+        // them from this command's -var, -var-file and TF_VAR_, and those
+        // set for the plan must be set again.
+        let inputs = match (&saved, &overrides_given) {
+            (Some(file), Some(given)) => {
+                let mut inputs = (*inputs).clone();
+                for (name, variable) in &config.module.variables {
+                    if !variable.ephemeral || inputs.take_given(given, name) {
+                        continue;
+                    }
+                    if file.context.apply_time_variables.contains(name) {
+                        diags.push(
+                            Diagnostic::error(
+                                "No value for required variable",
+                                format!("The ephemeral input variable \"{name}\" was set during the plan phase, and so must also be set during the apply phase."),
+                            )
+                            .with_subject(variable.decl_range.clone()),
+                        );
+                    }
+                }
+                Arc::new(inputs)
+            }
+            _ => inputs,
+        };
+        let apply_time_variables: Vec<String> = config
+            .module
+            .variables
+            .iter()
+            .filter(|(_, v)| v.ephemeral && inputs.value_for(v).is_some())
+            .map(|(name, _)| name.clone())
+            .collect();
         let (variables, variable_diags) = inputs.final_values(&config.module.variables);
         diags.extend(variable_diags);
-        for (name, variable) in &config.module.variables {
-            if variable.default.is_none() && inputs.value_for(variable).is_none() {
-                let mut d = Diagnostic::error(
-                    "No value for required variable",
-                    format!(
-                        "The root module input variable \"{name}\" is not set, and has no \
-                         default value. Use a -var or -var-file command line argument to \
-                         provide a value for this variable."
-                    ),
-                );
-                d.subject = Some(variable.decl_range.clone());
-                diags.push(d);
+        match (&saved, &overrides_given) {
+            (Some(file), Some(given)) => diags.extend(
+                given.saved_plan_conflicts(&config.module.variables, &file.plan.variable_values),
+            ),
+            _ => {
+                for (name, variable) in &config.module.variables {
+                    if variable.default.is_none() && inputs.value_for(variable).is_none() {
+                        let mut d = Diagnostic::error(
+                            "No value for required variable",
+                            format!(
+                                "The root module input variable \"{name}\" is not set, and has no \
+                                 default value. Use a -var or -var-file command line argument to \
+                                 provide a value for this variable."
+                            ),
+                        );
+                        d.subject = Some(variable.decl_range.clone());
+                        diags.push(d);
+                    }
+                }
             }
         }
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
         }
 
-        // The state, locked for the rest of the command.
+        // The backend: the plan's, or the working directory's as `init`
+        // configured it; never a silent fallback to a local state.
+        let backend_settings = match &saved {
+            Some(file) => crate::planfile_io::backend_settings(file),
+            None => crate::backend_config::working_backend(&data_dir, &config.module),
+        };
+        let backend_settings = match backend_settings {
+            Ok(settings) => settings,
+            Err(d) => {
+                diags.extend(d);
+                return Err(fail(&diags, &sources));
+            }
+        };
         let mut backend = LocalBackend::new(
             dir,
             LocalBackendOptions {
@@ -137,10 +248,10 @@ impl Operation {
                     .backup_path
                     .as_ref()
                     .map(|p| p.to_string_lossy().into_owned()),
-                ..LocalBackendOptions::default()
+                ..backend_settings.options()
             },
         )
-        .with_data_dir(data_dir(dir))
+        .with_data_dir(&data_dir)
         .with_version(TERRAFORM_VERSION);
         let workspace = match backend.current_workspace() {
             Ok(w) => w,
@@ -173,31 +284,70 @@ impl Operation {
             }
             1
         };
-        let prior = match backend.read_state() {
+        let mut stored = match backend.read_state() {
             Ok((state, warnings)) => {
                 diags.extend(warnings);
-                state.unwrap_or_else(State::new_empty)
+                state
             }
             Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
         };
-        // An apply killed earlier left its journal: fold it in first.
-        let journal_path = Journal::path_for(&backend.state_paths(&workspace).write, dir);
-        let prior = match Journal::recover(&journal_path, prior) {
-            Ok((state, recovered)) => {
-                if recovered > 0 {
+        let state_paths = backend.state_paths(&workspace);
+        let journal_path = Journal::path_for(&state_paths.write, dir);
+        if locked {
+            // An apply killed earlier left its journal: fold it in first.
+            match journal::recover(&journal_path, stored.as_ref(), Recoverer::LockHolder) {
+                Ok(Recovery::None) => {}
+                Ok(Recovery::AlreadyFolded) => journal::remove(&journal_path),
+                Ok(Recovery::Replayed { state, applied }) => {
                     if let Err(e) = backend.write_state(&state) {
                         return Err(unlock_and_fail(&mut backend, &e.to_diagnostics()));
                     }
-                    Journal::remove(&journal_path);
-                    println!(
-                        "Recovered {recovered} object(s) recorded by an interrupted apply into \
+                    journal::remove(&journal_path);
+                    outln!(
+                        "Recovered {applied} object(s) recorded by an interrupted apply into \
                          the state.\n"
                     );
+                    stored = match backend.read_state() {
+                        Ok((state, _)) => state,
+                        Err(e) => return Err(unlock_and_fail(&mut backend, &e.to_diagnostics())),
+                    };
                 }
-                state
+                Err(d) => return Err(unlock_and_fail(&mut backend, &vec![*d])),
             }
-            Err(d) => return Err(unlock_and_fail(&mut backend, &vec![*d])),
-        };
+        } else if journal_path.exists() {
+            // Without the lock the journal may belong to an apply running
+            // right now: it is neither folded nor removed here.
+            if args.command == Command::Plan {
+                diags.push(Diagnostic::warning(
+                    "Apply journal not read",
+                    format!(
+                        "The apply journal {} records objects that may not be in the state yet: an apply is running, or one was interrupted. With -lock=false it is left alone, so this plan does not include them. A command run with the lock recovers an interrupted apply's objects.",
+                        journal_path.display()
+                    ),
+                ));
+            } else {
+                let mut d = diags;
+                d.push(Diagnostic::error(
+                    "Apply journal in use",
+                    format!(
+                        "The apply journal {} exists: an apply is running or was interrupted, and its objects may not be in the state yet. This command would write the state without them, so it does not run with -lock=false. Run it again with the lock once no other apply is running; it recovers an interrupted apply's objects first.",
+                        journal_path.display()
+                    ),
+                ));
+                return Err(unlock_and_fail(&mut backend, &d));
+            }
+        }
+        let prior_snapshot = stored.as_ref().map(SnapshotId::of);
+        let prior = stored.unwrap_or_else(State::new_empty);
+        if let Some(file) = &saved {
+            let current = prior_snapshot
+                .as_ref()
+                .map(|s| (s.lineage.as_str(), s.serial));
+            if let Some(d) = file.check_state(current) {
+                diags.push(d);
+                return Err(unlock_and_fail(&mut backend, &diags));
+            }
+        }
 
         // Providers: what the configuration and the state need.
         let (reqs, req_diags) = requirements_by_module(&config);
@@ -208,8 +358,10 @@ impl Operation {
                 .entry(resource.provider.provider.clone())
                 .or_default();
         }
-        let (locks, lock_diags) = Locks::load(&dir.join(LOCK_FILE_NAME));
+        let locks_path = dir.join(LOCK_FILE_NAME);
+        let (locks, lock_diags) = Locks::load(&locks_path);
         diags.extend(lock_diags);
+        let locks_text = std::fs::read_to_string(&locks_path).ok();
         let env = CliEnv::from_process();
         let (cli, cli_diags) = cliconfig::load(&env);
         crate::providers::print_cli_config_problems(&cli_diags);
@@ -219,12 +371,22 @@ impl Operation {
             // any other output of the command.
             print_diagnostics(&[dev_overrides_warning(&overrides)], &sources, color);
         }
-        let executables = match crate::providers_schema::locate_executables(
-            &needed,
+        // The lock file decides which provider packages may run: checked
+        // against the configuration (and a saved plan's selections) before
+        // any provider starts.
+        diags.extend(crate::providers_schema::verify_dependency_selections(
+            &reqs.merged(),
             &locks,
             &cli,
-            &env,
-            &data_dir(dir),
+        ));
+        if let Some(file) = &saved {
+            diags.extend(crate::planfile_io::check_locks(file, &locks));
+        }
+        if has_errors(&diags) {
+            return Err(unlock_and_fail(&mut backend, &diags));
+        }
+        let executables = match crate::providers_schema::locate_executables(
+            &needed, &locks, &cli, &env, &data_dir,
         ) {
             Ok(found) => found,
             Err(errors) => {
@@ -253,18 +415,35 @@ impl Operation {
             dir: dir.to_path_buf(),
             config,
             sources,
-            backend,
+            backend: Arc::new(Mutex::new(backend)),
             locked,
             prior,
+            prior_snapshot,
             ctx,
             warnings,
             interrupt,
-            journal: Some(Arc::new(Journal::new(journal_path))),
+            journal_path,
+            state_read_path: dir.join(&state_paths.read),
+            saved_plan: saved.map(|file| file.plan),
+            apply_time_variables,
+            backend_settings,
+            locks_text,
         })
     }
 
     fn color(&self) -> bool {
         self.args.color
+    }
+
+    /// Diagnostics as the operation commands print them: with
+    /// `-compact-warnings`, warnings alone are listed by summary and
+    /// place only (errors keep every warning in full, as context).
+    fn print_diagnostics(&self, diags: &[Diagnostic]) {
+        if self.args.compact_warnings && !diags.is_empty() && diags.iter().all(|d| !d.is_error()) {
+            out!("{}", compact_warnings(diags, self.color()));
+            return;
+        }
+        print_diagnostics(diags, &self.sources, self.color());
     }
 
     fn render_options(&self) -> RenderOptions {
@@ -275,7 +454,7 @@ impl Operation {
         if let Some((addr, id)) = self.args.import.clone() {
             return self.import(&addr, &id);
         }
-        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), self.journal.clone());
+        let ui = ApplyUi::new(self.color(), self.interrupt.clone(), None);
         if self.args.plan_file.is_none() {
             // As terraform, a plan starts with the validation walk; its
             // warnings come again from the plan walk, so only errors are
@@ -287,18 +466,14 @@ impl Operation {
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
-                print_diagnostics(&all, &self.sources, self.color());
+                self.print_diagnostics(&all);
                 return 1;
             }
         }
-        let plan = if let Some(path) = self.args.plan_file.clone() {
-            match crate::planfile_io::read(&path, &self.prior, &self.config) {
-                Ok(plan) => plan,
-                Err(d) => {
-                    print_diagnostics(&d, &self.sources, self.color());
-                    return 1;
-                }
-            }
+        let plan = if let Some(plan) = self.saved_plan.take() {
+            let warnings = std::mem::take(&mut self.warnings);
+            self.print_diagnostics(&warnings);
+            plan
         } else {
             let opts = PlanOptions {
                 mode: if self.args.destroy {
@@ -322,12 +497,12 @@ impl Operation {
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
             if (!failed || changes_planned) && self.args.command != Command::Refresh {
-                print!(
+                out!(
                     "{}",
                     render_plan(&plan, &self.schemas(), &self.render_options())
                 );
             }
-            print_diagnostics(&all, &self.sources, self.color());
+            self.print_diagnostics(&all);
             if failed {
                 return 1;
             }
@@ -336,16 +511,33 @@ impl Operation {
 
         if self.args.command == Command::Plan {
             if let Some(out) = self.args.out.clone() {
-                if let Err(d) = crate::planfile_io::write(&out, &plan, &self.prior, &self.config) {
-                    print_diagnostics(&d, &self.sources, self.color());
+                let context = crate::planfile_io::context(
+                    &self.config,
+                    &self.dir,
+                    &OsFiles,
+                    crate::planfile_io::MadeFrom {
+                        locks_text: self.locks_text.clone(),
+                        backend: &self.backend_settings,
+                        workspace: &self.ctx.workspace,
+                        state: self.prior_snapshot.as_ref(),
+                        apply_time_variables: self.apply_time_variables.clone(),
+                    },
+                );
+                if let Err(d) = crate::planfile_io::write(&out, &plan, &context) {
+                    self.print_diagnostics(&d);
                     return 1;
                 }
-                print!(
-                    "{}",
-                    render_plan_footer(Some(&out.display().to_string()), &self.render_options())
-                );
-            } else if has_changes(&plan) {
-                print!("{}", render_plan_footer(None, &self.render_options()));
+                if !crate::in_automation() {
+                    out!(
+                        "{}",
+                        render_plan_footer(
+                            Some(&out.display().to_string()),
+                            &self.render_options()
+                        )
+                    );
+                }
+            } else if has_changes(&plan) && !crate::in_automation() {
+                out!("{}", render_plan_footer(None, &self.render_options()));
             }
             return if self.args.detailed_exitcode && has_changes(&plan) {
                 2
@@ -365,49 +557,47 @@ impl Operation {
                 "Apply"
             };
             // Like terraform: not a diagnostic, just the line.
-            println!("{verb} cancelled.");
+            outln!("{verb} cancelled.");
             return 1;
         }
         self.apply_plan(&plan, &ui)
     }
 
     fn apply_plan(&mut self, plan: &Plan, ui: &ApplyUi) -> i32 {
-        let (state, diags) = terrace_engine::apply(&self.ctx, plan, ui);
-        let mut code = 0;
-        match self.backend.write_state(&state) {
-            Ok(_) => {
-                if let Some(journal) = &self.journal {
-                    journal.finish();
-                }
+        let journal = match Journal::create(
+            self.journal_path.clone(),
+            self.prior_snapshot.as_ref(),
+            &self.state_read_path,
+        ) {
+            Ok(j) => Arc::new(j),
+            Err(d) => {
+                self.print_diagnostics(&[*d]);
+                return 1;
             }
-            Err(e) => {
-                let mut d = e.to_diagnostics();
-                match self.backend.write_errored_state(&state) {
-                    Ok(path) => d.push(Diagnostic::error(
-                        "Failed to save state",
-                        format!(
-                            "Error saving state: {e}\n\nTerraform encountered an error \
-                             attempting to save the state before cancelling the current \
-                             operation. Once the operation is complete another attempt will be \
-                             made to save the final state. The state was written to {} instead.",
-                            path.display()
-                        ),
-                    )),
-                    Err(e2) => d.push(Diagnostic::error("Failed to save state", e2.to_string())),
-                }
-                print_diagnostics(&d, &self.sources, self.color());
-                code = 1;
-            }
+        };
+        ui.attach_journal(journal.clone());
+        {
+            let backend = self.backend.clone();
+            let journal = journal.clone();
+            self.interrupt
+                .on_fatal(move || save_in_emergency(&backend, &journal));
         }
-        if has_errors(&diags) {
-            print_diagnostics(&diags, &self.sources, self.color());
+        let (state, diags) = terrace_engine::apply(&self.ctx, plan, ui);
+        if !self.persist(&state, &journal) {
+            // Nothing after this may read as success: the engine's own
+            // errors still say what went wrong during the apply.
+            self.print_diagnostics(&diags);
             return 1;
         }
-        print_diagnostics(&diags, &self.sources, self.color());
+        if has_errors(&diags) {
+            self.print_diagnostics(&diags);
+            return 1;
+        }
+        self.print_diagnostics(&diags);
         let counts = ui.counts();
         let destroy = plan.mode == PlanMode::Destroy;
         if self.args.command != Command::Refresh {
-            print!(
+            out!(
                 "{}",
                 render_apply_summary(
                     destroy,
@@ -425,9 +615,32 @@ impl Operation {
                 .iter()
                 .map(|(name, o)| (name.clone(), (o.value.clone(), o.sensitive)))
                 .collect();
-            print!("{}", render_outputs(&outputs, &self.render_options()));
+            out!("{}", render_outputs(&outputs, &self.render_options()));
         }
-        code
+        0
+    }
+
+    /// Writes the state after an apply; `false` (with the errors printed)
+    /// when it could not be saved where it belongs. Then it goes to
+    /// `errored.tfstate`, or, when even that fails, onto stderr as JSON;
+    /// the journal stays until the state is safely stored.
+    fn persist(&self, state: &State, journal: &Journal) -> bool {
+        let mut backend = self.backend.lock().unwrap_or_else(PoisonError::into_inner);
+        match backend.write_state(state) {
+            Ok(serial) => {
+                let lineage = backend
+                    .snapshot_id()
+                    .map(|(lineage, _)| lineage)
+                    .unwrap_or_default();
+                journal.finish(&SnapshotId { lineage, serial });
+                true
+            }
+            Err(e) => {
+                let diags = save_elsewhere(&backend, state, &e.to_string());
+                self.print_diagnostics(&diags);
+                false
+            }
+        }
     }
 
     /// `terrace import ADDR ID`: one object brought under management
@@ -437,7 +650,7 @@ impl Operation {
         let addr = match terrace_addrs::AbsResourceInstance::parse_str(addr_text) {
             Ok(addr) => addr,
             Err(diags) => {
-                print_diagnostics(&diags, &self.sources, self.color());
+                self.print_diagnostics(&diags);
                 return 1;
             }
         };
@@ -447,20 +660,30 @@ impl Operation {
         let mut all = std::mem::take(&mut self.warnings);
         all.extend(diags);
         if has_errors(&all) {
-            print_diagnostics(&all, &self.sources, self.color());
+            self.print_diagnostics(&all);
             return 1;
         }
-        if let Err(e) = self.backend.write_state(&state) {
-            print_diagnostics(&e.to_diagnostics(), &self.sources, self.color());
+        let written = self
+            .backend
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write_state(&state);
+        if let Err(e) = written {
+            let diags = save_elsewhere(
+                &self.backend.lock().unwrap_or_else(PoisonError::into_inner),
+                &state,
+                &e.to_string(),
+            );
+            self.print_diagnostics(&diags);
             return 1;
         }
         let text = "\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour Terraform state and will henceforth be managed by Terraform.\n";
         if self.color() {
-            println!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
+            outln!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
         } else {
-            println!("{text}");
+            outln!("{text}");
         }
-        print_diagnostics(&all, &self.sources, self.color());
+        self.print_diagnostics(&all);
         0
     }
 
@@ -479,11 +702,11 @@ impl Operation {
         if !self.args.input {
             return false;
         }
-        print!("\n{question}\n{detail}\n\n  Enter a value: ");
+        out!("\n{question}\n{detail}\n\n  Enter a value: ");
         let _ = std::io::stdout().flush();
         let mut line = String::new();
         let ok = std::io::stdin().lock().read_line(&mut line).is_ok();
-        println!();
+        outln!();
         ok && line.trim_end_matches(['\n', '\r']) == "yes"
     }
 
@@ -502,14 +725,130 @@ impl Operation {
 
     fn finish(&mut self, code: i32) -> i32 {
         if self.locked {
-            if let Err(e) = self.backend.unlock() {
+            let unlocked = self
+                .backend
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .unlock();
+            if let Err(e) = unlocked {
                 eprintln!("{e}");
                 return 1;
             }
         }
-        let _ = (&self.dir, &self.config);
         code
     }
+}
+
+/// The last resorts for a state the backend would not take, as terraform
+/// has them: `errored.tfstate` in the working directory, else the state
+/// as JSON on stderr. Returns the errors that say which happened.
+fn save_elsewhere(backend: &LocalBackend, state: &State, error: &str) -> Diagnostics {
+    let product = crate::PRODUCT;
+    let mut diags = vec![Diagnostic::error(
+        "Failed to save state",
+        format!("Error saving state: {error}"),
+    )];
+    match backend.write_errored_state(state) {
+        Ok(_) => diags.push(Diagnostic::error(
+            "Failed to persist state to backend",
+            format!(
+                "The error shown above has prevented {product} from writing the updated state to the configured backend. To allow for recovery, the state has been written to the file \"errored.tfstate\" in the current working directory.\n\nRunning \"{product} apply\" again at this point will create a forked state, making it harder to recover.\n\nTo retry writing this state, use the following command:\n    {product} state push errored.tfstate\n"
+            ),
+        )),
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                "Failed to create local state file",
+                format!("Error creating local state file for recovery: {e}"),
+            ));
+            let (bytes, serialize_diags) = terrace_states::statefile::write_with_diagnostics(state);
+            if let Some(d) = serialize_diags.iter().find(|d| d.is_error()) {
+                diags.push(Diagnostic::error(
+                    "Failed to serialize state",
+                    format!(
+                        "Failed to save state after apply.\n\nError serializing state: {}\n\nA catastrophic error has prevented {product} from persisting the state file or creating a backup. Unfortunately this means that the record of any resources created during this apply has been lost, and such resources may exist outside of {product}'s management.\n\nFor resources that support import, it is possible to recover by manually importing each resource using its id from the target system.\n\nThis is a serious bug in {product} and should be reported.\n",
+                        d.summary
+                    ),
+                ));
+            } else {
+                let mut err = std::io::stderr().lock();
+                let _ = err.write_all(&bytes);
+                let _ = err.write_all(b"\n");
+                let _ = err.flush();
+            }
+            diags.push(Diagnostic::error(
+                "Failed to persist state to backend",
+                format!(
+                    "The errors shown above prevented {product} from writing the updated state to\nthe configured backend and from creating a local backup file. As a fallback,\nthe raw state data is printed above as a JSON object.\n\nTo retry writing this state, copy the state data (from the first {{ to the last }} inclusive) and save it into a local file called errored.tfstate, then run the following command:\n    {product} state push errored.tfstate\n"
+                ),
+            ));
+        }
+    }
+    diags
+}
+
+/// What a second interrupt saves: the stored state with everything the
+/// journal holds folded in, written while the journal takes no more
+/// entries. When the state cannot be written the journal stays, and the
+/// next command holding the lock recovers from it.
+fn save_in_emergency(backend: &Mutex<LocalBackend>, journal: &Journal) {
+    let mut backend = backend.lock().unwrap_or_else(PoisonError::into_inner);
+    journal.fold_in_emergency(|path| {
+        let stored = match backend.read_state() {
+            Ok((state, _)) => state,
+            Err(e) => {
+                eprintln!("\nError: Failed to read the state to save it: {e}");
+                return None;
+            }
+        };
+        let state = match journal::recover(path, stored.as_ref(), Recoverer::Unchecked) {
+            Ok(Recovery::Replayed { state, .. }) => state,
+            Ok(Recovery::None | Recovery::AlreadyFolded) => return None,
+            Err(d) => {
+                eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
+                return None;
+            }
+        };
+        match backend.write_state(&state) {
+            Ok(serial) => {
+                let lineage = backend
+                    .snapshot_id()
+                    .map(|(lineage, _)| lineage)
+                    .unwrap_or_default();
+                Some(SnapshotId { lineage, serial })
+            }
+            Err(e) => {
+                let diags = save_elsewhere(&backend, &state, &e.to_string());
+                for d in diags {
+                    eprintln!("\nError: {}\n\n{}", d.summary, d.detail);
+                }
+                None
+            }
+        }
+    });
+}
+
+/// terraform's `-compact-warnings` listing.
+fn compact_warnings(diags: &[Diagnostic], color: bool) -> String {
+    let mut out = String::from("\n");
+    out.push_str(if color {
+        "\x1b[1m\x1b[33mWarnings:\x1b[0m\n\n"
+    } else {
+        "Warnings:\n\n"
+    });
+    for d in diags {
+        out.push_str(&format!("- {}\n", d.summary));
+        if let Some(subject) = &d.subject {
+            out.push_str(&format!(
+                "  on {} line {}\n",
+                subject.filename, subject.start.line
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "\nTo see the full warning notes, run {} without -compact-warnings.\n",
+        crate::PRODUCT
+    ));
+    out
 }
 
 fn has_errors(diags: &Diagnostics) -> bool {
@@ -538,7 +877,7 @@ fn lock_failure_text(diag: &Diagnostic, color: bool) -> String {
     text
 }
 
-fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
+pub(crate) fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> Diagnostic {
     let mut detail = String::from(
         "The following provider development overrides are set in the CLI configuration:\n",
     );

@@ -57,7 +57,7 @@ pub fn run(argv: &[String]) -> i32 {
     for (name, value) in flags {
         match (name.as_str(), value.as_deref()) {
             ("help" | "h", _) => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             ("json", v) => match state_meta::parse_bool("json", v) {
@@ -119,7 +119,7 @@ pub fn run(argv: &[String]) -> i32 {
     };
     match render(format, positionals.first().map(String::as_str), &outputs) {
         Ok(Rendered { stdout, warning }) => {
-            print!("{stdout}");
+            out!("{stdout}");
             if let Some(w) = warning {
                 ui.diagnostics(&[w]);
             }

@@ -136,27 +136,34 @@ fn add_constraints(
     }
 }
 
-/// The local state file of the current workspace: `terraform.tfstate`,
-/// or `terraform.tfstate.d/NAME/terraform.tfstate` for workspace NAME
-/// (`TF_WORKSPACE`, else the one `.terraform/environment` records).
-pub fn local_state_path(dir: &Path, data_dir: &Path) -> PathBuf {
-    let workspace = std::env::var("TF_WORKSPACE")
-        .ok()
-        .filter(|w| !w.is_empty())
-        .or_else(|| {
-            std::fs::read_to_string(data_dir.join("environment"))
-                .ok()
-                .map(|w| w.trim().to_string())
-                .filter(|w| !w.is_empty())
-        })
-        .unwrap_or_else(|| "default".to_string());
-    if workspace == "default" {
-        dir.join("terraform.tfstate")
-    } else {
-        dir.join("terraform.tfstate.d")
-            .join(workspace)
-            .join("terraform.tfstate")
-    }
+/// The state file of the current workspace (`TF_WORKSPACE`, else the one
+/// `.terraform/environment` records) in the working directory's backend:
+/// the local backend's `path` and `workspace_dir` as `init` configured
+/// them. A backend terrace does not implement is an error, never a
+/// default local path.
+#[allow(clippy::result_large_err)]
+pub fn local_state_path(dir: &Path, data_dir: &Path) -> Result<PathBuf, Diagnostic> {
+    let settings = crate::backend_config::working_backend_of_dir(dir, data_dir).map_err(|d| {
+        d.into_iter()
+            .next()
+            .unwrap_or_else(|| Diagnostic::error("Failed to select the backend", String::new()))
+    })?;
+    let backend =
+        terrace_states::backend::LocalBackend::new(dir, settings.options()).with_data_dir(data_dir);
+    let workspace = backend
+        .current_workspace()
+        .unwrap_or_else(|_| "default".to_string());
+    Ok(dir.join(backend.state_paths(&workspace).read))
+}
+
+/// The providers of the resources in the working directory's state (see
+/// [`local_state_path`]).
+#[allow(clippy::result_large_err)]
+pub fn working_state_providers(
+    dir: &Path,
+    data_dir: &Path,
+) -> Result<BTreeSet<Provider>, Diagnostic> {
+    state_providers(&local_state_path(dir, data_dir)?)
 }
 
 /// The providers the resources in the state file at `path` belong to;
@@ -293,7 +300,7 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap, color: bool)
         let text = render_diagnostic(diag, sources, style, DEFAULT_WIDTH);
         match diag.severity {
             Severity::Error => eprintln!("{text}"),
-            _ => println!("{text}"),
+            _ => outln!("{text}"),
         }
     }
 }
@@ -403,7 +410,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
         print_diagnostics(&diags, &sources, color);
         return 1;
     }
-    let state = match state_providers(&local_state_path(dir, &data_dir(dir))) {
+    let state = match working_state_providers(dir, &data_dir(dir)) {
         Ok(state) => state,
         Err(diag) => {
             diags.push(diag);
@@ -411,7 +418,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
             return 1;
         }
     };
-    print!(
+    out!(
         "\nProviders required by configuration:\n{}\n{}",
         render_tree(&reqs),
         render_state(&state)

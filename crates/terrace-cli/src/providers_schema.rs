@@ -15,15 +15,12 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terrace_addrs::Provider;
-use terrace_getproviders::cliconfig::{self, CliConfig, CliEnv, InstallationLocation};
+use terrace_getproviders::cliconfig::{self, CliConfig, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
-use terrace_getproviders::source::parse_provider_patterns;
 use terrace_getproviders::VersionConstraints;
 use terrace_plugin::LaunchConfig;
 use terrace_providers::ProviderSchema;
-use terrace_schemacache::{
-    current_platform, load_schema, locate, SchemaCache, SearchDirs, VersionWanted,
-};
+use terrace_schemacache::{load_schema, SchemaCache};
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 const USAGE: &str = "
@@ -66,7 +63,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
     diags.extend(more);
     let mut needed = reqs.merged();
     let data_dir = providers::data_dir(dir);
-    match providers::state_providers(&providers::local_state_path(dir, &data_dir)) {
+    match providers::working_state_providers(dir, &data_dir) {
         Ok(state) => {
             for provider in state {
                 needed.entry(provider).or_default();
@@ -79,6 +76,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
     let env = CliEnv::from_process();
     let (cli, cli_diags) = cliconfig::load(&env);
     providers::print_cli_config_problems(&cli_diags);
+    diags.extend(verify_dependency_selections(&reqs.merged(), &locks, &cli));
     if diags.iter().any(Diagnostic::is_error) {
         providers::print_diagnostics(&diags, &sources, color);
         return 1;
@@ -107,29 +105,99 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
     0
 }
 
+/// Terraform's check of the lock file against the configuration before
+/// any provider is started: every provider the configuration requires
+/// (development overrides aside) has a selected version, and that version
+/// meets the configuration's constraints.
+pub fn verify_dependency_selections(
+    required: &BTreeMap<Provider, VersionConstraints>,
+    locks: &Locks,
+    cli: &CliConfig,
+) -> Option<Diagnostic> {
+    let overrides = cli.dev_overrides();
+    let mut errors = Vec::new();
+    for (provider, constraints) in required {
+        if !terrace_getproviders::lockfile::provider_is_lockable(provider)
+            || overrides.contains_key(provider)
+        {
+            continue;
+        }
+        let Some(lock) = locks.provider(provider) else {
+            errors.push(format!(
+                "provider {provider}: required by this configuration but no version is selected"
+            ));
+            continue;
+        };
+        if !constraints.allows(&lock.version) {
+            let current = constraints.to_string();
+            if current != lock.constraints.to_string() {
+                errors.push(format!(
+                    "provider {provider}: locked version selection {} doesn't match the updated version constraints {}",
+                    lock.version,
+                    terrace_value::gostr::quote(&current)
+                ));
+            } else {
+                errors.push(format!(
+                    "provider {provider}: version constraints {} don't match the locked version selection {}",
+                    terrace_value::gostr::quote(&current),
+                    lock.version
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        return None;
+    }
+    errors.sort();
+    let suggestion = if locks.is_empty() {
+        format!("To make the initial dependency selections that will initialize the dependency lock file, run:\n  {} init", crate::PRODUCT)
+    } else {
+        format!("To update the locked dependency selections to match a changed configuration, run:\n  {} init -upgrade", crate::PRODUCT)
+    };
+    Some(Diagnostic::error(
+        "Inconsistent dependency lock file",
+        format!(
+            "The following dependency selections recorded in the lock file are inconsistent with the current configuration:{}\n\n{suggestion}",
+            errors.iter().map(|e| format!("\n  - {e}")).collect::<String>()
+        ),
+    ))
+}
+
 /// The executable of each provider in `needed` (built-in providers are
-/// left out): a development override's, else the locked version's in
-/// `.terraform/providers` or a filesystem mirror. Fails with terraform's
-/// "Required plugins are not installed" listing every missing one.
+/// left out), as terraform allows them to run: a development override's
+/// (exempt from the lock file, with terraform's warning printed by the
+/// caller), else the locked version's package in `.terraform/providers`,
+/// which must match one of the lock file's checksums. Nothing else is
+/// ever run: not a mirror's copy, not a version the lock file does not
+/// name. Fails with terraform's "Required plugins are not installed"
+/// listing every problem.
 pub fn locate_executables(
     needed: &BTreeMap<Provider, VersionConstraints>,
     locks: &Locks,
     cli: &CliConfig,
-    env: &CliEnv,
+    _env: &CliEnv,
     data_dir: &Path,
 ) -> Result<Vec<(Provider, PathBuf)>, Diagnostics> {
-    let platform = current_platform();
     let overrides = cli.dev_overrides();
+    let cache_base = data_dir.join("providers");
+    let cache = terrace_getproviders::installer::ProviderCacheDir::new(&cache_base);
+    // Named as terraform names it: relative, without a leading `./`.
+    let cache_name = cache_base.to_string_lossy();
+    let cache_name = cache_name
+        .strip_prefix("./")
+        .unwrap_or(&cache_name)
+        .to_string();
+    let schema_cache = SchemaCache::from_env();
     let mut executables: Vec<(Provider, PathBuf)> = Vec::new();
-    let mut missing: Vec<String> = Vec::new();
-    for (provider, constraints) in needed {
+    let mut problems: Vec<String> = Vec::new();
+    for provider in needed.keys() {
         if provider.is_builtin() {
             continue;
         }
         if let Some(dir) = overrides.get(provider) {
             match terrace_schemacache::locate::find_executable(dir, provider.type_name()) {
                 Some(executable) => executables.push((provider.clone(), executable)),
-                None => missing.push(format!(
+                None => problems.push(format!(
                     "  - {provider}: the development override directory {} has no \
                      executable file starting with terraform-provider-{}",
                     dir.display(),
@@ -138,26 +206,52 @@ pub fn locate_executables(
             }
             continue;
         }
-        let locked = locks.provider(provider).map(|lock| &lock.version);
-        let wanted = match locked {
-            Some(version) => VersionWanted::Exactly(version),
-            None => VersionWanted::Matching(constraints),
+        let Some(lock) = locks.provider(provider) else {
+            problems.push(format!(
+                "  - {provider}: required by this configuration but no version is selected"
+            ));
+            continue;
         };
-        let dirs = SearchDirs::new(data_dir, mirror_dirs(cli, env, provider));
-        match locate(provider, wanted, &dirs, &platform) {
-            Ok(found) => executables.push((provider.clone(), found.executable)),
-            Err(e) => missing.push(format!("  - {provider}: {e}")),
+        let version = &lock.version;
+        let Some(cached) = cache.provider_version(provider, version) else {
+            problems.push(format!(
+                "  - {provider}: there is no package for {provider} {version} cached in {cache_name}"
+            ));
+            continue;
+        };
+        let hashes = lock.preferred_hashes();
+        if !hashes.is_empty() {
+            match schema_cache.package_h1(&cached.package_dir) {
+                Ok(h1) if hashes.contains(&h1) => {}
+                Ok(_) => {
+                    problems.push(format!(
+                        "  - {provider}: the cached package for {provider} {version} (in {cache_name}) does not match any of the checksums recorded in the dependency lock file"
+                    ));
+                    continue;
+                }
+                Err(e) => {
+                    problems.push(format!(
+                        "  - {provider}: failed to verify checksum of {provider} {version} package cached in in {cache_name}: {e}"
+                    ));
+                    continue;
+                }
+            }
+        }
+        match cached.executable_file() {
+            Ok(executable) => executables.push((provider.clone(), executable)),
+            Err(e) => problems.push(format!("  - {provider}: {e}")),
         }
     }
-    if !missing.is_empty() {
+    if !problems.is_empty() {
         return Err(vec![Diagnostic::error(
             "Required plugins are not installed",
             format!(
                 "The installed provider plugins are not consistent with the packages selected \
-                 in the dependency lock file:\n{}\n\nterrace uses external plugins to \
+                 in the dependency lock file:\n{}\n\n{product} uses external plugins to \
                  integrate with a variety of different infrastructure services. To download \
-                 the plugins required for this configuration, run:\n  terraform init",
-                missing.join("\n")
+                 the plugins required for this configuration, run:\n  {product} init",
+                problems.join("\n"),
+                product = crate::PRODUCT
             ),
         )]);
     }
@@ -218,31 +312,6 @@ fn provider_schemas(
         return Err(errors);
     }
     Ok(schemas)
-}
-
-/// The filesystem mirrors that may hold `provider`: the CLI
-/// configuration's `filesystem_mirror` methods whose `include` and
-/// `exclude` patterns admit it, or, without a `provider_installation`
-/// block, the implied local mirror directories.
-fn mirror_dirs(cli: &CliConfig, env: &CliEnv, provider: &Provider) -> Vec<PathBuf> {
-    let Some(installation) = cli.provider_installation.first() else {
-        return cliconfig::implied_local_mirror_dirs(env);
-    };
-    installation
-        .methods
-        .iter()
-        .filter_map(|method| {
-            let InstallationLocation::FilesystemMirror(path) = &method.location else {
-                return None;
-            };
-            let included = method.include.is_empty()
-                || parse_provider_patterns(&method.include)
-                    .is_ok_and(|patterns| patterns.iter().any(|p| p.matches(provider)));
-            let excluded = parse_provider_patterns(&method.exclude)
-                .is_ok_and(|patterns| patterns.iter().any(|p| p.matches(provider)));
-            (included && !excluded).then(|| PathBuf::from(path))
-        })
-        .collect()
 }
 
 /// A provider's diagnostic in the configuration's diagnostic model.

@@ -11,7 +11,6 @@
 use crate::state_meta::{self, Schemas, Ui};
 use std::collections::BTreeSet;
 use std::path::Path;
-use terrace_plans::model::Plan;
 use terrace_plans::planfile;
 use terrace_plans::render::{render_plan, render_state, RenderOptions};
 use terrace_states::backend::StateError;
@@ -42,7 +41,7 @@ pub fn run(argv: &[String]) -> i32 {
     for (name, value) in flags {
         match name.as_str() {
             "help" | "h" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             "no-color" => ui.color = false,
@@ -109,7 +108,8 @@ pub fn run(argv: &[String]) -> i32 {
     };
     match &shown {
         Shown::State(state) => state.iter().for_each(&mut add_state),
-        Shown::Plan(plan) => {
+        Shown::Plan(file) => {
+            let plan = &file.plan;
             add_state(&plan.prior_state);
             add_state(&plan.prev_run_state);
             providers.extend(
@@ -120,13 +120,21 @@ pub fn run(argv: &[String]) -> i32 {
             );
         }
     }
-    // Terraform describes the configuration a plan was made from; terrace
-    // plan files carry no copy of it, so it is read from the working
-    // directory, and left out when it does not load.
+    // The configuration a plan was made from, as the plan file keeps it.
     let config = match (&shown, json) {
-        (Shown::Plan(_), true) => {
-            let options = terrace_config::loader::LoadOptions::default();
-            let (config, diags) = terrace_config::loader::load_config(Path::new("."), &options);
+        (Shown::Plan(file), true) => {
+            let snapshot = crate::planfile_io::config_files(file);
+            let options = terrace_config::loader::LoadOptions {
+                input_values: std::sync::Arc::new(
+                    terrace_config::input_variables::InputValues::from_final_values(
+                        file.plan.variable_values.clone(),
+                    ),
+                ),
+                workspace: file.context.backend.workspace.clone(),
+                ..terrace_config::loader::LoadOptions::default()
+            };
+            let (config, diags) =
+                terrace_config::loader::load_config_from(&snapshot, Path::new("."), &options);
             (!has_errors(&diags)).then_some(config)
         }
         _ => None,
@@ -150,8 +158,8 @@ pub fn run(argv: &[String]) -> i32 {
         (Shown::State(state), true) => {
             terrace_plans::json::state_json(state.as_ref(), &lookup).map_err(|e| e.to_string())
         }
-        (Shown::Plan(plan), true) => terrace_plans::json::plan_json(
-            plan,
+        (Shown::Plan(file), true) => terrace_plans::json::plan_json(
+            &file.plan,
             &lookup,
             &terrace_plans::json::PlanJsonOptions {
                 terraform_version: crate::operation::TERRAFORM_VERSION,
@@ -159,7 +167,11 @@ pub fn run(argv: &[String]) -> i32 {
             },
         )
         .map_err(|e| e.to_string()),
-        (Shown::Plan(plan), false) => Ok(render_plan(plan, &lookup, &RenderOptions::new(ui.color))),
+        (Shown::Plan(file), false) => Ok(render_plan(
+            &file.plan,
+            &lookup,
+            &RenderOptions::new(ui.color),
+        )),
         (Shown::State(None), false) => Ok("No state.".to_string()),
         (Shown::State(Some(state)), false) => {
             render_state(state, &lookup, &RenderOptions::new(ui.color))
@@ -181,7 +193,7 @@ pub fn run(argv: &[String]) -> i32 {
 enum Shown {
     /// `None`: there is no state.
     State(Option<State>),
-    Plan(Box<Plan>),
+    Plan(Box<planfile::PlanFile>),
 }
 
 /// `show PATH`: a saved plan, else a state file.
@@ -200,7 +212,7 @@ fn read_file(path: &str) -> Result<Shown, Diagnostic> {
         }
     };
     let plan_error = match planfile::read(&bytes) {
-        Ok(file) => return Ok(Shown::Plan(Box::new(file.plan))),
+        Ok(file) => return Ok(Shown::Plan(Box::new(file))),
         Err(e) => format!("couldn't load the provided path as a local plan file ({e})"),
     };
     if bytes.iter().all(u8::is_ascii_whitespace) {

@@ -20,13 +20,14 @@ Subcommands:
     mv                  Move an item in the state
     pull                Pull current state and output to stdout
     push                Update remote state from a local state file
+    replace-provider    Replace provider in the state
     rm                  Remove instances from the state
     show                Show a resource in the state
 ";
 
 pub fn run(argv: &[String]) -> i32 {
     let Some((sub, rest)) = argv.split_first() else {
-        print!("{HELP}");
+        out!("{HELP}");
         return 1;
     };
     match sub.as_str() {
@@ -36,12 +37,13 @@ pub fn run(argv: &[String]) -> i32 {
         "rm" | "remove" => crate::state_rm::run(rest),
         "pull" => crate::state_pull::run(rest),
         "push" => crate::state_push::run(rest),
+        "replace-provider" => crate::state_replace_provider::run(rest),
         "-help" | "--help" | "-h" | "help" => {
-            print!("{HELP}");
+            out!("{HELP}");
             0
         }
         _ => {
-            print!("{HELP}");
+            out!("{HELP}");
             1
         }
     }

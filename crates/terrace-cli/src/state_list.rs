@@ -50,7 +50,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         match (name.as_str(), value) {
             ("help" | "h", _) => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             ("no-color", _) => ui.color = false,
@@ -98,7 +98,7 @@ pub fn run(argv: &[String]) -> i32 {
 }
 
 fn usage_error(ui: &Ui, message: &str) -> i32 {
-    print!("{HELP}");
+    out!("{HELP}");
     ui.error(&format!("Error parsing command-line flags: {message}\n"));
     1
 }

@@ -14,7 +14,7 @@
 //!   does, and loading the provider schemas needed to render objects.
 
 use crate::args::Arg;
-use crate::journal::Journal;
+use crate::journal::{self, Journal, Recoverer, Recovery};
 use crate::operation::TERRAFORM_VERSION;
 use crate::provider_factory::CliProviderFactory;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -54,7 +54,7 @@ impl Ui {
 
     /// `Ui.Output`: a line on stdout.
     pub fn output(&self, msg: &str) {
-        println!("{msg}");
+        outln!("{msg}");
     }
 
     /// `Ui.Error`: a line on stderr, red when colouring.
@@ -69,9 +69,9 @@ impl Ui {
     /// `Ui.Warn`: a line on stdout, yellow when colouring.
     pub fn warn(&self, msg: &str) {
         if self.color {
-            println!("\x1b[33m{msg}\x1b[0m\x1b[0m");
+            outln!("\x1b[33m{msg}\x1b[0m\x1b[0m");
         } else {
-            println!("{msg}");
+            outln!("{msg}");
         }
     }
 
@@ -103,7 +103,7 @@ impl Ui {
             let text = self.render(diag);
             match diag.severity {
                 Severity::Error => eprint!("{text}"),
-                Severity::Warning => print!("{text}"),
+                Severity::Warning => out!("{text}"),
             }
         }
     }
@@ -231,8 +231,24 @@ pub fn open_backend(opts: LocalBackendOptions) -> Result<LocalBackend, String> {
     // Terraform prints them (`.terraform.tfstate.lock.info`, not
     // `./.terraform.tfstate.lock.info`).
     let dir = Path::new("");
+    let data_dir = crate::providers::data_dir(Path::new("."));
+    // The backend `init` configured: its settings under the command line's
+    // overrides, or an error for one terrace does not implement.
+    let settings = crate::backend_config::working_backend_of_dir(Path::new("."), &data_dir)
+        .map_err(|diags| {
+            diags
+                .iter()
+                .map(|d| format!("Error: {}\n\n{}", d.summary, d.detail))
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })?;
+    let opts = LocalBackendOptions {
+        path: settings.options().path,
+        workspace_dir: settings.options().workspace_dir,
+        ..opts
+    };
     let mut backend = LocalBackend::new(dir, opts)
-        .with_data_dir(crate::providers::data_dir(Path::new(".")))
+        .with_data_dir(data_dir)
         .with_version(TERRAFORM_VERSION);
     let workspace = backend.current_workspace().map_err(|e| e.to_string())?;
     backend.use_workspace(workspace);
@@ -252,6 +268,9 @@ pub struct Loaded {
     /// Objects recovered from the journal: the state must be written (and
     /// the journal removed) by a command that writes.
     pub recovered: usize,
+    /// The journal has nothing the state will not hold once written: a
+    /// command that writes the state removes it.
+    pub journal_done: bool,
     pub warnings: Diagnostics,
 }
 
@@ -259,27 +278,34 @@ pub struct Loaded {
 pub fn read_state(backend: &mut LocalBackend) -> Result<Loaded, Diagnostics> {
     let (state, warnings) = backend.read_state().map_err(|e| e.to_diagnostics())?;
     let path = journal_path(backend);
-    if !path.exists() {
-        return Ok(Loaded {
+    let recovery =
+        journal::recover(&path, state.as_ref(), Recoverer::Unchecked).map_err(|d| vec![*d])?;
+    Ok(match recovery {
+        Recovery::None => Loaded {
             state,
             recovered: 0,
+            journal_done: false,
             warnings,
-        });
-    }
-    let had_state = state.is_some();
-    let base = state.unwrap_or_else(State::new_empty);
-    let (state, recovered) = Journal::recover(&path, base).map_err(|d| vec![*d])?;
-    Ok(Loaded {
-        state: (had_state || recovered > 0).then_some(state),
-        recovered,
-        warnings,
+        },
+        Recovery::AlreadyFolded => Loaded {
+            state,
+            recovered: 0,
+            journal_done: true,
+            warnings,
+        },
+        Recovery::Replayed { state, applied } => Loaded {
+            state: Some(state),
+            recovered: applied,
+            journal_done: true,
+            warnings,
+        },
     })
 }
 
 /// Removes the journal once the state holding what it recorded is saved.
 pub fn journal_saved(backend: &LocalBackend, loaded: &Loaded) {
-    if loaded.recovered > 0 {
-        Journal::remove(&journal_path(backend));
+    if loaded.journal_done {
+        journal::remove(&journal_path(backend));
     }
 }
 
@@ -329,6 +355,41 @@ pub fn timestamped_backup(state_out: &Path) -> String {
         .map(|d| d.as_secs())
         .unwrap_or(0);
     format!("{}.{secs}.backup", state_out.display())
+}
+
+/// The frame of the `state` subcommands that change the state: a
+/// timestamped backup, the working directory's backend, and the state
+/// lock for `operation` held around `edit`; the exit status.
+pub fn with_locked_state(
+    flags: &StateFlags,
+    operation: &str,
+    ui: &Ui,
+    edit: impl FnOnce(&mut LocalBackend) -> i32,
+) -> i32 {
+    let backup = match state_command_backup(flags) {
+        Ok(b) => b,
+        Err(e) => {
+            ui.error(&e);
+            return 1;
+        }
+    };
+    let mut opts = flags.backend_options();
+    opts.backup = Some(backup);
+    let mut backend = match open_backend(opts) {
+        Ok(b) => b,
+        Err(e) => {
+            ui.error(&e);
+            return 1;
+        }
+    };
+    if !lock(&mut backend, flags, operation, ui) {
+        return 1;
+    }
+    let code = edit(&mut backend);
+    if !unlock(&mut backend, ui) {
+        return 1;
+    }
+    code
 }
 
 /// The backup a state-modifying `state` subcommand writes: `-backup`

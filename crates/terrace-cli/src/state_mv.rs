@@ -63,7 +63,7 @@ pub fn run(argv: &[String]) -> i32 {
             Some(r) => r,
             None => match (name.as_str(), value) {
                 ("help" | "h", _) => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     return 0;
                 }
                 ("no-color", _) => {
@@ -82,13 +82,13 @@ pub fn run(argv: &[String]) -> i32 {
             },
         };
         if let Err(e) = result {
-            print!("{HELP}");
+            out!("{HELP}");
             ui.error(&format!("Error parsing command-line flags: {e}\n"));
             return 1;
         }
     }
     let [raw_src, raw_dst] = positionals.as_slice() else {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("Exactly two arguments expected.\n");
         return 1;
     };

@@ -21,12 +21,12 @@ pub fn run(argv: &[String]) -> i32 {
     for (name, _) in flags {
         match name.as_str() {
             "help" | "h" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             "no-color" => ui.color = false,
             other => {
-                print!("{HELP}");
+                out!("{HELP}");
                 ui.error(&format!(
                     "Error parsing command-line flags: flag provided but not defined: -{other}\n"
                 ));
@@ -35,7 +35,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
     if !positionals.is_empty() {
-        print!("{HELP}");
+        out!("{HELP}");
         return 1;
     }
     let mut backend = match state_meta::open_backend(Default::default()) {

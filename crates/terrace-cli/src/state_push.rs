@@ -51,7 +51,7 @@ pub fn run(argv: &[String]) -> i32 {
             Some(r) => r,
             None => match name.as_str() {
                 "help" | "h" => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     return 0;
                 }
                 "no-color" => {
@@ -64,13 +64,13 @@ pub fn run(argv: &[String]) -> i32 {
             },
         };
         if let Err(e) = result {
-            print!("{HELP}");
+            out!("{HELP}");
             ui.error(&format!("Error parsing command-line flags: {e}\n"));
             return 1;
         }
     }
     let [source] = positionals.as_slice() else {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("Exactly one argument expected.\n");
         return 1;
     };
@@ -193,9 +193,20 @@ fn push_locked(
     // Objects an interrupted apply recorded count as part of what is
     // being replaced.
     let existing = match (existing, journal.exists()) {
-        (Some(state), true) => crate::journal::Journal::recover(journal, state)
-            .map(|(s, _)| Some(s))
-            .map_err(|d| ui.legacy_diagnostics(&[*d]))?,
+        (Some(state), true) => {
+            match crate::journal::recover(
+                journal,
+                Some(&state),
+                crate::journal::Recoverer::Unchecked,
+            ) {
+                Ok(crate::journal::Recovery::Replayed { state, .. }) => Some(state),
+                Ok(_) => Some(state),
+                Err(d) => {
+                    ui.legacy_diagnostics(&[*d]);
+                    return Err(());
+                }
+            }
+        }
         (existing, _) => existing,
     };
     if !force {
@@ -220,7 +231,7 @@ fn push_locked(
         .and_then(|_| backend.write_state(pushed));
     match written {
         Ok(_) => {
-            crate::journal::Journal::remove(journal);
+            crate::journal::remove(journal);
             Ok(())
         }
         Err(e) => {

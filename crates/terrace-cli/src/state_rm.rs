@@ -54,7 +54,7 @@ pub fn run(argv: &[String]) -> i32 {
             Some(r) => r,
             None => match name.as_str() {
                 "help" | "h" => {
-                    print!("{HELP}");
+                    out!("{HELP}");
                     return 0;
                 }
                 "no-color" => {
@@ -69,41 +69,20 @@ pub fn run(argv: &[String]) -> i32 {
             },
         };
         if let Err(e) = result {
-            print!("{HELP}");
+            out!("{HELP}");
             ui.error(&format!("Error parsing command-line flags: {e}\n"));
             return 1;
         }
     }
     if addrs.is_empty() {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("At least one address is required.\n");
         return 1;
     }
 
-    let backup = match state_meta::state_command_backup(&state_flags) {
-        Ok(b) => b,
-        Err(e) => {
-            ui.error(&e);
-            return 1;
-        }
-    };
-    let mut opts = state_flags.backend_options();
-    opts.backup = Some(backup);
-    let mut backend = match state_meta::open_backend(opts) {
-        Ok(b) => b,
-        Err(e) => {
-            ui.error(&e);
-            return 1;
-        }
-    };
-    if !state_meta::lock(&mut backend, &state_flags, "state-rm", &ui) {
-        return 1;
-    }
-    let code = remove(&mut backend, &addrs, dry_run, &ui);
-    if !state_meta::unlock(&mut backend, &ui) {
-        return 1;
-    }
-    code
+    state_meta::with_locked_state(&state_flags, "state-rm", &ui, |backend| {
+        remove(backend, &addrs, dry_run, &ui)
+    })
 }
 
 fn remove(

@@ -32,7 +32,7 @@ pub fn run(argv: &[String]) -> i32 {
     for (name, value) in flags {
         if let Some(r) = state_flags.take(&["state"], &name, value.as_deref()) {
             if let Err(e) = r {
-                print!("{HELP}");
+                out!("{HELP}");
                 ui.error(&format!("Error parsing command-line flags: {e}\n"));
                 return 1;
             }
@@ -40,12 +40,12 @@ pub fn run(argv: &[String]) -> i32 {
         }
         match name.as_str() {
             "help" | "h" => {
-                print!("{HELP}");
+                out!("{HELP}");
                 return 0;
             }
             "no-color" => ui.color = false,
             other => {
-                print!("{HELP}");
+                out!("{HELP}");
                 ui.error(&format!(
                     "Error parsing command-line flags: flag provided but not defined: -{other}\n"
                 ));
@@ -57,7 +57,7 @@ pub fn run(argv: &[String]) -> i32 {
     let render_color = ui.color;
     ui.color = false;
     let [raw] = positionals.as_slice() else {
-        print!("{HELP}");
+        out!("{HELP}");
         ui.error("Exactly one argument expected.");
         return 1;
     };
@@ -114,7 +114,7 @@ pub fn run(argv: &[String]) -> i32 {
     let lookup = |p: &_, m, t: &str| schemas.resource(p, m, t);
     match render_state(&single, &lookup, &RenderOptions::new(render_color)) {
         Ok(text) => {
-            print!("{text}");
+            out!("{text}");
             0
         }
         Err(e) => {

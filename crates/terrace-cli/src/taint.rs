@@ -100,7 +100,7 @@ pub fn run(taint: bool, argv: &[String]) -> i32 {
             Some(r) => r,
             None => match name.as_str() {
                 "help" | "h" => {
-                    print!("{help}");
+                    out!("{help}");
                     return 0;
                 }
                 "no-color" => {

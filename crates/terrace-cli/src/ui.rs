@@ -1,57 +1,19 @@
 //! What `plan` and `apply` print while the engine works, as terraform
 //! prints it: `Refreshing state...`, `Creating...`, `Still creating...
-//! [10s elapsed]`, `Creation complete after 2s [id=...]`. Also the
-//! Ctrl-C handling: the first interrupt asks the engine to stop starting
-//! work (and providers to stop), so the state is saved; a second one
-//! leaves at once, as terraform does.
+//! [10s elapsed]`, `Creation complete after 2s [id=...]`. What Ctrl-C
+//! does is `interrupt`'s business; the engine hears of it here.
 
+use crate::interrupt::Interrupt;
 use crate::journal::Journal;
 use std::collections::HashMap;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
 use terrace_engine::Hooks;
 use terrace_plans::model::Action;
 use terrace_states::model::{DeposedKey, ObjectState};
-
-static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
-
-extern "C" fn on_interrupt(_: libc::c_int) {
-    // Only async-signal-safe work here: count, and on the second
-    // interrupt leave at once.
-    if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
-        // SAFETY: _exit is async-signal-safe.
-        unsafe { libc::_exit(130) };
-    }
-    let message = b"\nInterrupt received.\nPlease wait for Terraform to exit or data loss may occur.\nGracefully shutting down...\n";
-    // SAFETY: write(2) is async-signal-safe and the buffer is static.
-    unsafe {
-        libc::write(2, message.as_ptr().cast(), message.len());
-    }
-}
-
-/// Whether Ctrl-C (or SIGTERM) was received.
-#[derive(Clone)]
-pub struct Interrupt(());
-
-impl Interrupt {
-    pub fn install() -> Interrupt {
-        let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        // SAFETY: installs a handler that only touches an atomic and calls
-        // async-signal-safe functions.
-        unsafe {
-            libc::signal(libc::SIGINT, handler);
-            libc::signal(libc::SIGTERM, handler);
-        }
-        Interrupt(())
-    }
-
-    pub fn requested(&self) -> bool {
-        INTERRUPTS.load(Ordering::SeqCst) > 0
-    }
-}
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Counts {
@@ -97,14 +59,18 @@ impl Shared {
     /// One progress line; terraform resets colours twice after lines that
     /// announce work and once after lines that report its end.
     fn line(&self, addr: &str, message: &str) {
-        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut stdout = std::io::stdout().lock();
         let resets =
             if message.ends_with("...") || message.ends_with(']') && message.contains("...") {
                 "\x1b[0m\x1b[0m"
             } else {
                 "\x1b[0m"
             };
+        self.line_with_resets(addr, message, resets);
+    }
+
+    fn line_with_resets(&self, addr: &str, message: &str, resets: &str) {
+        let _guard = self.out.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut stdout = std::io::stdout().lock();
         let _ = if self.color {
             writeln!(stdout, "\x1b[0m\x1b[1m{addr}: {message}{resets}")
         } else {
@@ -152,7 +118,7 @@ pub struct ApplyUi {
     /// announced as "Import prepared!".
     importing: Mutex<HashMap<String, String>>,
     interrupt: Interrupt,
-    journal: Option<Arc<Journal>>,
+    journal: Mutex<Option<Arc<Journal>>>,
     stop_sent: AtomicBool,
 }
 
@@ -172,9 +138,14 @@ impl ApplyUi {
             import_command: false,
             importing: Mutex::new(HashMap::new()),
             interrupt,
-            journal,
+            journal: Mutex::new(journal),
             stop_sent: AtomicBool::new(false),
         }
+    }
+
+    /// Where the objects the engine records from now on are journaled.
+    pub fn attach_journal(&self, journal: Arc<Journal>) {
+        *self.journal.lock().unwrap_or_else(PoisonError::into_inner) = Some(journal);
     }
 
     pub fn for_import_command(mut self) -> ApplyUi {
@@ -229,13 +200,10 @@ fn still_working(shared: Arc<Shared>) {
                 Some(id) if action != Action::Create => format!("id={id}, "),
                 _ => String::new(),
             };
-            shared.line(&addr, &format!("{verb} [{id}{}s elapsed]", secs_text(secs)));
+            let elapsed = go_duration(Duration::from_secs(secs));
+            shared.line(&addr, &format!("{verb} [{id}{elapsed} elapsed]"));
         }
     }
-}
-
-fn secs_text(secs: u64) -> String {
-    format!("{secs}")
 }
 
 /// Go's `time.Duration.String()` of a whole number of seconds.
@@ -356,6 +324,26 @@ impl Hooks for ApplyUi {
         self.shared.line(&name, &message);
     }
 
+    fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        // Unlike the other "..." lines, terraform resets colours once after
+        // this one.
+        self.shared.line_with_resets(
+            &addr.to_string(),
+            &format!("Importing... [id={id}]"),
+            "\x1b[0m",
+        );
+    }
+
+    fn import_applied(&self, addr: &AbsResourceInstance, id: &str) {
+        self.shared
+            .counts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .imported += 1;
+        self.shared
+            .line(&addr.to_string(), &format!("Import complete [id={id}]"));
+    }
+
     fn provisioning(&self, addr: &AbsResourceInstance, type_name: &str) {
         self.shared.line(
             &addr.to_string(),
@@ -383,7 +371,12 @@ impl Hooks for ApplyUi {
         provider_key: &InstanceKey,
         object: Option<&ObjectState>,
     ) {
-        if let Some(journal) = &self.journal {
+        let journal = self
+            .journal
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(journal) = journal {
             journal.record(addr, deposed, provider, provider_key, object);
         }
     }
@@ -435,5 +428,13 @@ mod tests {
         assert_eq!(go_duration(Duration::from_millis(400)), "0s");
         assert_eq!(go_duration(Duration::from_secs(65)), "1m5s");
         assert_eq!(go_duration(Duration::from_secs(3600)), "1h0m0s");
+    }
+
+    #[test]
+    fn elapsed_times_read_as_go_durations() {
+        assert_eq!(go_duration(Duration::from_secs(10)), "10s");
+        assert_eq!(go_duration(Duration::from_secs(60)), "1m0s");
+        assert_eq!(go_duration(Duration::from_secs(850)), "14m10s");
+        assert_eq!(go_duration(Duration::from_secs(3610)), "1h0m10s");
     }
 }

@@ -133,7 +133,20 @@ fn validate(
     Diagnostics,
     Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>,
 ) {
-    let load_options = LoadOptions::default();
+    // Static evaluation (provider `for_each`, module sources) reads the
+    // root variables from the files and environment a plan reads, and
+    // names one it needs and has no value for; the validation walk itself
+    // treats every variable as unknown.
+    let (inputs, mut input_diags) =
+        terrace_config::input_variables::collect_input_values(dir, &[], std::env::vars());
+    if has_errors(&input_diags) {
+        return (input_diags, Vec::new());
+    }
+    let load_options = LoadOptions {
+        input_values: std::sync::Arc::new(inputs),
+        missing_root_variable: terrace_config::static_eval::MissingRootVariable::Error,
+        ..LoadOptions::default()
+    };
     let test_dir = (!options.no_tests).then_some(options.test_directory.as_str());
     let validated = load_and_validate(dir, &load_options, test_dir);
     let mut files = validated.config.files();
@@ -146,10 +159,20 @@ fn validate(
         }
     }
     let mut diags = validated.diagnostics;
+    // Unused values in variable files are warned about by plan, not here.
+    input_diags.retain(Diagnostic::is_error);
+    diags.extend(input_diags);
     if has_errors(&diags) {
         return (diags, files);
     }
-    let provider_diags = provider_availability(&validated.requirements.provider_types());
+    let env = terrace_getproviders::cliconfig::CliEnv::from_process();
+    let (cli, _) = terrace_getproviders::cliconfig::load(&env);
+    let overrides = cli.dev_overrides();
+    if !overrides.is_empty() {
+        diags.push(crate::operation::dev_overrides_warning(&overrides));
+    }
+    let provider_diags =
+        provider_availability(&validated.requirements.provider_types(), &overrides);
     let unavailable = has_errors(&provider_diags);
     diags.extend(provider_diags);
     if unavailable {
@@ -159,7 +182,19 @@ fn validate(
     let resolved = !has_errors(&resolution_diags);
     diags.extend(resolution_diags);
     if resolved {
-        diags.extend(validate_walk(dir, &validated.config));
+        // terraform's concurrent walk reports what it finds in an order
+        // that mostly follows the source; terrace's walk follows its graph,
+        // so its findings are put in source order, the same every run.
+        let mut walked = validate_walk(dir, &validated.config);
+        walked.sort_by(|a, b| {
+            let place = |d: &Diagnostic| {
+                d.subject
+                    .as_ref()
+                    .map(|s| (s.filename.clone(), s.start.byte))
+            };
+            place(a).cmp(&place(b))
+        });
+        diags.extend(walked);
     }
     (diags, files)
 }
@@ -218,7 +253,12 @@ fn data_dir() -> PathBuf {
 /// Terraform's checks before its validation walk: every locked provider
 /// must be installed in the working directory's cache, matching its
 /// checksums, and every required provider must be locked (or built in).
-fn provider_availability(required: &[Provider]) -> Diagnostics {
+/// Providers with a development override are exempt: they run from the
+/// override's directory whatever the lock file says.
+fn provider_availability(
+    required: &[Provider],
+    overrides: &std::collections::BTreeMap<Provider, PathBuf>,
+) -> Diagnostics {
     let (locks, mut diags) = Locks::load(Path::new(LOCK_FILE_NAME));
     if has_errors(&diags) {
         return diags;
@@ -230,6 +270,9 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
     locked.sort_by_key(|l| l.provider.to_string());
     for lock in locked {
         let p = &lock.provider;
+        if overrides.contains_key(p) {
+            continue;
+        }
         match cache.provider_version(p, &lock.version) {
             None => diags.push(Diagnostic::error(
                 format!(
@@ -264,7 +307,7 @@ fn provider_availability(required: &[Provider]) -> Diagnostics {
             }
             continue;
         }
-        if locks.provider(p).is_none() {
+        if locks.provider(p).is_none() && !overrides.contains_key(p) {
             diags.push(Diagnostic::error(
                 "Missing required provider",
                 format!("This configuration requires provider {p}, but that provider isn't available. You may be able to install it automatically by running:\n  {PRODUCT} init"),
@@ -360,7 +403,7 @@ fn print_human(
         if d.is_error() {
             eprint!("{text}");
         } else {
-            print!("{text}");
+            out!("{text}");
         }
     }
     if has_errors(diags) {
@@ -376,7 +419,7 @@ fn print_human(
     } else {
         format!("Success! {message}\n")
     };
-    println!("{}", wrap_words(&line, DEFAULT_WIDTH));
+    outln!("{}", wrap_words(&line, DEFAULT_WIDTH));
 }
 
 fn print_json(diags: &[Diagnostic], files: Vec<std::sync::Arc<terrace_syntax::ast::SourceFile>>) {

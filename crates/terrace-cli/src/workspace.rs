@@ -75,7 +75,7 @@ Options:
 
 pub fn run(argv: &[String]) -> i32 {
     let Some((sub, rest)) = argv.split_first() else {
-        print!("{HELP}");
+        out!("{HELP}");
         return 1;
     };
     match sub.as_str() {
@@ -85,11 +85,11 @@ pub fn run(argv: &[String]) -> i32 {
         "select" => select(rest),
         "delete" => delete(rest),
         "-help" | "--help" | "-h" | "help" => {
-            print!("{HELP}");
+            out!("{HELP}");
             0
         }
         _ => {
-            print!("{HELP}");
+            out!("{HELP}");
             1
         }
     }
@@ -118,7 +118,7 @@ fn parse(argv: &[String], help: &str, bools: &[&str], state_flags: &[&str]) -> R
         let result = match parsed.flags.take(state_flags, &name, value.as_deref()) {
             Some(r) => r,
             None if name == "help" || name == "h" => {
-                print!("{help}");
+                out!("{help}");
                 return Err(0);
             }
             None if name == "no-color" => {

@@ -19,8 +19,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const MIRROR: &str = "/opt/tf-plugins";
-const AWS_PACKAGE: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64";
+const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
+const AWS_PACKAGE: &str = terrace_testsupport::AWS_PROVIDER_PACKAGE;
 const WIDGET_ZIP: &[u8] =
     include_bytes!("../../terrace-getproviders/testdata/widget_2.0.0_linux_amd64.zip");
 
@@ -53,24 +53,14 @@ impl Drop for TempDir {
     }
 }
 
-fn terraform_available() -> bool {
-    Command::new("terraform")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Whether the comparisons can run; says why not when they cannot.
+/// Whether the comparisons can run (terraform and the mirror's AWS
+/// package); reported by the project's rule for missing tools otherwise.
 fn can_compare() -> bool {
-    if !terraform_available() {
-        eprintln!("skipped: terraform is not on PATH");
-        return false;
-    }
-    if !Path::new(AWS_PACKAGE).is_dir() {
-        eprintln!("skipped: the filesystem mirror {MIRROR} has no hashicorp/aws 5.100.0");
-        return false;
-    }
-    true
+    terrace_testsupport::require_terraform()
+        && terrace_testsupport::require_path(
+            Path::new(AWS_PACKAGE),
+            &format!("the filesystem mirror {MIRROR}'s hashicorp/aws 5.100.0"),
+        )
 }
 
 /// Runs a command in `dir` with a controlled environment: the CLI

@@ -13,8 +13,8 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const MIRROR: &str = "/opt/tf-plugins";
-const AWS: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
+const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
+const AWS: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
 
 struct TempDir(PathBuf);
 
@@ -41,13 +41,6 @@ impl Drop for TempDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn terraform_available() -> bool {
-    Command::new("terraform")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
 }
 
 /// Runs a command in `dir` with a controlled environment.
@@ -117,12 +110,9 @@ fn assert_same_document(terrace: &[u8], terraform: &[u8], what: &str) {
 
 #[test]
 fn providers_schema_json_matches_terraform() {
-    if !terraform_available() {
-        eprintln!("skipped: terraform is not on PATH");
-        return;
-    }
-    if !Path::new(AWS).exists() {
-        eprintln!("skipped: the AWS provider is not installed at {AWS}");
+    if !terrace_testsupport::require_terraform()
+        || !terrace_testsupport::require_path(Path::new(AWS), "the AWS provider")
+    {
         return;
     }
     let tmp = TempDir::new("schema");
@@ -183,43 +173,55 @@ fn providers_schema_json_matches_terraform() {
     assert!(warm.status.success());
     assert_same_document(&warm.stdout, &reference.stdout, "warm cache");
 
-    // Never initialised, no lock file: the provider is found in the
-    // mirror the CLI configuration names.
+    // Never initialised, no lock file: nothing is run, whatever mirror
+    // holds the provider; both tools say why and what to do.
     tmp.write("fresh/main.tf", main_tf);
+    let fresh_dir = tmp.0.join("fresh");
     let fresh = run(
         terrace(),
-        &["providers", "schema", "-json"],
-        &tmp.0.join("fresh"),
+        &["providers", "schema", "-json", "-no-color"],
+        &fresh_dir,
         &env,
     );
-    assert!(
-        fresh.status.success(),
-        "{}",
-        String::from_utf8_lossy(&fresh.stderr)
+    let fresh_reference = run(
+        "terraform",
+        &["providers", "schema", "-json", "-no-color"],
+        &fresh_dir,
+        &env,
     );
-    assert_same_document(&fresh.stdout, &reference.stdout, "from the mirror");
+    for (tool, out) in [("terrace", &fresh), ("terraform", &fresh_reference)] {
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("Error: Inconsistent dependency lock file")
+                && text.contains("registry.terraform.io/hashicorp/aws: required by this configuration but no version is selected"),
+            "{tool}: {text}"
+        );
+    }
+    assert_eq!(fresh.status.code(), Some(1));
 
-    // Without the mirror and without `init`, terrace says what is missing.
+    // A lock file naming a version that is not installed.
     tmp.write("nowhere/main.tf", main_tf);
-    let no_mirror = tmp.write("empty.tfrc", "");
+    std::fs::copy(
+        work.join(".terraform.lock.hcl"),
+        tmp.0.join("nowhere/.terraform.lock.hcl"),
+    )
+    .unwrap();
     let missing = run(
         terrace(),
         &["providers", "schema", "-json"],
         &tmp.0.join("nowhere"),
-        &[
-            ("TF_CLI_CONFIG_FILE", no_mirror.as_path()),
-            ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
-            ("HOME", tmp.0.as_path()),
-            ("XDG_DATA_HOME", tmp.0.as_path()),
-            ("XDG_DATA_DIRS", tmp.0.as_path()),
-        ],
+        &env,
     );
     assert_eq!(missing.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains("Error: Required plugins are not installed")
             && stderr.contains(
-                "there is no package for registry.terraform.io/hashicorp/aws matching 5.100.0"
+                "there is no package for registry.terraform.io/hashicorp/aws 5.100.0 cached in .terraform/providers"
             ),
         "{stderr}"
     );
@@ -237,7 +239,7 @@ fn providers_schema_without_providers_and_without_json() {
     assert_eq!(no_json.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&no_json.stderr)
         .starts_with("The `terrace providers schema` command requires the `-json` flag."));
-    if terraform_available() {
+    if terrace_testsupport::require_terraform() {
         let reference = run("terraform", &["providers", "schema", "-json"], &tmp.0, &[]);
         assert_eq!(empty.stdout, reference.stdout);
     }
@@ -349,8 +351,7 @@ fn write_all(tmp: &TempDir, files: &[(&str, &str)]) {
 
 #[test]
 fn providers_tree_matches_terraform() {
-    if !terraform_available() {
-        eprintln!("skipped: terraform is not on PATH");
+    if !terrace_testsupport::require_terraform() {
         return;
     }
     let empty_config = TempDir::new("tree-cli");

@@ -151,14 +151,6 @@ fn planned_configuration(program: &str, case: &str) -> String {
         .to_string()
 }
 
-fn terraform_runs() -> bool {
-    Command::new("terraform")
-        .arg("version")
-        .env("CHECKPOINT_DISABLE", "1")
-        .output()
-        .is_ok_and(|out| out.status.success())
-}
-
 #[test]
 fn configuration_matches_recorded_terraform_output() {
     for case in CASES {
@@ -175,8 +167,9 @@ fn configuration_matches_recorded_terraform_output() {
 
 #[test]
 fn configuration_matches_live_terraform() {
-    if !terraform_runs() {
-        eprintln!("skipped: terraform is not on PATH; the recorded outputs are compared instead");
+    // Without terraform the recorded outputs are still compared, by the
+    // test above.
+    if !terrace_testsupport::require_terraform() {
         return;
     }
     for case in CASES {

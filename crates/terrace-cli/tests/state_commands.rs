@@ -7,7 +7,8 @@
 //! for the same state. Where terraform is on PATH, `compare_with_terraform`
 //! also runs both tools on copies of the state and compares their output
 //! byte for byte (and, for commands that write, the state files they
-//! leave); otherwise it prints why it skipped.
+//! leave); otherwise it skips as the project's rule for missing tools says
+//! (a failure under CI).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -776,18 +777,9 @@ fn side_by_side(
     ((a, ours), (b, theirs))
 }
 
-fn terraform_available() -> bool {
-    Command::new("terraform")
-        .arg("version")
-        .env("TF_CLI_CONFIG_FILE", "/dev/null")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn compare_with_terraform() {
-    if !terraform_available() {
-        println!("skipped: terraform is not on PATH");
+    if !terrace_testsupport::require_terraform() {
         return;
     }
     // Read-only commands: same stdout, stderr and exit status.

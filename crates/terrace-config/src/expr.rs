@@ -440,7 +440,7 @@ impl Expression {
 
 /// The product name used in diagnostic details where OpenTofu's say
 /// "OpenTofu".
-pub const PRODUCT: &str = "terrace";
+pub use terrace_syntax::PRODUCT;
 
 const PREDECESSOR_QUOTES: &str = "Terraform 0.11 and earlier required quotes, but";
 

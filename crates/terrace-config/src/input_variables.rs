@@ -45,6 +45,19 @@ enum GivenValue {
     Text(String),
     /// An expression from a variables file, evaluated without a context.
     Expr(Expression),
+    /// A variable's final value, as a saved plan recorded it.
+    Final(Value),
+}
+
+impl Given {
+    /// The value as given, before conversion to the variable's type.
+    fn raw_value(&self, name: &str, mode: VariableParsingMode) -> (Value, Diagnostics) {
+        match &self.value {
+            GivenValue::Expr(e) => e.constant_value(),
+            GivenValue::Text(text) => parse_text_value(name, text, mode),
+            GivenValue::Final(v) => (v.clone(), Vec::new()),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -89,6 +102,124 @@ impl InputValues {
         out
     }
 
+    /// A value typed at the terminal for `name` (read like `-var`'s).
+    pub fn add_entered(&mut self, name: &str, text: String) {
+        self.insert(
+            name.to_string(),
+            Given {
+                value: GivenValue::Text(text),
+                source: ValueSource::CommandLine,
+                range: None,
+                file_name: None,
+            },
+        );
+    }
+
+    /// Takes the value given for `name` in `from`, if any; whether there
+    /// was one.
+    pub fn take_given(&mut self, from: &InputValues, name: &str) -> bool {
+        match from.values.get(name) {
+            Some(given) => {
+                self.values.insert(name.to_string(), given.clone());
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The final values a saved plan recorded, which are what applying it
+    /// uses.
+    pub fn from_final_values(values: impl IntoIterator<Item = (String, Value)>) -> InputValues {
+        let mut out = InputValues::default();
+        for (name, value) in values {
+            out.values.insert(
+                name,
+                Given {
+                    value: GivenValue::Final(value),
+                    source: ValueSource::CommandLine,
+                    range: None,
+                    file_name: None,
+                },
+            );
+        }
+        out
+    }
+
+    /// What the values given to `apply PLANFILE` mean when the plan
+    /// already holds every variable's value (`planned`): a `-var` or
+    /// `-var-file` value that differs is an error, an environment one a
+    /// warning that it is ignored, names no variable declares errors.
+    /// Automatically loaded files are not read for a saved plan.
+    pub fn saved_plan_conflicts(
+        &self,
+        declared: &BTreeMap<String, Variable>,
+        planned: &BTreeMap<String, Value>,
+    ) -> Diagnostics {
+        let mut diags = self.check_undeclared(declared);
+        for (name, variable) in declared {
+            // Ephemeral values are not in the plan: they are given anew.
+            if variable.ephemeral {
+                continue;
+            }
+            let Some(given) = self.values.get(name) else {
+                continue;
+            };
+            let (raw, mut raw_diags) = given.raw_value(name, variable.parsing_mode);
+            if has_errors(&raw_diags) {
+                diags.append(&mut raw_diags);
+                continue;
+            }
+            let mut convert_diags = Vec::new();
+            let value = finalize(variable, raw, given.range.as_ref(), &mut convert_diags);
+            if has_errors(&convert_diags) {
+                diags.extend(convert_diags);
+                continue;
+            }
+            let planned_value = planned
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| Value::null(variable.ty.clone()));
+            if value
+                .unmark_deep()
+                .0
+                .raw_equals(&planned_value.unmark_deep().0)
+            {
+                continue;
+            }
+            let shown = |v: &Value| {
+                if variable.sensitive || v.deep_marks().is_sensitive() {
+                    "(sensitive value)".to_string()
+                } else {
+                    terrace_value::compact::compact_value_str(v)
+                }
+            };
+            let (planned_text, given_text) = (shown(&planned_value), shown(&value));
+            let ephemeral_hint =
+                "To declare an ephemeral variable which is not saved in the plan file, use ephemeral = true.";
+            let mut d = match given.source {
+                ValueSource::AutoFile => continue,
+                ValueSource::Environment => Diagnostic::warning(
+                    "Ignoring variable when applying a saved plan",
+                    format!("The variable {name} cannot be overriden when applying a saved plan file, because a saved plan includes the variable values that were set when it was created. The saved plan specifies {planned_text} as the value whereas during apply the value {given_text} was set by an environment variable. {ephemeral_hint}"),
+                ),
+                ValueSource::CommandLine | ValueSource::NamedFile => {
+                    let how = if given.source == ValueSource::CommandLine {
+                        "a CLI argument"
+                    } else {
+                        "a .tfvars file passed through -var-file argument"
+                    };
+                    Diagnostic::error(
+                        "Can't change variable when applying a saved plan",
+                        format!("The variable {name} cannot be set using the -var and -var-file options when applying a saved plan file, because a saved plan includes the variable values that were set when it was created. The saved plan specifies {planned_text} as the value whereas during apply the value {given_text} was set by {how}. {ephemeral_hint}"),
+                    )
+                }
+            };
+            d.subject = given.range.clone();
+            diags.push(d);
+        }
+        diags
+    }
+
     fn insert(&mut self, name: String, given: Given) {
         if given.source != ValueSource::Environment {
             self.given_in_order.push((name.clone(), given.clone()));
@@ -105,16 +236,18 @@ impl InputValues {
     /// type), or `None` when no value was given.
     pub fn value_for(&self, variable: &Variable) -> Option<(Value, Diagnostics)> {
         let given = self.values.get(&variable.name)?;
-        Some(match &given.value {
-            GivenValue::Expr(e) => e.constant_value(),
-            GivenValue::Text(text) => parse_text_value(&variable.name, text, variable.parsing_mode),
-        })
+        Some(given.raw_value(&variable.name, variable.parsing_mode))
     }
 
     /// Values given for names no variable declares: warnings for
     /// automatically loaded files, errors for `-var-file` and `-var`.
+    /// Values given for names no variable declares: errors on the command
+    /// line; from files, warnings (the first two in full, then one that
+    /// counts the rest), since one variables file often serves several
+    /// configurations.
     pub fn check_undeclared(&self, declared: &BTreeMap<String, Variable>) -> Diagnostics {
         let mut diags = Vec::new();
+        let mut from_files = 0usize;
         for (name, given) in &self.given_in_order {
             if declared.contains_key(name) {
                 continue;
@@ -126,17 +259,27 @@ impl InputValues {
                     format!("A variable named \"{name}\" was assigned on the command line, but the root module does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration."),
                 )),
                 ValueSource::AutoFile | ValueSource::NamedFile => {
+                    from_files += 1;
+                    if from_files > 2 {
+                        continue;
+                    }
                     let path = given.file_name.clone().unwrap_or_default();
-                    let detail = format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option.");
-                    let mut d = if given.source == ValueSource::NamedFile {
-                        Diagnostic::error("Value for undeclared variable", detail)
-                    } else {
-                        Diagnostic::warning("Value for undeclared variable", detail)
-                    };
-                    d.subject = given.range.clone();
-                    diags.push(d);
+                    let path = path.strip_prefix("./").unwrap_or(&path);
+                    diags.push(Diagnostic::warning(
+                        "Value for undeclared variable",
+                        format!("The root module does not declare a variable named \"{name}\" but a value was found in file \"{path}\". If you meant to use this value, add a \"variable\" block to the configuration.\n\nTo silence these warnings, use TF_VAR_... environment variables to provide certain \"global\" settings to all configurations in your organization. To reduce the verbosity of these warnings, use the -compact-warnings option."),
+                    ));
                 }
             }
+        }
+        if from_files > 2 {
+            diags.push(Diagnostic::warning(
+                "Values for undeclared variables",
+                format!(
+                    "In addition to the other similar warnings shown, {} other variable(s) defined without being declared.",
+                    from_files - 2
+                ),
+            ));
         }
         diags
     }
@@ -157,13 +300,12 @@ impl InputValues {
                     .default
                     .clone()
                     .unwrap_or_else(|| Value::unknown(variable.ty.clone())),
+                Some(Given {
+                    value: GivenValue::Final(value),
+                    ..
+                }) => value.clone(),
                 Some(given) => {
-                    let (raw, raw_diags) = match &given.value {
-                        GivenValue::Expr(e) => e.constant_value(),
-                        GivenValue::Text(text) => {
-                            parse_text_value(name, text, variable.parsing_mode)
-                        }
-                    };
+                    let (raw, raw_diags) = given.raw_value(name, variable.parsing_mode);
                     let failed = has_errors(&raw_diags);
                     diags.extend(raw_diags);
                     if failed {
@@ -239,6 +381,24 @@ pub fn collect_input_values(
     args: &[VariableArgument],
     env: impl IntoIterator<Item = (String, String)>,
 ) -> (InputValues, Diagnostics) {
+    collect(Some(dir), args, env)
+}
+
+/// The values given to `apply PLANFILE`, to check against the plan's:
+/// `TF_VAR_` variables and `args`; variables files are not loaded
+/// automatically then.
+pub fn collect_saved_plan_overrides(
+    args: &[VariableArgument],
+    env: impl IntoIterator<Item = (String, String)>,
+) -> (InputValues, Diagnostics) {
+    collect(None, args, env)
+}
+
+fn collect(
+    auto_files_dir: Option<&Path>,
+    args: &[VariableArgument],
+    env: impl IntoIterator<Item = (String, String)>,
+) -> (InputValues, Diagnostics) {
     let mut values = InputValues::default();
     let mut diags = Vec::new();
     let mut from_env: Vec<(String, String)> = env
@@ -260,11 +420,11 @@ pub fn collect_input_values(
 
     let mut files = Vec::new();
     for name in ["terraform.tfvars", "terraform.tfvars.json"] {
-        if dir.join(name).is_file() {
+        if let Some(dir) = auto_files_dir.filter(|d| d.join(name).is_file()) {
             files.push(dir.join(name).to_string_lossy().into_owned());
         }
     }
-    if let Ok(entries) = std::fs::read_dir(dir) {
+    if let Some((dir, Ok(entries))) = auto_files_dir.map(|d| (d, std::fs::read_dir(d))) {
         let mut auto: Vec<String> = entries
             .filter_map(|e| e.ok())
             .filter_map(|e| e.file_name().into_string().ok())
@@ -400,8 +560,10 @@ mod tests {
                     false,
                     "The root module does not declare a variable named \"stray\"".to_string()
                 ),
+                // A -var-file value no variable declares is a warning too,
+                // as terraform 1.11 words it.
                 (
-                    true,
+                    false,
                     "The root module does not declare a variable named \"also_stray\"".to_string()
                 ),
                 (

@@ -6,6 +6,7 @@
 pub mod body;
 pub mod decode;
 pub mod expr;
+pub mod files;
 pub mod hcldec;
 pub mod input_variables;
 pub mod loader;

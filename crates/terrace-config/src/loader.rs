@@ -12,6 +12,7 @@
 use crate::body::Body;
 use crate::decode::{decode_file, decode_version_constraint_value, File};
 use crate::expr::{Expression, PRODUCT};
+use crate::files::{manifest_path, ConfigFiles, OsFiles};
 use crate::input_variables::InputValues;
 use crate::model::*;
 use crate::module::new_module;
@@ -165,11 +166,14 @@ pub fn is_ignored_file(name: &str) -> bool {
 /// lexical order, `.tf` files dropped where a `.tofu` file of the same name
 /// exists. `Err` when the directory cannot be read.
 pub fn config_dir_files(dir: &Path) -> Result<(Vec<String>, Vec<String>), std::io::Error> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok())
-        .filter(|e| !e.file_type().map(|t| t.is_dir()).unwrap_or(true))
-        .filter_map(|e| e.file_name().into_string().ok())
-        .collect();
+    config_dir_files_in(&OsFiles, dir)
+}
+
+fn config_dir_files_in(
+    files: &dyn ConfigFiles,
+    dir: &Path,
+) -> Result<(Vec<String>, Vec<String>), std::io::Error> {
+    let mut names = files.list(dir)?;
     names.sort();
     let mut primary = Vec::new();
     let mut overrides = Vec::new();
@@ -226,7 +230,15 @@ pub fn parse_config_file(
     path: &Path,
     display: &str,
 ) -> (Option<terrace_syntax::ast::File>, Diagnostics) {
-    let bytes = match std::fs::read(path) {
+    parse_config_file_in(&OsFiles, path, display)
+}
+
+fn parse_config_file_in(
+    files: &dyn ConfigFiles,
+    path: &Path,
+    display: &str,
+) -> (Option<terrace_syntax::ast::File>, Diagnostics) {
+    let bytes = match files.read(path) {
         Ok(b) => b,
         Err(_) => {
             return (
@@ -278,9 +290,13 @@ pub fn decode_config_file(path: &Path, is_override: bool) -> (Option<File>, Diag
 /// (OpenTofu's `LoadConfigDir`), without static evaluation. `None` when the
 /// directory cannot be read.
 pub fn load_module_dir(dir: &Path) -> (Option<Module>, Diagnostics) {
-    match config_dir_files(dir) {
+    load_module_dir_in(&OsFiles, dir)
+}
+
+fn load_module_dir_in(files: &dyn ConfigFiles, dir: &Path) -> (Option<Module>, Diagnostics) {
+    match config_dir_files_in(files, dir) {
         Ok((primary, overrides)) => {
-            let (module, diags) = load_module_files(dir, &primary, &overrides);
+            let (module, diags) = load_module_files_in(files, dir, &primary, &overrides);
             (Some(module), diags)
         }
         Err(_) => (
@@ -303,6 +319,15 @@ pub fn load_module_files(
     primary_names: &[String],
     override_names: &[String],
 ) -> (Module, Diagnostics) {
+    load_module_files_in(&OsFiles, dir, primary_names, override_names)
+}
+
+fn load_module_files_in(
+    source: &dyn ConfigFiles,
+    dir: &Path,
+    primary_names: &[String],
+    override_names: &[String],
+) -> (Module, Diagnostics) {
     let mut diags = Vec::new();
     let mut sources = Vec::new();
     let mut incompatibilities = Vec::new();
@@ -310,7 +335,7 @@ pub fn load_module_files(
         let mut files = Vec::new();
         for name in names {
             let display = display_name(dir, name);
-            let (parsed, d) = parse_config_file(&dir.join(name), &display);
+            let (parsed, d) = parse_config_file_in(source, &dir.join(name), &display);
             diags.extend(d);
             let Some(parsed) = parsed else { continue };
             let body = Body::from_file(&parsed);
@@ -604,8 +629,15 @@ pub struct ManifestRecord {
 /// Reads `.terraform/modules/modules.json` under `root`; an absent file is
 /// an empty manifest.
 pub fn read_module_manifest(root: &Path) -> (HashMap<String, ManifestRecord>, Diagnostics) {
-    let path = root.join(".terraform").join("modules").join("modules.json");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    read_module_manifest_in(&OsFiles, root)
+}
+
+fn read_module_manifest_in(
+    files: &dyn ConfigFiles,
+    root: &Path,
+) -> (HashMap<String, ManifestRecord>, Diagnostics) {
+    let path = manifest_path(root);
+    let Some(text) = files.module_manifest(root) else {
         return (HashMap::new(), Vec::new());
     };
     let bad = |why: String| {
@@ -648,6 +680,7 @@ pub(crate) fn join_clean(base: &Path, rel: &str) -> PathBuf {
 }
 
 struct TreeBuilder<'a> {
+    files: &'a dyn ConfigFiles,
     root_dir: PathBuf,
     options: &'a LoadOptions,
     settings: StaticSettings,
@@ -658,6 +691,15 @@ struct TreeBuilder<'a> {
 /// Provider configuration rules are not checked here; they run over the
 /// returned tree.
 pub fn load_config(root_dir: &Path, options: &LoadOptions) -> (Config, Diagnostics) {
+    load_config_from(&OsFiles, root_dir, options)
+}
+
+/// [`load_config`] with the files from `files` (a plan's snapshot).
+pub fn load_config_from(
+    files: &dyn ConfigFiles,
+    root_dir: &Path,
+    options: &LoadOptions,
+) -> (Config, Diagnostics) {
     let cwd = std::env::current_dir()
         .ok()
         .and_then(|d| std::fs::canonicalize(d).ok())
@@ -668,17 +710,18 @@ pub fn load_config(root_dir: &Path, options: &LoadOptions) -> (Config, Diagnosti
         cwd,
     };
     let (manifest, mut diags) = if options.use_module_manifest {
-        read_module_manifest(root_dir)
+        read_module_manifest_in(files, root_dir)
     } else {
         (HashMap::new(), Vec::new())
     };
     let builder = TreeBuilder {
+        files,
         root_dir: root_dir.to_path_buf(),
         options,
         settings,
         manifest,
     };
-    let (module, load_diags) = load_module_dir(root_dir);
+    let (module, load_diags) = load_module_dir_in(files, root_dir);
     let module = module.unwrap_or_else(|| Module {
         source_dir: root_dir.to_path_buf(),
         ..Module::default()
@@ -735,8 +778,10 @@ impl TreeBuilder<'_> {
             static_context: ctx,
         };
         if build_children {
-            let canonical_root =
-                std::fs::canonicalize(&self.root_dir).unwrap_or_else(|_| self.root_dir.clone());
+            let canonical_root = self
+                .files
+                .canonical(&self.root_dir)
+                .unwrap_or_else(|_| self.root_dir.clone());
             let (children, more) = self.build_children(&config, &[canonical_root]);
             config.children = children;
             diags.extend(more);
@@ -858,7 +903,7 @@ impl TreeBuilder<'_> {
         let call_subject = source_range
             .clone()
             .unwrap_or_else(|| call.decl_range.clone());
-        let Ok(canonical) = std::fs::canonicalize(&dir) else {
+        let Ok(canonical) = self.files.canonical(&dir) else {
             return (
                 None,
                 vec![Diagnostic::error(
@@ -888,7 +933,7 @@ impl TreeBuilder<'_> {
                 vec![Diagnostic::error("Recursive module call", detail).with_subject(call_subject)],
             );
         }
-        let (module, mut diags) = load_module_dir(&dir);
+        let (module, mut diags) = load_module_dir_in(self.files, &dir);
         let Some(mut module) = module else {
             return (
                 None,

@@ -36,9 +36,7 @@ fn tree_checks(config: &Config, tests: &[TestFile]) -> Diagnostics {
 }
 
 fn fixtures() -> Option<PathBuf> {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/opentofu-configs");
-    dir.is_dir().then_some(dir)
+    terrace_testsupport::shared("conformance/opentofu-configs")
 }
 
 type Outcome = Result<(), String>;
@@ -773,7 +771,6 @@ fn merge_sets(sets: Vec<Set>) -> Vec<Set> {
 #[test]
 fn opentofu_configuration_fixtures() {
     let Some(root) = fixtures() else {
-        println!("skipped: ../shared/conformance/opentofu-configs is not present");
         return;
     };
     let mut sets = vec![

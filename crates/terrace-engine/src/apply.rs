@@ -21,7 +21,7 @@ use crate::values::{Repetition, Values};
 use crate::walk::{self, Job, Visit, Walker};
 use crate::{Context, Hooks};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 use terrace_addrs::{
     AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
@@ -73,7 +73,8 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     if has_errors(&diags) {
         return (state, diags);
     }
-    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply);
+    let deletes = graph::DeleteWork::of_changes(&plan.changes);
+    let (mut graph, gdiags) = graph::build(&model, GraphKind::Apply(&deletes));
     diags.extend(gdiags);
     if has_errors(&diags) {
         return (state, diags);
@@ -127,8 +128,9 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         }
     }
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
-    for info in env.model.resources.values() {
-        *users.entry(info.provider.clone()).or_default() += 2;
+    for (addr, info) in &env.model.resources {
+        let destroys = graph.index.contains_key(&Node::Destroy(addr.clone()));
+        *users.entry(info.provider.clone()).or_default() += 1 + usize::from(destroys);
     }
     let walker = ApplyWalker {
         env: &env,
@@ -144,20 +146,18 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
     };
-    walk::run(&graph, ctx.workers(), &walker);
+    let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
-    diags.extend(
-        walker
-            .diags
-            .lock()
-            .map(|mut g| std::mem::take(&mut *g))
-            .unwrap_or_default(),
+    // A panic caught by the walk may have poisoned these; what they hold
+    // (every object recorded so far) is still the truth.
+    diags.extend(std::mem::take(
+        &mut *walker.diags.lock().unwrap_or_else(PoisonError::into_inner),
+    ));
+    diags.extend(internal_errors);
+    state = std::mem::replace(
+        &mut *walker.state.lock().unwrap_or_else(PoisonError::into_inner),
+        State::new_with_lineage(String::new()),
     );
-    state = walker
-        .state
-        .lock()
-        .map(|mut g| std::mem::replace(&mut *g, State::new_with_lineage(String::new())))
-        .unwrap_or_else(|_| plan.prior_state.clone());
     let only: Option<HashSet<&str>> =
         (!plan.targets.is_empty() || !plan.excludes.is_empty()).then(|| {
             plan.output_changes
@@ -351,8 +351,13 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             return Visit::Done(true);
         };
         let (expansion, d) = expand_resource(self.env, info);
-        let ok = !has_errors(&d);
-        self.report(d);
+        // While destroying, the expansion only serves references (as in
+        // the destroy plan): what it cannot know any more, such as a
+        // `count` from objects already deleted, is no error.
+        let ok = self.plan.mode == PlanMode::Destroy || !has_errors(&d);
+        if self.plan.mode != PlanMode::Destroy {
+            self.report(d);
+        }
         let mut reps: HashMap<AbsResourceInstance, Repetition> = HashMap::new();
         for (mi, _, keys) in &expansion {
             for (k, rep) in keys {
@@ -373,6 +378,8 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 store(&acc, &c.addr, c.after.clone());
                 if c.importing.is_some() {
                     jobs.push(Box::new(move || self.record_import(info, c)));
+                } else {
+                    self.record_provider_instance(c);
                 }
                 continue;
             }
@@ -469,6 +476,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         rep: Repetition,
         acc: &InstanceValues,
     ) -> bool {
+        // An import that comes with changes is recorded (and reported) as
+        // an import first, as terraform applies it: the object is managed
+        // even if the change after it fails.
+        if c.importing.is_some() && !self.record_import(info, c) {
+            return false;
+        }
         let provider = match self.provider(c) {
             Ok(p) => p,
             Err(d) => {
@@ -652,9 +665,18 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
         }
         let start = Instant::now();
-        let before_id = value_id(&c.before);
+        let creating = c.action != Action::Update;
+        // A replacement is reported as its two halves: the destroy half by
+        // `apply_delete`, this create half as a create, so the UI prints
+        // "Creating..." and counts one added object.
+        let hook_action = if creating {
+            Action::Create
+        } else {
+            Action::Update
+        };
+        let before_id = (!creating).then(|| value_id(&c.before)).flatten();
         self.hooks
-            .apply_started(addr, c.action, before_id.as_deref());
+            .apply_started(addr, hook_action, before_id.as_deref());
         let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             prior_state: prior_plain.clone(),
@@ -688,7 +710,6 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             }
             failed = has_errors(&diags);
         }
-        let creating = c.action != Action::Update;
         // Create-time provisioners run before the create is reported done,
         // so the UI keeps its "Still creating..." ticking through them.
         let provisioners = if creating && !failed && !new.is_null() {
@@ -698,23 +719,25 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         };
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &new), &cfg_marks);
         let id = value_id(&marked);
-        if provisioners.is_empty() {
+        // "... complete" is reported only once the result is recorded (and
+        // so journaled): a process killed after the user saw it must not
+        // lose the object.
+        let finished = |ok: bool| {
             self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !failed);
-        }
+                .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), ok)
+        };
         if new.is_null() {
             if failed && !creating {
                 // The object was not changed.
+                finished(false);
                 return Err(diags);
             }
             self.set_object(addr, None, &c.provider.config, &c.provider.key, None);
+            finished(!failed);
             return if failed { Err(diags) } else { Ok(Some(marked)) };
         }
         let mut obj = encode_object(&marked, &info.ty, schema.version).inspect_err(|_| {
-            if !provisioners.is_empty() {
-                self.hooks
-                    .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), false);
-            }
+            finished(false);
         })?;
         obj.private = (!ar.private.is_empty()).then_some(ar.private);
         obj.status = if failed && creating {
@@ -732,6 +755,9 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
         let provisioned = (!provisioners.is_empty()).then(|| obj.clone());
         self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
+        if provisioned.is_none() || failed {
+            finished(!failed);
+        }
         if failed {
             return Err(diags);
         }
@@ -745,8 +771,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 obj.status = ObjectStatus::Tainted;
                 self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
             }
-            self.hooks
-                .apply_finished(addr, c.action, id.as_deref(), start.elapsed(), !pfailed);
+            finished(!pfailed);
             if pfailed {
                 return Err(diags);
             }
@@ -764,9 +789,35 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         Ok(Some(marked))
     }
 
-    /// An imported object the plan left unchanged goes into the state as
-    /// it was read.
+    /// An unchanged object is recorded under the provider instance its
+    /// configuration resolves to now (a renamed provider configuration, a
+    /// changed instance key), as OpenTofu records it, so that the one it
+    /// used before can be removed.
+    fn record_provider_instance(&self, c: &ResourceInstanceChange) {
+        let current = {
+            let Ok(st) = self.state.lock() else {
+                return;
+            };
+            match (st.provider_instance(&c.addr), st.object(&c.addr)) {
+                (Some(p), Some(obj)) if p != c.provider => Some(obj.clone()),
+                _ => None,
+            }
+        };
+        if let Some(obj) = current {
+            self.set_object(
+                &c.addr,
+                None,
+                &c.provider.config,
+                &c.provider.key,
+                Some(obj),
+            );
+        }
+    }
+
+    /// An imported object goes into the state as it was read.
     fn record_import(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let import_id = c.importing.clone().unwrap_or_default();
+        self.hooks.import_applying(&c.addr, &import_id);
         let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
         let mut obj = match encode_object(&c.before, &info.ty, version) {
             Ok(o) => o,
@@ -783,10 +834,6 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 .cloned()
                 .unwrap_or_default(),
         );
-        let start = Instant::now();
-        let id = value_id(&c.before);
-        self.hooks
-            .apply_started(&c.addr, Action::NoOp, id.as_deref());
         self.set_object(
             &c.addr,
             None,
@@ -794,8 +841,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             &c.provider.key,
             Some(obj),
         );
-        self.hooks
-            .apply_finished(&c.addr, Action::NoOp, id.as_deref(), start.elapsed(), true);
+        self.hooks.import_applied(&c.addr, &import_id);
         true
     }
 
@@ -875,6 +921,15 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         });
         let diags = convert_diags(ar.diagnostics, None);
         let failed = has_errors(&diags);
+        if !failed {
+            self.set_object(
+                addr,
+                deposed.as_ref(),
+                &c.provider.config,
+                &c.provider.key,
+                None,
+            );
+        }
         self.hooks.apply_finished(
             addr,
             Action::Delete,
@@ -883,17 +938,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             !failed,
         );
         self.report(diags);
-        if failed {
-            return false;
-        }
-        self.set_object(
-            addr,
-            deposed.as_ref(),
-            &c.provider.config,
-            &c.provider.key,
-            None,
-        );
-        true
+        !failed
     }
 
     /// Runs the destroy-time provisioners of `addr` (from its resource

@@ -58,7 +58,8 @@ fn module_config<'c>(env: &'c Env<'_>, m: &Module) -> Option<&'c Config> {
 }
 
 /// A variable's value made final: defaults for null or missing values,
-/// type defaults, conversion to the type constraint, sensitivity.
+/// type defaults, conversion to the type constraint. The declaration's own
+/// `sensitive` is applied by [`mark_declared`], after validation.
 fn finalize_variable(
     decl: &Variable,
     given: Option<Value>,
@@ -66,7 +67,7 @@ fn finalize_variable(
     range: Option<SourceRange>,
     diags: &mut Diagnostics,
 ) -> Value {
-    let mut value = match given {
+    let value = match given {
         None => decl
             .default
             .clone()
@@ -109,10 +110,83 @@ fn finalize_variable(
             }
         }
     };
-    if decl.sensitive {
-        value = value.mark(Marks::SENSITIVE);
-    }
     value
+}
+
+/// A variable's value as the rest of the configuration sees it: marked
+/// sensitive or ephemeral when its declaration says so.
+fn mark_declared(decl: &Variable, value: Value) -> Value {
+    let value = if decl.sensitive {
+        value.mark(Marks::SENSITIVE)
+    } else {
+        value
+    };
+    if decl.ephemeral {
+        value.mark(Marks::EPHEMERAL)
+    } else {
+        value
+    }
+}
+
+/// Terraform's refusal of ephemeral values where they would be persisted:
+/// an error for every argument of a resource's decoded `config` (nested
+/// blocks included) that holds an ephemeral value and is not write-only.
+pub(crate) fn ephemeral_values_persisted(
+    config: &Value,
+    block: &terrace_providers::Block,
+    in_body: InBody<'_>,
+) -> Diagnostics {
+    if !config.deep_marks().is_ephemeral() {
+        return Diagnostics::new();
+    }
+    let mut found = terrace_providers::Diagnostics::new();
+    persisted_ephemeral_paths(config, block, &AttributePath::root(), &mut found);
+    convert_diags(found, Some(in_body))
+}
+
+fn persisted_ephemeral_paths(
+    value: &Value,
+    block: &terrace_providers::Block,
+    path: &AttributePath,
+    found: &mut terrace_providers::Diagnostics,
+) {
+    let Some(attrs) = value.as_attributes() else {
+        return;
+    };
+    for (name, attribute) in &block.attributes {
+        let Some(v) = attrs.get(name) else { continue };
+        if attribute.write_only || !v.deep_marks().is_ephemeral() {
+            continue;
+        }
+        let mut d = terrace_providers::Diagnostic::error(
+            "Invalid use of ephemeral value",
+            format!("Ephemeral values are not valid for {name:?}, because it is not a write-only attribute and must be persisted to state."),
+        );
+        d.attribute = Some(path.clone().attribute(name.clone()));
+        found.push(d);
+    }
+    for (name, nested) in &block.block_types {
+        let Some(v) = attrs.get(name) else { continue };
+        if !v.deep_marks().is_ephemeral() {
+            continue;
+        }
+        let here = path.clone().attribute(name.clone());
+        match (v.as_elements(), v.as_attributes()) {
+            (Some(items), _) => {
+                for (i, item) in items.iter().enumerate() {
+                    let at = here.clone().index(i as i64);
+                    persisted_ephemeral_paths(item, &nested.block, &at, found);
+                }
+            }
+            (None, Some(items)) if nested.nesting == terrace_providers::NestingMode::Map => {
+                for (key, item) in items {
+                    let at = here.clone().key(key.clone());
+                    persisted_ephemeral_paths(item, &nested.block, &at, found);
+                }
+            }
+            _ => persisted_ephemeral_paths(v, &nested.block, &here, found),
+        }
+    }
 }
 
 fn short_range(r: &SourceRange) -> String {
@@ -138,15 +212,23 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
         return (true, diags);
     };
     let instances = env.values.module_instances(m);
+    // Validation rules see the value as it was given, as Terraform's do:
+    // the declaration's own `sensitive` hides it from what comes after
+    // (and from messages only through marks the given value carries).
+    // Dependents start only once this node is done, so none sees the
+    // value before it is marked.
     if m.is_root() {
-        let v = env.ctx.variables.get(name).cloned();
-        let value = match v {
+        let value = match env.ctx.variables.get(name).cloned() {
+            // Root values come already marked for their declaration, and
+            // carry no other marks.
+            Some(v) if decl.sensitive => v.unmark().0,
             Some(v) => v,
             None => finalize_variable(decl, None, &format!("var.{name}"), None, &mut diags),
         };
         let root = ModuleInstance::root();
-        env.values.set_var(&root, name, value);
+        env.values.set_var(&root, name, value.clone());
         validate_variable(env, cfg, &root, decl, None, &mut diags);
+        env.values.set_var(&root, name, mark_declared(decl, value));
         return (!has_errors(&diags), diags);
     }
     let Some((parent_m, call)) = m.call() else {
@@ -187,7 +269,7 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
         let addr = format!("{inst}.var.{name}");
         let failed = has_errors(&diags);
         let value = finalize_variable(decl, given, &addr, arg.map(|a| a.expr.range()), &mut diags);
-        env.values.set_var(inst, name, value);
+        env.values.set_var(inst, name, value.clone());
         if !failed && !has_errors(&diags) {
             validate_variable(
                 env,
@@ -198,6 +280,7 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
                 &mut diags,
             );
         }
+        env.values.set_var(inst, name, mark_declared(decl, value));
     }
     (!has_errors(&diags), diags)
 }
@@ -218,6 +301,11 @@ pub(crate) fn visit_local(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagn
     }
     (!has_errors(&diags), diags)
 }
+
+/// The error for a root output that would expose a sensitive value
+/// without being declared sensitive. Terraform finds it while validating,
+/// before it plans anything, so a plan that has it shows no changes.
+pub(crate) const OUTPUT_REFERS_TO_SENSITIVE_VALUES: &str = "Output refers to sensitive values";
 
 pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diagnostics) {
     let mut diags = Diagnostics::new();
@@ -248,14 +336,27 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
         if m.is_root() && !out.sensitive && value.deep_marks().is_sensitive() {
             diags.push(
                 Diagnostic::error(
-                    "Output refers to sensitive values",
+                    OUTPUT_REFERS_TO_SENSITIVE_VALUES,
                     "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
                 )
                 .with_subject(out.decl_range.clone()),
             );
         }
+        if !out.ephemeral && value.deep_marks().is_ephemeral() {
+            let mut d = Diagnostic::error(
+                "Ephemeral value not allowed",
+                "This output value is not declared as returning an ephemeral value, so it cannot be set to a result derived from an ephemeral value.",
+            );
+            d.subject = out.expr.as_ref().map(|e| e.range());
+            diags.push(d);
+        }
         let value = if out.sensitive {
             value.mark(Marks::SENSITIVE)
+        } else {
+            value
+        };
+        let value = if out.ephemeral {
+            value.mark(Marks::EPHEMERAL)
         } else {
             value
         };
@@ -285,7 +386,7 @@ pub(crate) fn check_rule(
 /// The outcome of one condition.
 pub(crate) enum RuleResult {
     Pass,
-    /// The condition is false; the evaluated error message.
+    /// The condition is false; the message to show for it.
     Fail(String),
     /// Not known yet (during plan).
     Unknown,
@@ -293,9 +394,16 @@ pub(crate) enum RuleResult {
     Error,
 }
 
-/// Evaluates a rule's condition (and, when it is false, its message) as
-/// OpenTofu's `evalCheckRule` does; problems with the expressions
-/// themselves go into `diags` as errors.
+/// What a false condition says when its own message cannot be shown; the
+/// diagnostics beside it explain why.
+const INVALID_MESSAGE_STAND_IN: &str =
+    "This check failed, but has an invalid error message as described in the other accompanying messages.";
+
+/// Evaluates a precondition, postcondition or `check` assertion as
+/// OpenTofu's `evalCheckRule` does: the error message first, whatever the
+/// condition gives (so a message that may not be shown is reported even
+/// while the condition holds), then the condition; problems with either
+/// expression go into `diags` as errors.
 pub(crate) fn eval_rule(
     scope: &dyn terrace_lang::scope::Scope,
     rule: &terrace_config::model::CheckRule,
@@ -304,22 +412,56 @@ pub(crate) fn eval_rule(
     let Some(cond) = &rule.condition else {
         return RuleResult::Pass;
     };
+    let before = diags.len();
+    let message = match &rule.error_message {
+        Some(expr) => condition_error_message(expr, scope, diags),
+        None => String::new(),
+    };
+    let message_failed = has_errors(&diags[before..]);
+    match eval_condition(scope, cond, diags) {
+        _ if message_failed => RuleResult::Error,
+        Condition::Holds => RuleResult::Pass,
+        Condition::Unknown => RuleResult::Unknown,
+        Condition::Invalid => RuleResult::Error,
+        Condition::Fails if message.is_empty() => {
+            RuleResult::Fail(INVALID_MESSAGE_STAND_IN.to_string())
+        }
+        Condition::Fails => RuleResult::Fail(message),
+    }
+}
+
+/// A condition's verdict.
+enum Condition {
+    Holds,
+    Fails,
+    Unknown,
+    /// Reported in the diagnostics.
+    Invalid,
+}
+
+fn eval_condition(
+    scope: &dyn terrace_lang::scope::Scope,
+    cond: &terrace_config::expr::Expression,
+    diags: &mut Diagnostics,
+) -> Condition {
     let (v, d) = cond.evaluate(scope);
     let failed = has_errors(&d);
     diags.extend(d);
     if failed {
-        return RuleResult::Error;
+        return Condition::Invalid;
     }
+    // A condition over sensitive values still decides; only its message
+    // is kept from view.
     let (v, _) = v.unmark_deep();
     if !v.is_known() {
-        return RuleResult::Unknown;
+        return Condition::Unknown;
     }
     let invalid = |detail: String, diags: &mut Diagnostics| {
         let mut d =
             Diagnostic::error("Invalid condition result", detail).with_subject(cond.range());
         d.expression_values = crate::diagvals::expression_values(cond, scope);
         diags.push(d);
-        RuleResult::Error
+        Condition::Invalid
     };
     if v.is_null() {
         return invalid(
@@ -327,32 +469,120 @@ pub(crate) fn eval_rule(
             diags,
         );
     }
-    let holds = match convert(&v, &terrace_value::Type::Bool) {
-        Ok(b) => b.as_bool().unwrap_or(true),
-        Err(e) => return invalid(format!("Invalid condition result value: {e}."), diags),
-    };
-    if holds {
-        return RuleResult::Pass;
+    match convert(&v, &terrace_value::Type::Bool) {
+        Ok(b) if b.as_bool().unwrap_or(true) => Condition::Holds,
+        Ok(_) => Condition::Fails,
+        Err(e) => invalid(format!("Invalid condition result value: {e}."), diags),
     }
-    let message = match &rule.error_message {
-        Some(e) => {
-            let (m, d) = e.evaluate(scope);
-            let bad = has_errors(&d);
-            diags.extend(d);
-            let (m, _) = m.unmark_deep();
-            match convert(&m, &terrace_value::Type::String) {
-                Ok(s) if !bad => s.as_str().map(str::to_string).unwrap_or_default(),
-                _ => String::new(),
-            }
-        }
-        None => String::new(),
+}
+
+/// An `error_message` evaluated to its text, before any sensitivity is
+/// looked at: `Err(())` when it is reported as unusable in `diags`, empty
+/// when it is not known yet.
+fn error_message_value(
+    expr: &terrace_config::expr::Expression,
+    scope: &dyn terrace_lang::scope::Scope,
+    diags: &mut Diagnostics,
+) -> Result<Value, ()> {
+    let (v, d) = expr.evaluate(scope);
+    let failed = has_errors(&d);
+    diags.extend(d);
+    if failed {
+        return Err(());
+    }
+    let unusable = |detail: String, diags: &mut Diagnostics| {
+        diags.push(Diagnostic::error("Invalid error message", detail).with_subject(expr.range()));
+        Err(())
     };
-    if message.is_empty() {
-        return RuleResult::Fail(
-            "This check failed, but has an invalid error message as described in the other accompanying messages.".into(),
+    let v = match convert(&v, &terrace_value::Type::String) {
+        Ok(v) => v,
+        Err(e) => return unusable(format!("Unsuitable value for error message: {e}."), diags),
+    };
+    if v.is_known() && v.is_null() {
+        return unusable(
+            "Unsuitable value for error message: must not be null.".into(),
+            diags,
         );
     }
-    RuleResult::Fail(message)
+    Ok(v)
+}
+
+/// A condition's or assertion's message as OpenTofu's
+/// `evalCheckErrorMessage` makes it: empty (with a warning saying why)
+/// when it holds sensitive or ephemeral values, which are never shown.
+fn condition_error_message(
+    expr: &terrace_config::expr::Expression,
+    scope: &dyn terrace_lang::scope::Scope,
+    diags: &mut Diagnostics,
+) -> String {
+    let Ok(v) = error_message_value(expr, scope, diags) else {
+        return String::new();
+    };
+    if !v.is_known() {
+        return String::new();
+    }
+    let (v, marks) = v.unmark_deep();
+    let hidden = if marks.is_sensitive() {
+        Some(("sensitive", "You can correct this by removing references to sensitive values, or by carefully using the nonsensitive() function if the expression will not reveal the sensitive data."))
+    } else if marks.is_ephemeral() {
+        Some(("ephemeral", "You can correct this by removing references to ephemeral values, or by using the ephemeralasnull() function on the references to not reveal ephemeral data."))
+    } else {
+        None
+    };
+    if let Some((kind, remedy)) = hidden {
+        diags.push(
+            Diagnostic::warning(
+                format!("Error message refers to {kind} values"),
+                format!("The error expression used to explain this condition refers to {kind} values, so Terraform will not display the resulting message.\n\n{remedy}"),
+            )
+            .with_subject(expr.range()),
+        );
+        return String::new();
+    }
+    v.as_str().map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// A variable validation's message, evaluated only once the validation
+/// failed: a message holding a sensitive or ephemeral value is replaced by
+/// a sentence saying so, with an error explaining why.
+fn validation_error_message(
+    rule: &terrace_config::model::CheckRule,
+    scope: &dyn terrace_lang::scope::Scope,
+    diags: &mut Diagnostics,
+    explanations: &mut Diagnostics,
+) -> String {
+    const FALLBACK: &str = "Failed to evaluate condition error message.";
+    let Some(expr) = &rule.error_message else {
+        return FALLBACK.to_string();
+    };
+    let Ok(v) = error_message_value(expr, scope, diags) else {
+        return FALLBACK.to_string();
+    };
+    if !v.is_known() {
+        return FALLBACK.to_string();
+    }
+    let (v, marks) = v.unmark_deep();
+    let hidden = if marks.is_sensitive() {
+        Some(("sensitive", "a sensitive value", "You can correct this by removing references to sensitive values, or by carefully using the nonsensitive() function if the expression will not reveal the sensitive data."))
+    } else if marks.is_ephemeral() {
+        Some(("ephemeral", "an ephemeral value", "You can correct this by removing references to ephemeral values or by utilizing the builtin ephemeralasnull() function."))
+    } else {
+        None
+    };
+    if let Some((kind, a_value, remedy)) = hidden {
+        explanations.push(
+            Diagnostic::error(
+                format!("Error message refers to {kind} values"),
+                format!("The error expression used to explain this condition refers to {kind} values. Terraform will not display the resulting message.\n\n{remedy}"),
+            )
+            .with_subject(expr.range()),
+        );
+        return format!("The error message included {a_value}, so it will not be displayed.");
+    }
+    match v.as_str().map(str::trim) {
+        Some(text) if !text.is_empty() => text.to_string(),
+        _ => FALLBACK.to_string(),
+    }
 }
 
 /// A variable's `validation` rules, evaluated in the module instance the
@@ -369,9 +599,18 @@ fn validate_variable(
     if decl.validations.is_empty() {
         return;
     }
-    let scope = env.scope(cfg, inst.clone(), Repetition::default());
+    let mut scope = env.scope(cfg, inst.clone(), Repetition::default());
+    scope.validated_variable = env
+        .values
+        .var(inst, &decl.name)
+        .map(|v| (decl.name.clone(), v));
     for rule in &decl.validations {
-        if let RuleResult::Fail(message) = eval_rule(&scope, rule, diags) {
+        let Some(cond) = &rule.condition else {
+            continue;
+        };
+        if let Condition::Fails = eval_condition(&scope, cond, diags) {
+            let mut explanations = Diagnostics::new();
+            let message = validation_error_message(rule, &scope, diags, &mut explanations);
             let mut d = Diagnostic::error(
                 "Invalid value for variable",
                 format!(
@@ -384,10 +623,9 @@ fn validate_variable(
                     .clone()
                     .unwrap_or_else(|| decl.decl_range.clone()),
             );
-            if let Some(cond) = &rule.condition {
-                d.expression_values = crate::diagvals::expression_values(cond, &scope);
-            }
+            d.expression_values = crate::diagvals::expression_values(cond, &scope);
             diags.push(d);
+            diags.extend(explanations);
         }
     }
 }

@@ -42,7 +42,7 @@ fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnost
     }
     let (v, marks) = v.unmark_deep();
     if marks.is_ephemeral() {
-        diags.push(error("Invalid count argument", "Ephemeral values, or values derived from ephemeral values, cannot be used as count arguments. If used, the ephemeral value could be exposed as a resource instance key.".into(), e));
+        diags.push(error("Invalid count argument", "The given \"count\" is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify the number of resource instances.".into(), e));
         return Err(diags);
     }
     let v = match convert(&v, &Type::Number) {
@@ -133,7 +133,9 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
         return Err(diags);
     }
     if v.is_marked() && v.marks().is_ephemeral() {
-        diags.push(error("Invalid for_each argument", "Ephemeral values, or values derived from ephemeral values, cannot be used as for_each arguments. If used, the ephemeral value could be exposed as a resource instance key.".into(), e));
+        let mut d = error("Invalid for_each argument", "The given \"for_each\" value is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify a resource's instance keys.".into(), e);
+        d.expression_values = crate::diagvals::expression_values_naming_ephemeral(e, scope);
+        diags.push(d);
         return Err(diags);
     }
     let mut insts = Vec::new();

@@ -1,13 +1,13 @@
 //! The configuration-level dependency graph: one node per variable,
 //! local, output, module call, resource block and provider configuration
-//! (and, for apply, one destroy node per resource), with an edge wherever
-//! one needs the other first. Edges come from the references in every
-//! expression of a block, from `depends_on`, from provider bindings and
-//! from module nesting (everything in a module waits for its call to
-//! expand).
+//! (and, for apply, a destroy node per managed resource the plan deletes
+//! from), with an edge wherever one needs the other first. Edges come from
+//! the references in every expression of a block, from `depends_on`, from
+//! provider bindings and from module nesting (everything in a module waits
+//! for its call to expand).
 
 use crate::model::{module_path, Model};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fmt;
 use terrace_addrs::{AbsProviderConfig, ConfigResource, Module, Resource as ResourceAddr};
 use terrace_config::expr::Expression;
@@ -26,7 +26,7 @@ pub(crate) enum Node {
     /// Plan: everything about the resource. Apply: its creates, updates
     /// and reads.
     Resource(ConfigResource),
-    /// Apply only: the resource's deletes.
+    /// Apply only, managed resources only: the resource's deletes.
     Destroy(ConfigResource),
     Provider(AbsProviderConfig),
     /// A `check` block declared in the given module.
@@ -72,10 +72,60 @@ impl fmt::Display for Node {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum GraphKind {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum GraphKind<'w> {
     Plan,
-    Apply,
+    /// Applying a plan that deletes what `DeleteWork` says.
+    Apply(&'w DeleteWork),
+}
+
+/// What an applied plan deletes, by resource: only those resources get a
+/// destroy node, so deletes order only against what is really deleted.
+#[derive(Debug, Default)]
+pub(crate) struct DeleteWork {
+    /// Resources with an object to delete (or to forget).
+    pub deleting: HashSet<ConfigResource>,
+    /// Resources replaced destroy-then-create: creates after deletes.
+    pub delete_first: HashSet<ConfigResource>,
+    /// Resources replaced create-then-destroy: deletes after creates.
+    pub create_first: HashSet<ConfigResource>,
+}
+
+impl DeleteWork {
+    pub fn of_changes(changes: &[terrace_plans::model::ResourceInstanceChange]) -> DeleteWork {
+        use terrace_plans::model::Action;
+        let mut work = DeleteWork::default();
+        for c in changes {
+            let r = c.addr.config_resource();
+            if !has_destroy_node(&r) {
+                continue;
+            }
+            let deletes = c.deposed.is_some()
+                || matches!(
+                    c.action,
+                    Action::Delete
+                        | Action::DeleteThenCreate
+                        | Action::CreateThenDelete
+                        | Action::Forget
+                );
+            if !deletes {
+                continue;
+            }
+            work.deleting.insert(r.clone());
+            if c.deposed.is_none() {
+                match c.action {
+                    Action::DeleteThenCreate => {
+                        work.delete_first.insert(r);
+                    }
+                    Action::CreateThenDelete => {
+                        work.create_first.insert(r);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        work
+    }
 }
 
 pub(crate) struct Graph {
@@ -89,6 +139,9 @@ pub(crate) struct Graph {
     /// Resources replaced create-before-destroy: those that ask for it and,
     /// as Terraform forces it, everything they depend on.
     pub cbd: std::collections::HashSet<ConfigResource>,
+    /// For each data resource, the managed resources whose pending changes
+    /// make it wait for apply to be read.
+    pub data_read_deps: HashMap<ConfigResource, Vec<ConfigResource>>,
 }
 
 impl Graph {
@@ -155,6 +208,17 @@ fn ref_nodes(model: &Model, c: &Config, m: &Module, r: &Reference, out: &mut Vec
                 for o in child.module.outputs.keys() {
                     out.push(Node::Output(cm.clone(), o.clone()));
                 }
+                // The whole module (a `depends_on` entry, or the module
+                // object as a value) is ready only when all of it is.
+                out.extend(
+                    model
+                        .resources
+                        .iter()
+                        .filter(|(r, i)| {
+                            i.config.is_some() && r.module.names().starts_with(cm.names())
+                        })
+                        .map(|(r, _)| Node::Resource(r.clone())),
+                );
             }
         }
         Subject::ModuleCallInstanceOutput { call, name, .. } => {
@@ -190,13 +254,14 @@ fn ref_nodes(model: &Model, c: &Config, m: &Module, r: &Reference, out: &mut Vec
 }
 
 /// Builds the graph of `model`; a cycle is an error naming its nodes.
-pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
+pub(crate) fn build(model: &Model, kind: GraphKind<'_>) -> (Graph, Diagnostics) {
     let mut g = Graph {
         nodes: Vec::new(),
         index: HashMap::new(),
         deps: Vec::new(),
         resource_deps: HashMap::new(),
         cbd: std::collections::HashSet::new(),
+        data_read_deps: HashMap::new(),
     };
     let root: &Config = &model.ctx.config;
     let mut configs: Vec<&Config> = Vec::new();
@@ -228,8 +293,10 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
     }
     for addr in model.resources.keys() {
         g.add(Node::Resource(addr.clone()));
-        if kind == GraphKind::Apply {
-            g.add(Node::Destroy(addr.clone()));
+        if let GraphKind::Apply(work) = kind {
+            if work.deleting.contains(addr) {
+                g.add(Node::Destroy(addr.clone()));
+            }
         }
     }
 
@@ -420,7 +487,9 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
         diags.extend(d);
         return (g, diags);
     }
-    g.resource_deps = resource_dependencies(&g);
+    let reach = resource_reach(&g);
+    g.resource_deps = resource_dependencies(&g, &reach);
+    g.data_read_deps = data_read_dependencies(model, &g, &reach);
     for (addr, info) in &model.resources {
         let wants = info
             .config
@@ -438,13 +507,21 @@ pub(crate) fn build(model: &Model, kind: GraphKind) -> (Graph, Diagnostics) {
         }
     }
 
-    if kind == GraphKind::Apply {
-        add_destroy_edges(model, &mut g);
+    if let GraphKind::Apply(work) = kind {
+        add_destroy_edges(model, &mut g, work);
         if let Some(d) = cycles(&g) {
             diags.extend(d);
         }
     }
     (g, diags)
+}
+
+/// Only managed resources delete anything: data sources are just read
+/// (and dropped from the state), so they get no destroy node, and so no
+/// ordering against deletes that could close a cycle through a
+/// `create_before_destroy` resource reading them.
+pub(crate) fn has_destroy_node(addr: &ConfigResource) -> bool {
+    addr.resource.mode == terrace_addrs::ResourceMode::Managed
 }
 
 fn node_module(n: &Node) -> Option<&Module> {
@@ -459,9 +536,8 @@ fn node_module(n: &Node) -> Option<&Module> {
     }
 }
 
-/// Every resource each resource node can reach through its dependencies
-/// (OpenTofu's `AttachDependenciesTransformer` over ancestors).
-fn resource_dependencies(g: &Graph) -> HashMap<ConfigResource, Vec<ConfigResource>> {
+/// The resource nodes each node reaches through its dependencies.
+fn resource_reach(g: &Graph) -> Vec<BTreeSet<usize>> {
     let order = topo_order(g);
     let mut reach: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); g.nodes.len()];
     for &i in &order {
@@ -474,6 +550,15 @@ fn resource_dependencies(g: &Graph) -> HashMap<ConfigResource, Vec<ConfigResourc
         }
         reach[i] = set;
     }
+    reach
+}
+
+/// Every resource each resource node can reach through its dependencies
+/// (OpenTofu's `AttachDependenciesTransformer` over ancestors).
+fn resource_dependencies(
+    g: &Graph,
+    reach: &[BTreeSet<usize>],
+) -> HashMap<ConfigResource, Vec<ConfigResource>> {
     let mut out = HashMap::new();
     for (i, n) in g.nodes.iter().enumerate() {
         if let Node::Resource(r) = n {
@@ -492,11 +577,108 @@ fn resource_dependencies(g: &Graph) -> HashMap<ConfigResource, Vec<ConfigResourc
     out
 }
 
+/// What a data resource's read waits on, as Terraform decides it: the
+/// managed resources its configuration refers to directly, what its
+/// `depends_on` entries name (a resource itself; for anything else, such
+/// as a module or a local value, every resource behind it), and what the
+/// `depends_on` of every module call around it names, with what those
+/// depend on. A data resource with preconditions or postconditions waits
+/// on everything it depends on, since an upstream change may be what makes
+/// a condition hold. Other data resources never count: reading them
+/// changes nothing.
+fn data_read_dependencies(
+    model: &Model,
+    g: &Graph,
+    reach: &[BTreeSet<usize>],
+) -> HashMap<ConfigResource, Vec<ConfigResource>> {
+    let root: &Config = &model.ctx.config;
+    let resource_at = |i: usize| match &g.nodes[i] {
+        Node::Resource(r) => Some(r.clone()),
+        _ => None,
+    };
+    // The resources a reference written in module `m` (of config `c`)
+    // stands for, with everything behind them when `behind_resources`.
+    let targets = |c: &Config,
+                   m: &Module,
+                   r: &Reference,
+                   behind_resources: bool,
+                   out: &mut BTreeSet<ConfigResource>| {
+        let names_resource = matches!(
+            r.subject,
+            Subject::Resource(_) | Subject::ResourceInstance { .. }
+        );
+        let mut nodes = Vec::new();
+        ref_nodes(model, c, m, r, &mut nodes);
+        for n in nodes {
+            let Some(&i) = g.index.get(&n) else { continue };
+            if let Node::Resource(res) = &n {
+                out.insert(res.clone());
+            }
+            if behind_resources || !names_resource {
+                out.extend(reach[i].iter().filter_map(|&d| resource_at(d)));
+            }
+        }
+    };
+    let mut result = HashMap::new();
+    for (addr, info) in &model.resources {
+        if addr.resource.mode != terrace_addrs::ResourceMode::Data {
+            continue;
+        }
+        let (Some(r), Some(c)) = (info.config, info.module) else {
+            continue;
+        };
+        let mut deps: BTreeSet<ConfigResource> = BTreeSet::new();
+        if !r.preconditions.is_empty() || !r.postconditions.is_empty() {
+            deps.extend(g.resource_deps.get(addr).cloned().unwrap_or_default());
+        } else {
+            for reference in r.depends_on.iter().filter_map(traversal_ref) {
+                targets(c, &addr.module, &reference, false, &mut deps);
+            }
+            let mut refs: Vec<Reference> = r.count.iter().flat_map(expr_refs).collect();
+            refs.extend(r.for_each.iter().flat_map(expr_refs));
+            if let Some(schema) = &info.schema {
+                refs.extend(body_refs(&r.config, &schema.block));
+            }
+            for reference in &refs {
+                let (Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. }) =
+                    &reference.subject
+                else {
+                    continue;
+                };
+                if res.mode == terrace_lang::references::ResourceMode::Managed {
+                    targets(c, &addr.module, reference, false, &mut deps);
+                }
+            }
+            let mut inner = addr.module.clone();
+            while let Some((parent, call)) = inner.call() {
+                let mc = root
+                    .descendant(&crate::model::path_names(&parent))
+                    .and_then(|pc| {
+                        pc.module
+                            .module_calls
+                            .get(call.name.as_ref())
+                            .map(|mc| (pc, mc))
+                    });
+                if let Some((pc, mc)) = mc {
+                    for reference in mc.depends_on.iter().filter_map(traversal_ref) {
+                        targets(pc, &parent, &reference, true, &mut deps);
+                    }
+                }
+                inner = parent;
+            }
+        }
+        deps.retain(|d| d.resource.mode != terrace_addrs::ResourceMode::Data && d != addr);
+        result.insert(addr.clone(), deps.into_iter().collect());
+    }
+    result
+}
+
 /// Apply ordering between creates and deletes: a resource's deletes wait
-/// for the deletes of everything depending on it, and its creates wait for
-/// its own deletes (or, with `create_before_destroy`, its deposed objects
-/// are deleted after its creates and its dependents' updates).
-fn add_destroy_edges(model: &Model, g: &mut Graph) {
+/// for the deletes of everything depending on it, and a replacement's
+/// create waits for its delete (or, replaced create-before-destroy, its
+/// deposed objects are deleted after its creates and its dependents'
+/// updates).
+fn add_destroy_edges(model: &Model, g: &mut Graph, work: &DeleteWork) {
     let mut edges: Vec<(usize, usize)> = Vec::new();
     let forced = g.cbd.clone();
     let cbd = |r: &ConfigResource| forced.contains(r);
@@ -507,9 +689,10 @@ fn add_destroy_edges(model: &Model, g: &mut Graph) {
         ) else {
             continue;
         };
-        if cbd(r) {
+        if work.create_first.contains(r) {
             edges.push((destroy_r, apply_r));
-        } else {
+        }
+        if work.delete_first.contains(r) {
             edges.push((apply_r, destroy_r));
         }
         for d in deps {

@@ -26,6 +26,7 @@ mod moves;
 mod plan;
 mod providers;
 mod provisioners;
+mod relevant;
 mod scope;
 mod targeting;
 mod triggers;
@@ -135,6 +136,15 @@ pub trait Hooks: Send + Sync {
     fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
         let _ = (addr, action, id);
     }
+    /// During apply, an object a plan imports is taken under management
+    /// (`Importing... [id=...]`), before any change to it.
+    fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
+    /// The import of `addr` is recorded (`Import complete [id=...]`).
+    fn import_applied(&self, addr: &AbsResourceInstance, id: &str) {
+        let _ = (addr, id);
+    }
     /// The action ended; `id` is the resulting object's `id` attribute.
     fn apply_finished(
         &self,
@@ -198,13 +208,46 @@ pub fn plan(
     opts: &PlanOptions,
     hooks: &dyn Hooks,
 ) -> (Plan, Diagnostics) {
-    plan::plan(ctx, prior, opts, hooks)
+    let (plan, mut diags) = plan::plan(ctx, prior, opts, hooks);
+    halted_if_stopped(hooks, &mut diags);
+    (plan, diags)
+}
+
+/// A walk cut short by an interrupt did not do everything it was asked:
+/// that is an error, so no caller reports the run as complete.
+fn halted_if_stopped(hooks: &dyn Hooks, diags: &mut Diagnostics) {
+    if hooks.stopping() && !diags.iter().any(|d| d.summary == EXECUTION_HALTED) {
+        diags.push(terrace_syntax::Diagnostic::error(EXECUTION_HALTED, ""));
+    }
+}
+
+/// The error of a walk stopped by an interrupt, worded as Terraform's.
+pub const EXECUTION_HALTED: &str = "execution halted";
+
+/// A stored object as expressions see it: decoded with its resource
+/// type's `schema`, sensitive where the schema or the state says so, and
+/// unknown when it does not decode (what `console` shows for resources in
+/// the state).
+pub fn state_object_value(
+    obj: &terrace_states::model::ObjectState,
+    schema: &terrace_providers::Schema,
+) -> terrace_value::Value {
+    let ty = schema.block.implied_type();
+    match obj.decode(&ty) {
+        Ok(v) => {
+            let v = crate::marks::apply_mark_paths(&v, &crate::common::sensitive_paths(obj));
+            crate::marks::mark_schema_sensitive(&schema.block, &v)
+        }
+        Err(_) => terrace_value::Value::unknown(ty),
+    }
 }
 
 /// Carries out `plan`, returning the new state (also when errors stopped
 /// part of the work: it then holds what was done).
 pub fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
-    apply::apply(ctx, plan, hooks)
+    let (state, mut diags) = apply::apply(ctx, plan, hooks);
+    halted_if_stopped(hooks, &mut diags);
+    (state, diags)
 }
 
 /// `terrace import ADDR ID`: imports each target (ImportResourceState,

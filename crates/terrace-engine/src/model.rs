@@ -169,15 +169,23 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
                 Some(ps) => match resource_schema(ps, &addr) {
                     Some(s) => Some(Arc::new(s.clone())),
                     None => {
-                        let (summary, what) = match addr.resource.mode {
-                            ResourceMode::Data => ("Invalid data source", "data source"),
-                            _ => ("Invalid resource type", "resource type"),
+                        let (summary, what, known) = match addr.resource.mode {
+                            ResourceMode::Data => {
+                                ("Invalid data source", "data source", &ps.data_sources)
+                            }
+                            _ => ("Invalid resource type", "resource type", &ps.resource_types),
                         };
+                        let suggestion = terrace_lang::eval::suggest_name(
+                            &r.type_name,
+                            known.keys().map(String::as_str),
+                        )
+                        .map(|s| format!(" Did you mean {s:?}?"))
+                        .unwrap_or_default();
                         diags.push(
                             Diagnostic::error(
                                 summary,
                                 format!(
-                                    "The provider {} does not support {what} {:?}.",
+                                    "The provider {} does not support {what} {:?}.{suggestion}",
                                     res.config.provider.for_display(),
                                     r.type_name
                                 ),

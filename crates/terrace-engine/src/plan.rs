@@ -33,7 +33,7 @@ use terrace_addrs::{
 };
 use terrace_config::model::RemoveEndpoint;
 use terrace_config::model::Resource;
-use terrace_lang::references::{parse_ref, Subject};
+use terrace_lang::references::Subject;
 use terrace_plans::model::{
     Action, ActionReason, OutputChange, Plan, PlanMode, ResourceInstanceChange,
 };
@@ -71,8 +71,9 @@ struct PlanWalker<'e, 'a> {
     changes: Mutex<Vec<ResourceInstanceChange>>,
     drift: Mutex<Vec<ResourceInstanceChange>>,
     refreshed: Mutex<Vec<Refreshed>>,
-    /// Resources with a planned change other than no-op.
-    pending: Mutex<HashSet<ConfigResource>>,
+    /// Resources with a planned change other than no-op, with the module
+    /// instances those changes are in.
+    pending: Mutex<HashMap<ConfigResource, HashSet<ModuleInstance>>>,
     by_config: HashMap<ConfigResource, Vec<(&'e AbsResource, &'e ResourceState)>>,
     provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
@@ -242,9 +243,18 @@ pub(crate) fn plan_with_imports(
     out.targets = opts.targets.clone();
     out.excludes = opts.excludes.clone();
     out.force_replace = opts.force_replace.clone();
+    // Ephemeral variables are never kept in a plan: applying it asks for
+    // them again.
     out.variable_values = ctx
         .variables
         .iter()
+        .filter(|(k, _)| {
+            !ctx.config
+                .module
+                .variables
+                .get(*k)
+                .is_some_and(|v| v.ephemeral)
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     out.complete = opts.targets.is_empty() && opts.excludes.is_empty();
@@ -301,7 +311,7 @@ pub(crate) fn plan_with_imports(
         changes: Mutex::new(Vec::new()),
         drift: Mutex::new(Vec::new()),
         refreshed: Mutex::new(Vec::new()),
-        pending: Mutex::new(HashSet::new()),
+        pending: Mutex::new(HashMap::new()),
         by_config,
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
@@ -314,10 +324,11 @@ pub(crate) fn plan_with_imports(
         imports_seen: Mutex::new(Vec::new()),
         imports_used: Mutex::new(HashSet::new()),
     };
-    walk::run(&graph, ctx.workers(), &walker);
+    let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     walker.instances.close_all();
 
     diags.extend(take(&walker.diags));
+    diags.extend(internal_errors);
     if opts.mode == PlanMode::Normal {
         let used = take(&walker.imports_used);
         let mut unused: Vec<ImportTarget> = take(&walker.imports_seen)
@@ -372,8 +383,28 @@ pub(crate) fn plan_with_imports(
     out.output_changes = output_changes(&env, prior, opts.mode);
     out.output_changes
         .retain(|o| walker.targeting.output(&o.name));
+    if opts.mode != PlanMode::Destroy {
+        planned_outputs_into(&env, &mut state, |name| walker.targeting.output(name));
+    }
+    out.relevant_attributes = crate::relevant::relevant_attributes(
+        &ctx.config,
+        &env.model,
+        &out.changes,
+        &out.output_changes,
+        &module_output_values(&env),
+    );
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
+    if diags
+        .iter()
+        .any(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
+    {
+        // Nothing of such a plan is shown or kept: its outputs would show
+        // the very value the error protects.
+        out.changes.clear();
+        out.drift.clear();
+        out.output_changes.clear();
+    }
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
@@ -393,10 +424,10 @@ fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
     ))
 }
 
+/// What `m` holds, also when a panic (caught by the walk) poisoned it:
+/// what was collected before the panic is still reported.
 fn take<T: Default>(m: &Mutex<T>) -> T {
-    m.lock()
-        .map(|mut g| std::mem::take(&mut *g))
-        .unwrap_or_default()
+    std::mem::take(&mut *m.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
 /// The resources named in some `replace_triggered_by`, whose changes the
@@ -453,29 +484,84 @@ fn output_changes(env: &Env<'_>, prior: &State, mode: PlanMode) -> Vec<OutputCha
             .values
             .output(&root, name)
             .unwrap_or_else(|| Value::null(terrace_value::Type::Dynamic));
-        let (action, before) = match prior.outputs.get(name) {
-            None => (Action::Create, Value::null(terrace_value::Type::Dynamic)),
-            Some(prev) => {
-                let before = if prev.sensitive {
-                    prev.value.clone().mark(Marks::SENSITIVE)
-                } else {
-                    prev.value.clone()
-                };
-                let same = after.is_wholly_known()
+        let prev = prior.outputs.get(name);
+        let before = match prev {
+            Some(prev) if prev.sensitive => prev.value.clone().mark(Marks::SENSITIVE),
+            Some(prev) => prev.value.clone(),
+            None => Value::null(terrace_value::Type::Dynamic),
+        };
+        // As Terraform: null before and after is no change whatever the
+        // sensitivity; otherwise an output the state lacks is created, and
+        // an equal known value with the same sensitivity is unchanged.
+        let action = match prev {
+            _ if after.is_null() && before.is_null() => Action::NoOp,
+            None => Action::Create,
+            Some(prev)
+                if after.is_wholly_known()
                     && after.unmark_deep().0.raw_equals(&prev.value)
-                    && prev.sensitive == decl.sensitive;
-                (if same { Action::NoOp } else { Action::Update }, before)
+                    && prev.sensitive == decl.sensitive =>
+            {
+                Action::NoOp
             }
+            Some(_) => Action::Update,
         };
         out.push(OutputChange {
             name: name.clone(),
             action,
             before,
             after,
-            sensitive: decl.sensitive,
+            sensitive: decl.sensitive || prev.is_some_and(|p| p.sensitive),
         });
     }
     out
+}
+
+/// The outputs of every called module instance that the plan evaluated
+/// to something other than null.
+fn module_output_values(env: &Env<'_>) -> Vec<(ModuleInstance, String)> {
+    let mut out = Vec::new();
+    env.ctx.config.deep_each(&mut |c| {
+        if c.path.is_empty() {
+            return;
+        }
+        let module = model::module_path(c);
+        for inst in env.values.module_instances(&module).iter() {
+            for name in c.module.outputs.keys() {
+                if env.values.output(inst, name).is_some_and(|v| !v.is_null()) {
+                    out.push((inst.clone(), name.clone()));
+                }
+            }
+        }
+    });
+    out
+}
+
+/// The root outputs as the plan evaluated them, recorded into the state it
+/// applies to, as Terraform records them: a null output is removed, a
+/// wholly known one replaces the previous value, and one not known yet
+/// (even in part) leaves the previous value as it was.
+fn planned_outputs_into(env: &Env<'_>, state: &mut State, covered: impl Fn(&str) -> bool) {
+    let root = ModuleInstance::root();
+    for (name, decl) in &env.ctx.config.module.outputs {
+        if !covered(name) {
+            continue;
+        }
+        let Some(value) = env.values.output(&root, name) else {
+            continue;
+        };
+        let (plain, marks) = value.unmark_deep();
+        if plain.is_null() {
+            state.set_output(name.clone(), None);
+        } else if plain.is_wholly_known() {
+            state.set_output(
+                name.clone(),
+                Some(terrace_states::model::OutputState {
+                    value: plain,
+                    sensitive: decl.sensitive || marks.is_sensitive(),
+                }),
+            );
+        }
+    }
 }
 
 fn change(
@@ -526,7 +612,9 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         if c.action != Action::NoOp {
             if let Ok(mut p) = self.pending.lock() {
-                p.insert(c.addr.config_resource());
+                p.entry(c.addr.config_resource())
+                    .or_default()
+                    .insert(c.addr.module.clone());
             }
         }
         if let Ok(mut g) = self.changes.lock() {
@@ -970,6 +1058,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
+        if has_errors(&diags) {
+            return Err(diags);
+        }
         let (cfg_plain, cfg_marks) = unmark(&config);
         let null = Value::null(info.ty.clone());
         let prior_plain = prior
@@ -1131,33 +1228,24 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         Ok(Some(after))
     }
 
-    fn depends_on_pending(&self, r: &Resource, module: &terrace_addrs::Module) -> bool {
-        let pending = match self.pending.lock() {
-            Ok(p) => p,
-            Err(_) => return false,
+    /// Whether something the data resource instance `addr` waits on has a
+    /// change planned. Changes in other instances of the data resource's
+    /// own module do not count: its references reach only its own
+    /// instance.
+    fn dependencies_pending(&self, addr: &AbsResourceInstance) -> bool {
+        let Some(deps) = self.graph.data_read_deps.get(&addr.config_resource()) else {
+            return false;
         };
-        r.depends_on.iter().any(|t| {
-            let Some(reference) = parse_ref(&t.traversal, &t.file).0 else {
-                return false;
-            };
-            match &reference.subject {
-                Subject::Resource(res) | Subject::ResourceInstance { resource: res, .. } => {
-                    let addr = terrace_addrs::Resource::new(
-                        model::addr_mode(res.mode),
-                        res.type_name.as_str(),
-                        res.name.as_str(),
-                    )
-                    .in_module(module.clone());
-                    pending.contains(&addr)
-                }
-                Subject::ModuleCall(call) | Subject::ModuleCallInstance { call, .. } => {
-                    let prefix = module.child(call.as_str());
-                    pending
-                        .iter()
-                        .any(|p| p.module.names().starts_with(prefix.names()))
-                }
-                _ => false,
-            }
+        let Ok(pending) = self.pending.lock() else {
+            return false;
+        };
+        let own_module = addr.module.module();
+        deps.iter().any(|d| {
+            pending.get(d).is_some_and(|instances| {
+                instances
+                    .iter()
+                    .any(|mi| mi == &addr.module || mi.module() != own_module)
+            })
         })
     }
 
@@ -1186,28 +1274,51 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
+        let addr_text = addr.to_string();
+        diags.extend(crate::common::ephemeral_values_persisted(
+            &config,
+            &schema.block,
+            InBody::new(&r.config, &addr_text, &info.provider.provider),
+        ));
+        if has_errors(&diags) {
+            return Err(diags);
+        }
         let (cfg_plain, cfg_marks) = unmark(&config);
-        let pending = self.depends_on_pending(r, &addr.module.module());
-        if !cfg_plain.is_wholly_known() || pending {
+        let config_known = cfg_plain.is_wholly_known();
+        let pending = self.dependencies_pending(addr);
+        if !config_known || pending {
             let unknown = planned_unknown_object(&schema.block, &cfg_plain);
             let after =
                 apply_mark_paths(&mark_schema_sensitive(&schema.block, &unknown), &cfg_marks);
             let mut c = change(
                 addr,
                 None,
-                pinst,
+                pinst.clone(),
                 Action::Read,
                 Value::null(info.ty.clone()),
                 after.clone(),
                 schema.version,
             );
-            c.action_reason = if pending {
+            // An unknown configuration is the more specific reason.
+            c.action_reason = if config_known {
                 ActionReason::ReadBecauseDependencyPending
             } else {
                 ActionReason::ReadBecauseConfigUnknown
             };
             self.report(diags);
-            self.record(c);
+            // A refresh-only plan plans no reads.
+            if self.opts.mode != PlanMode::RefreshOnly {
+                self.record(c);
+            }
+            // The previous result is no longer current: the state the plan
+            // applies to holds no object until the read during apply.
+            self.refreshed(Refreshed {
+                addr: addr.clone(),
+                deposed: None,
+                provider: pinst.config.clone(),
+                key: pinst.key.clone(),
+                object: None,
+            });
             return Ok(Some(after));
         }
         let start = Instant::now();
@@ -1370,21 +1481,34 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return true;
         }
         if self.opts.mode == PlanMode::Normal && self.forget(&addr) {
+            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
+            let pinst = rs.provider.instance(is.provider_key.clone());
+            // Deposed objects are forgotten with the current one: none of
+            // them is destroyed, none stays in the state.
+            // Terraform gives a forgotten object the reason of a deleted
+            // one: its configuration is gone.
+            let forget = |deposed: Option<DeposedKey>, before: Value| {
+                let mut c = change(
+                    &addr,
+                    deposed,
+                    pinst.clone(),
+                    Action::Forget,
+                    before,
+                    Value::null(info.ty.clone()),
+                    version,
+                );
+                c.action_reason = ActionReason::DeleteBecauseNoResourceConfig;
+                c
+            };
+            for (dk, obj) in &is.deposed {
+                self.record(forget(Some(dk.clone()), decode_object(info, obj)));
+            }
             let Some(obj) = &is.current else { return true };
             let before = decode_object(info, obj);
             if let Some(acc) = acc {
                 store(acc, &addr, before.clone());
             }
-            let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
-            self.record(change(
-                &addr,
-                None,
-                rs.provider.instance(is.provider_key.clone()),
-                Action::Forget,
-                before,
-                Value::null(info.ty.clone()),
-                version,
-            ));
+            self.record(forget(None, before));
             if let Ok(mut f) = self.forgotten.lock() {
                 f.push(addr.to_string());
             }
@@ -1493,8 +1617,8 @@ fn check_prevent_destroy(r: &Resource, addr: &AbsResourceInstance, diags: &mut D
     if v.as_bool() == Some(true) {
         diags.push(
             Diagnostic::error(
-                "Resource instance cannot be destroyed",
-                format!("Resource instance {addr} has prevent_destroy set, but the plan calls for it to be destroyed.\n\nTo proceed, either disable prevent_destroy for this resource or exclude instances of this resource from this round using:\n    -exclude={:?}", addr.containing_resource().to_string()),
+                "Instance cannot be destroyed",
+                format!("Resource {addr} has lifecycle.prevent_destroy set, but the plan calls for this resource to be destroyed. To avoid this error and continue with the plan, either disable lifecycle.prevent_destroy or reduce the scope of the plan using the -target option."),
             )
             .with_subject(r.decl_range.clone()),
         );

@@ -42,20 +42,27 @@ impl Instances {
     }
 
     pub fn started(&self, config: &AbsProviderConfig, p: Arc<dyn Provider>) {
-        if let Ok(mut s) = self.started.lock() {
-            s.push((config.clone(), p));
-        }
+        self.started_instances().push((config.clone(), p));
+    }
+
+    /// The started instances, also after a panic (caught by the walk)
+    /// poisoned the lock: they must still be stopped and closed, or plugin
+    /// processes would outlive the run.
+    fn started_instances(
+        &self,
+    ) -> std::sync::MutexGuard<'_, Vec<(AbsProviderConfig, Arc<dyn Provider>)>> {
+        self.started
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Closes every instance of `config`.
     pub fn close_config(&self, config: &AbsProviderConfig) {
-        let mine: Vec<Arc<dyn Provider>> = match self.started.lock() {
-            Ok(mut s) => {
-                let (mine, rest): (Vec<_>, Vec<_>) = s.drain(..).partition(|(c, _)| c == config);
-                *s = rest;
-                mine.into_iter().map(|(_, p)| p).collect()
-            }
-            Err(_) => Vec::new(),
+        let mine: Vec<Arc<dyn Provider>> = {
+            let mut s = self.started_instances();
+            let (mine, rest): (Vec<_>, Vec<_>) = s.drain(..).partition(|(c, _)| c == config);
+            *s = rest;
+            mine.into_iter().map(|(_, p)| p).collect()
         };
         if let Ok(mut m) = self.map.write() {
             m.retain(|k, _| &k.config != config);
@@ -66,20 +73,19 @@ impl Instances {
     }
 
     pub fn stop_all(&self) {
-        let all: Vec<Arc<dyn Provider>> = match self.started.lock() {
-            Ok(s) => s.iter().map(|(_, p)| p.clone()).collect(),
-            Err(_) => Vec::new(),
-        };
+        let all: Vec<Arc<dyn Provider>> = self
+            .started_instances()
+            .iter()
+            .map(|(_, p)| p.clone())
+            .collect();
         for p in all {
             let _ = p.stop();
         }
     }
 
     pub fn close_all(&self) {
-        let all: Vec<Arc<dyn Provider>> = match self.started.lock() {
-            Ok(mut s) => s.drain(..).map(|(_, p)| p).collect(),
-            Err(_) => Vec::new(),
-        };
+        let all: Vec<Arc<dyn Provider>> =
+            self.started_instances().drain(..).map(|(_, p)| p).collect();
         if let Ok(mut m) = self.map.write() {
             m.clear();
         }

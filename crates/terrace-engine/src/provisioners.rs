@@ -221,7 +221,9 @@ pub(crate) fn run(
             )
         };
         let result = if p.type_name == LOCAL_EXEC {
-            local_exec(&config, &scope.env.ctx.working_dir, &emit)
+            local_exec(&config, &scope.env.ctx.working_dir, &emit, &|| {
+                hooks.stopping()
+            })
         } else {
             // Refused by the validate walk; a plan made elsewhere may
             // still name one.
@@ -251,7 +253,14 @@ pub(crate) fn run(
 /// Runs one `local-exec` command, streaming its combined output through
 /// `emit`. `Err` carries the error's detail; an empty one means the
 /// command itself was empty.
-fn local_exec(config: &Value, base_dir: &Path, emit: &dyn Fn(&str)) -> Result<(), String> {
+/// An interrupt (`stopping`) kills the command and everything it started,
+/// as Terraform does, so the apply can end.
+fn local_exec(
+    config: &Value,
+    base_dir: &Path,
+    emit: &dyn Fn(&str),
+    stopping: &(dyn Fn() -> bool + Sync),
+) -> Result<(), String> {
     let command = match attr(config, "command").as_str() {
         Some(c) if !c.is_empty() => c.to_string(),
         _ => return Err(String::new()),
@@ -330,6 +339,9 @@ fn local_exec(config: &Value, base_dir: &Path, emit: &dyn Fn(&str)) -> Result<()
             Err(e) => return fail(format!("pipe: {}", go_errno(&e)), b""),
         }
         cmd.stderr(writer);
+        // Its own process group: Ctrl-C at the terminal reaches terrace
+        // only, which decides, and a kill reaches the whole command.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         // `cmd` (holding the write ends) is dropped at the end of this
         // block, so the reader sees the end once the command exits.
         cmd.spawn()
@@ -344,21 +356,39 @@ fn local_exec(config: &Value, base_dir: &Path, emit: &dyn Fn(&str)) -> Result<()
         }
     };
     let mut tail: VecDeque<u8> = VecDeque::new();
-    let mut lines = BufReader::new(reader);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match lines.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
+    let group = i32::try_from(child.id()).unwrap_or(0);
+    let finished = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            while !finished.load(std::sync::atomic::Ordering::SeqCst) {
+                if stopping() && group > 0 {
+                    // SAFETY: kill(2) has no memory-safety preconditions;
+                    // the group is the command's own (process_group(0)).
+                    unsafe {
+                        libc::kill(-group, libc::SIGKILL);
+                    }
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+        });
+        let mut lines = BufReader::new(reader);
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match lines.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            tail.extend(buf.iter().copied());
+            if tail.len() > MAX_ERROR_OUTPUT {
+                tail.drain(..tail.len() - MAX_ERROR_OUTPUT);
+            }
+            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
+            emit(&String::from_utf8_lossy(line));
         }
-        tail.extend(buf.iter().copied());
-        if tail.len() > MAX_ERROR_OUTPUT {
-            tail.drain(..tail.len() - MAX_ERROR_OUTPUT);
-        }
-        let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-        emit(&String::from_utf8_lossy(line));
-    }
+        finished.store(true, std::sync::atomic::Ordering::SeqCst);
+    });
     let output: Vec<u8> = tail.into_iter().collect();
     match child.wait() {
         Ok(status) if status.success() => Ok(()),
@@ -472,8 +502,20 @@ mod tests {
                 g.push(l.to_string());
             }
         };
-        let r = local_exec(cfg, &std::env::temp_dir(), &emit);
+        let r = local_exec(cfg, &std::env::temp_dir(), &emit, &|| false);
         (r, lines.into_inner().unwrap_or_default())
+    }
+
+    #[test]
+    fn an_interrupt_kills_the_command_and_what_it_started() {
+        // `sh` starts `sleep`, which holds the output pipe: only a kill of
+        // the whole group lets the run end before the sleep would.
+        let cfg = config(&[("command", Value::string("sleep 600; echo never"))]);
+        let r = local_exec(&cfg, &std::env::temp_dir(), &|_| {}, &|| true);
+        assert_eq!(
+            r,
+            Err("Error running command 'sleep 600; echo never': signal: killed. Output: ".into())
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use terrace_lang::references::{parse_ref, ResourceMode, Subject};
 use terrace_lang::scope::{Lookup, Scope};
 use terrace_syntax::ast::{SourceFile, Traversal};
 use terrace_syntax::{Diagnostic, Diagnostics};
-use terrace_value::Value;
+use terrace_value::{Marks, Type, Value};
 
 /// What every scope of one walk shares.
 pub(crate) struct Env<'a> {
@@ -43,6 +43,7 @@ impl<'a> Env<'a> {
             module,
             rep,
             self_value: None,
+            validated_variable: None,
         }
     }
 }
@@ -53,6 +54,10 @@ pub(crate) struct EvalScope<'s, 'a> {
     pub module: ModuleInstance,
     pub rep: Repetition,
     pub self_value: Option<Value>,
+    /// The variable whose `validation` rules are being evaluated, with its
+    /// final value: those rules see that value even in the validate walk,
+    /// where every other variable is unknown.
+    pub validated_variable: Option<(String, Value)>,
 }
 
 fn failed(file: &SourceFile, t: &Traversal, summary: &str, detail: String) -> Lookup {
@@ -64,6 +69,19 @@ fn failed(file: &SourceFile, t: &Traversal, summary: &str, detail: String) -> Lo
     Lookup::Failed(vec![
         Diagnostic::error(summary, detail).with_subject(file.range(span))
     ])
+}
+
+/// What a variable stands for in the validate walk: an unknown value of its
+/// type, with the marks its declaration gives every value.
+fn validation_variable_value(decl: &terrace_config::model::Variable) -> Value {
+    let mut marks = Marks::NONE;
+    if decl.sensitive {
+        marks = marks.union(Marks::SENSITIVE);
+    }
+    if decl.ephemeral {
+        marks = marks.union(Marks::EPHEMERAL);
+    }
+    Value::unknown(decl.ty.clone()).mark(marks)
 }
 
 fn module_display(m: &ModuleInstance) -> String {
@@ -80,6 +98,18 @@ impl EvalScope<'_, '_> {
             return Value::dynamic();
         };
         let names: Vec<String> = child.module.outputs.keys().cloned().collect();
+        if self.env.validating {
+            // Nothing is expanded while validating: an unknown value that
+            // still knows which outputs exist and how the call repeats.
+            let object = Type::object(names.into_iter().map(|n| (n, Type::Dynamic)));
+            let call = self.config.module.module_calls.get(call);
+            let ty = match call {
+                Some(c) if c.count.is_some() => Type::list(object),
+                Some(c) if c.for_each.is_some() => Type::map(object),
+                _ => object,
+            };
+            return Value::unknown(ty);
+        }
         let values = &self.env.values;
         let Some(kind) = values.call_kind(&self.module, call) else {
             return Value::dynamic();
@@ -125,6 +155,23 @@ impl Scope for EvalScope<'_, '_> {
         let module = &self.config.module;
         match &r.subject {
             Subject::InputVariable(n) => match module.variables.get(n) {
+                // Validation covers every value a variable could take, so
+                // defaults and call arguments are not looked at: a guard
+                // such as `var.name != null ? 1 : 0` must not be decided.
+                Some(_) if self.validated_variable.as_ref().is_some_and(|(v, _)| v == n) => {
+                    Lookup::Found {
+                        value: self
+                            .validated_variable
+                            .as_ref()
+                            .map(|(_, v)| v.clone())
+                            .unwrap_or_else(Value::dynamic),
+                        consumed,
+                    }
+                }
+                Some(decl) if self.env.validating => Lookup::Found {
+                    value: validation_variable_value(decl),
+                    consumed,
+                },
                 Some(decl) => Lookup::Found {
                     value: values
                         .var(&self.module, n)

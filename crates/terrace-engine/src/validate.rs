@@ -48,12 +48,23 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         return pd;
     }
     let (model, mut diags) = model::build(ctx, None);
-    if has_errors(&diags) {
+    // A resource type its provider does not have leaves that resource
+    // without a schema, and the walk goes on without it: every other
+    // problem is still reported, as terraform reports them.
+    let unknown_types = |d: &terrace_syntax::Diagnostic| {
+        d.is_error()
+            && matches!(
+                d.summary.as_str(),
+                "Invalid resource type" | "Invalid data source"
+            )
+    };
+    if diags.iter().any(|d| d.is_error() && !unknown_types(d)) {
         return diags;
     }
     let (graph, gd) = graph::build(&model, GraphKind::Plan);
+    let graph_failed = has_errors(&gd);
     diags.extend(gd);
-    if has_errors(&diags) {
+    if graph_failed {
         return diags;
     }
     let env = Env {
@@ -65,14 +76,6 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         validating: true,
         functions: Default::default(),
     };
-    // Root variables are unknown while validating.
-    for (name, v) in &ctx.config.module.variables {
-        env.values.set_var(
-            &terrace_addrs::ModuleInstance::root(),
-            name,
-            Value::unknown(v.ty.clone()),
-        );
-    }
     let mut unconfigured: HashMap<AbsProviderConfig, Arc<dyn Provider>> = HashMap::new();
     for i in order(&graph) {
         match &graph.nodes[i] {
@@ -103,6 +106,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 else {
                     continue;
                 };
+                env.values.set_resource(
+                    &r.module.unkeyed_instance(),
+                    &info.local_key(),
+                    validation_resource_value(rc, schema, &info.ty),
+                );
                 let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
                 for e in rc.count.iter().chain(rc.for_each.iter()) {
@@ -121,6 +129,20 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 diags.extend(d);
                 if failed {
                     continue;
+                }
+                // An ephemeral value where it would be stored is refused
+                // here already, as terraform's validate refuses it.
+                if matches!(r.resource.mode, ResourceMode::Managed | ResourceMode::Data) {
+                    let address = r.to_string();
+                    let refused = crate::common::ephemeral_values_persisted(
+                        &value,
+                        &schema.block,
+                        InBody::new(&rc.config, &address, &info.provider.provider),
+                    );
+                    if has_errors(&refused) {
+                        diags.extend(refused);
+                        continue;
+                    }
                 }
                 let Some(p) = unconfigured.get(&info.provider) else {
                     continue;
@@ -162,6 +184,34 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         let _ = p.close();
     }
     diags
+}
+
+/// What references to a resource see while validating: nothing is
+/// expanded, so a repeated resource is wholly unknown and a single one an
+/// unknown object of its type (its sensitive attributes marked, so that
+/// sensitivity is checked as it will be in a plan).
+fn validation_resource_value(
+    rc: &terrace_config::model::Resource,
+    schema: &terrace_providers::Schema,
+    ty: &Type,
+) -> Value {
+    if rc.count.is_some() || rc.for_each.is_some() {
+        return Value::dynamic();
+    }
+    let Some(object) = ty.object_type() else {
+        return Value::unknown(ty.clone());
+    };
+    let attrs = object
+        .attributes
+        .iter()
+        .map(|(name, t)| (name.clone(), Value::unknown(t.clone())))
+        .collect();
+    let marked = crate::marks::mark_schema_sensitive(&schema.block, &Value::object(attrs));
+    if marked.deep_marks().is_empty() {
+        Value::unknown(ty.clone())
+    } else {
+        marked
+    }
 }
 
 fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {

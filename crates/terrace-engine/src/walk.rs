@@ -3,11 +3,21 @@
 //! (one per instance) followed by a finishing step; only the scheduler
 //! thread touches in-degrees. A node whose dependency failed is skipped
 //! and counts as failed itself, so independent work still completes.
+//!
+//! A panic in any callback is a bug in terrace. It is caught where it
+//! happens, so the scheduler still hears from every task it handed out
+//! and cannot wait forever; it fails that node, becomes an "Internal
+//! error" naming the node, and ends the walk as Ctrl-C does: nothing new
+//! starts, while work already running and closing providers still finish.
 
 use crate::graph::Graph;
+use std::any::Any;
 use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, PoisonError};
+use terrace_syntax::{Diagnostic, Diagnostics};
 
 pub(crate) type Job<'s> = Box<dyn FnOnce() -> bool + Send + 's>;
 
@@ -76,8 +86,76 @@ pub(crate) trait Walker<'s>: Sync {
     fn stop(&'s self);
 }
 
-/// Runs every node of `graph`; returns which nodes succeeded.
-pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s W) -> Vec<bool> {
+/// The text a panic was raised with, when it has one.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "no message".to_string()
+    }
+}
+
+/// The diagnostic for a panic while working on `node` (a graph node's
+/// name, or what the work was for when no node owns it).
+pub(crate) fn internal_error(node: &str, payload: &(dyn Any + Send)) -> Diagnostic {
+    Diagnostic::error(
+        "Internal error",
+        format!(
+            "terrace failed unexpectedly while working on {node}: {}\n\nThis is a bug in terrace, not in the configuration. The operation was stopped: nothing further was started, and work already under way was allowed to finish.",
+            panic_message(payload)
+        ),
+    )
+}
+
+/// Runs callbacks, turning a panic into an internal error and the end of
+/// the walk.
+struct PanicGuard<'g> {
+    graph: &'g Graph,
+    aborted: AtomicBool,
+    errors: Mutex<Diagnostics>,
+}
+
+impl PanicGuard<'_> {
+    /// `work` for `node` (none: work no node owns); `None` when it panicked.
+    fn run<T>(&self, node: Option<usize>, work: impl FnOnce() -> T) -> Option<T> {
+        match catch_unwind(AssertUnwindSafe(work)) {
+            Ok(result) => Some(result),
+            Err(payload) => {
+                self.aborted.store(true, Ordering::SeqCst);
+                let name = match node.and_then(|i| self.graph.nodes.get(i)) {
+                    Some(n) => n.to_string(),
+                    None => "the providers of this run".to_string(),
+                };
+                self.errors
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(internal_error(&name, payload.as_ref()));
+                None
+            }
+        }
+    }
+
+    fn aborted(&self) -> bool {
+        self.aborted.load(Ordering::SeqCst)
+    }
+}
+
+/// Closes the queue when the scheduler leaves, also by a panic, so the
+/// workers waiting on it end and the thread scope can be left.
+struct CloseOnDrop<'q, 's>(&'q Queue<'s>);
+
+impl Drop for CloseOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+/// Runs every node of `graph`; returns the internal errors met on the
+/// way, one per callback that panicked.
+#[must_use]
+pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s W) -> Diagnostics {
     let n = graph.nodes.len();
     let dependents = graph.dependents();
     let mut indeg: Vec<usize> = graph.deps.iter().map(|d| d.len()).collect();
@@ -94,11 +172,20 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
         cv: Condvar::new(),
     };
     let (tx, rx) = mpsc::channel::<Msg<'s>>();
+    let guard = PanicGuard {
+        graph,
+        aborted: AtomicBool::new(false),
+        errors: Mutex::new(Diagnostics::new()),
+    };
+    let ending = || guard.aborted() || walker.stopping();
 
     std::thread::scope(|scope| {
+        let _close = CloseOnDrop(&queue);
         for _ in 0..workers.max(1) {
             let tx = tx.clone();
             let queue = &queue;
+            let guard = &guard;
+            let ending = &ending;
             scope.spawn(move || {
                 while let Some(task) = queue.pop() {
                     // Once stopping, nothing new starts: work already
@@ -106,11 +193,18 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
                     // are dropped as failed. Finishing steps and detached
                     // jobs (closing providers) still run.
                     let msg = match task {
-                        Task::Visit(i) if walker.stopping() => Msg::Visited(i, Visit::Done(false)),
-                        Task::Visit(i) => Msg::Visited(i, walker.visit(i)),
-                        Task::Job(Some(i), _) if walker.stopping() => Msg::JobDone(Some(i), false),
-                        Task::Job(i, job) => Msg::JobDone(i, job()),
-                        Task::Finish(i, job) => Msg::Finished(i, job()),
+                        Task::Visit(i) if ending() => Msg::Visited(i, Visit::Done(false)),
+                        Task::Visit(i) => Msg::Visited(
+                            i,
+                            guard
+                                .run(Some(i), || walker.visit(i))
+                                .unwrap_or(Visit::Done(false)),
+                        ),
+                        Task::Job(Some(i), _) if ending() => Msg::JobDone(Some(i), false),
+                        Task::Job(i, job) => Msg::JobDone(i, guard.run(i, job).unwrap_or(false)),
+                        Task::Finish(i, job) => {
+                            Msg::Finished(i, guard.run(Some(i), job).unwrap_or(false))
+                        }
                     };
                     if tx.send(msg).is_err() {
                         break;
@@ -134,13 +228,16 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
             while let Some((i, success)) = work.pop() {
                 ok[i] = success;
                 *done += 1;
-                for job in walker.completed(i, success) {
+                let detached_jobs = guard
+                    .run(Some(i), || walker.completed(i, success))
+                    .unwrap_or_default();
+                for job in detached_jobs {
                     *detached += 1;
                     queue.push(Task::Job(None, job));
                 }
                 if !*stopped && walker.stopping() {
                     *stopped = true;
-                    walker.stop();
+                    guard.run(None, || walker.stop());
                 }
                 for &d in &dependents[i] {
                     if !success {
@@ -148,7 +245,7 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
                     }
                     indeg[d] -= 1;
                     if indeg[d] == 0 {
-                        if dep_failed[d] || *stopped {
+                        if dep_failed[d] || *stopped || guard.aborted() {
                             work.push((d, false));
                         } else {
                             queue.push(Task::Visit(d));
@@ -166,7 +263,7 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
         }
         if walker.stopping() {
             stopped = true;
-            walker.stop();
+            guard.run(None, || walker.stop());
         }
         for i in roots {
             if stopped {
@@ -189,7 +286,7 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
             let Ok(msg) = rx.recv() else { break };
             if !stopped && walker.stopping() {
                 stopped = true;
-                walker.stop();
+                guard.run(None, || walker.stop());
             }
             match msg {
                 Msg::Visited(i, Visit::Done(success)) => complete(
@@ -240,7 +337,9 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
                 }
             }
         }
-        queue.close();
     });
-    ok
+    guard
+        .errors
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
 }

@@ -492,3 +492,46 @@ fn targeting_warnings_in_plan_and_apply() {
     let w: Vec<&str> = diags.iter().map(|d| d.summary.as_str()).collect();
     assert_eq!(w, ["Applied changes may be incomplete"]);
 }
+
+/// `removed` with `destroy = false` forgets an instance's deposed objects
+/// with its current one: the state keeps nothing of it and nothing is
+/// destroyed.
+#[test]
+fn forgetting_an_instance_forgets_its_deposed_objects() {
+    let mut h = support::Harness::new(&[(
+        "main.tf",
+        "resource \"fake_thing\" \"a\" { input = \"x\" }\n",
+    )]);
+    let plan = h.plan(&[]);
+    h.apply(&[], &plan);
+    let addr = terrace_addrs::AbsResourceInstance::parse_str("fake_thing.a")
+        .unwrap_or_else(|_| panic!("address"));
+    // A deposed object beside the current one, as an interrupted
+    // create-before-destroy replacement leaves them.
+    let current = h.state.object(&addr).cloned();
+    let provider = h
+        .state
+        .provider_instance(&addr)
+        .unwrap_or_else(|| panic!("provider"));
+    let _ = h.state.depose_current(&addr);
+    h.state.set_current(
+        &addr,
+        provider.config.clone(),
+        provider.key.clone(),
+        current,
+    );
+    h.rewrite(&[(
+        "main.tf",
+        "removed {\n  from = fake_thing.a\n  lifecycle {\n    destroy = false\n  }\n}\n",
+    )]);
+    let plan = h.plan(&[]);
+    let forgets = plan
+        .changes
+        .iter()
+        .filter(|c| c.action == terrace_plans::model::Action::Forget)
+        .count();
+    assert_eq!(forgets, 2, "{:?}", support::actions(&plan));
+    h.apply(&[], &plan);
+    assert!(support::state_addrs(&h.state).is_empty());
+    assert!(h.state.all_instances().next().is_none());
+}

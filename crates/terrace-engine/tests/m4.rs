@@ -258,8 +258,13 @@ output "s" {
     let (_, diags) = h.plan_with(&[("x", "abcd"), ("s", "bad")], &PlanOptions::default());
     assert_eq!(summaries(&diags), ["Invalid value for variable"]);
     assert_eq!(diags[0].subject.as_ref().map(|r| r.start.line), Some(18));
-    // The sensitive value is not shown.
-    assert!(diags[0].expression_values.is_empty(), "{diags:#?}");
+    // A validation sees the value as it was given: the declaration's own
+    // `sensitive` does not hide a plain value there, as in terraform 1.11.
+    assert_eq!(
+        diags[0].expression_values,
+        [("var.s".to_string(), "is \"bad\"".to_string())],
+        "{diags:#?}"
+    );
 
     let h = Harness::new(&[
         (

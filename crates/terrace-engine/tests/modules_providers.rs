@@ -323,3 +323,79 @@ fn providers_are_closed_after_use() {
         .unwrap_or_default();
     assert!(configured.contains(&"us".to_string()) && configured.contains(&"eu".to_string()));
 }
+
+/// Renaming a provider configuration (alias `before` to `after`, the same
+/// `for_each`) while its resource instances have nothing to change: the
+/// state records the provider instance each object's configuration
+/// resolves to now, so the old configuration can go.
+#[test]
+fn a_renamed_provider_configuration_is_recorded_for_unchanged_objects() {
+    let config = |alias: &str| {
+        format!(
+            r#"
+provider "fake" {{
+  alias    = "{alias}"
+  for_each = toset(["a", "b"])
+  region   = each.key
+}}
+resource "fake_thing" "t" {{
+  for_each = toset(["a", "b"])
+  provider = fake.{alias}[each.key]
+  input    = each.key
+}}
+"#
+        )
+    };
+    let mut h = Harness::new(&[("main.tf", &config("before"))]);
+    let plan = h.plan(&[]);
+    h.apply(&[], &plan);
+    h.rewrite(&[("main.tf", &config("after"))]);
+    let plan = h.plan(&[]);
+    assert!(actions(&plan).is_empty(), "{:?}", actions(&plan));
+    h.apply(&[], &plan);
+    for key in ["a", "b"] {
+        let addr = AbsResourceInstance::parse_str(&format!("fake_thing.t[\"{key}\"]"))
+            .unwrap_or_else(|_| panic!("address"));
+        let provider = h.state.provider_instance(&addr).map(|p| p.to_string());
+        assert_eq!(
+            provider.as_deref(),
+            Some(
+                format!("provider[\"registry.terraform.io/hashicorp/fake\"].after[\"{key}\"]")
+                    .as_str()
+            ),
+        );
+    }
+    // The next run needs only the new configuration.
+    let plan = h.plan(&[]);
+    assert!(actions(&plan).is_empty());
+}
+
+/// A provider instance key may not come from an ephemeral value (it is
+/// recorded in the state).
+#[test]
+fn an_ephemeral_provider_instance_key_is_refused() {
+    let h = Harness::new(&[(
+        "main.tf",
+        r#"
+variable "region" {
+  type      = string
+  ephemeral = true
+}
+provider "fake" {
+  alias    = "by_region"
+  for_each = toset(["a"])
+  region   = each.key
+}
+resource "fake_thing" "t" {
+  provider = fake.by_region[var.region]
+  input    = "x"
+}
+"#,
+    )]);
+    let (_, diags) = h.plan_with(&[("region", "a")], &PlanOptions::default());
+    let found = diags.iter().any(|d| {
+        d.summary == "Invalid provider instance key"
+            && d.detail == "A provider instance key must not be derived from an ephemeral value."
+    });
+    assert!(found, "{diags:?}");
+}

@@ -375,7 +375,7 @@ resource "fake_thing" "ign" {
     assert!(
         diags
             .iter()
-            .any(|d| d.summary == "Resource instance cannot be destroyed"),
+            .any(|d| d.summary == "Instance cannot be destroyed"),
         "{diags:#?}"
     );
     let ign = plan

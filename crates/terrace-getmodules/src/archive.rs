@@ -8,7 +8,10 @@
 //! `zip: not a valid zip file`).
 
 use crate::fsutil::path_error;
-use std::io::Write;
+use miniz_oxide::inflate::stream::{inflate, InflateState};
+use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use terrace_getproviders::zip::ZipArchive;
@@ -29,18 +32,27 @@ pub fn archive_type_of(path: &str) -> Option<&'static str> {
 }
 
 /// Unpacks the archive file `src` of type `kind` into the directory `dst`.
+/// Archives are read as streams and every file is copied in bounded
+/// chunks, so memory use does not grow with what an archive expands to.
+/// Like go-getter as Terraform configures it, there is no limit on the
+/// expanded size.
 pub fn decompress_into_dir(kind: &str, src: &Path, dst: &Path) -> Result<(), String> {
+    let open = || -> Result<BufReader<File>, String> {
+        File::open(src)
+            .map(BufReader::new)
+            .map_err(|e| path_error("open", src, &e))
+    };
     match kind {
         "zip" => unzip(src, dst),
         "tar.gz" | "tgz" => {
-            let data = std::fs::read(src).map_err(|e| path_error("open", src, &e))?;
-            let tar = gunzip(&data)?;
-            untar(&tar, dst, src)
+            let mut gz = GzipReader::new(open()?)?;
+            untar(&mut gz, dst, src)?;
+            // Go's gzip reader checks the trailer when the stream ends;
+            // reading to the end makes a bad checksum an error here too.
+            std::io::copy(&mut gz, &mut std::io::sink()).map_err(|e| read_error(&e))?;
+            Ok(())
         }
-        "tar" => {
-            let data = std::fs::read(src).map_err(|e| path_error("open", src, &e))?;
-            untar(&data, dst, src)
-        }
+        "tar" => untar(&mut open()?, dst, src),
         "gz" => Err("gzip-style decompression to dir not supported".into()),
         "bz2" => Err("bzip2-style decompression to dir not supported".into()),
         "xz" => Err("xz-style decompression to dir not supported".into()),
@@ -73,14 +85,25 @@ fn mkdir_all(p: &Path) -> Result<(), String> {
         .map_err(|e| path_error("chmod", p, &e))
 }
 
-fn write_file(path: &Path, data: &[u8], mode: u32) -> Result<(), String> {
-    let mut f = std::fs::File::create(path).map_err(|e| path_error("open", path, &e))?;
-    f.write_all(data)
-        .map_err(|e| path_error("write", path, &e))?;
-    drop(f);
+fn set_mode(path: &Path, mode: u32) -> Result<(), String> {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o7777))
         .map_err(|e| path_error("chmod", path, &e))
 }
+
+fn create_file(path: &Path) -> Result<File, String> {
+    File::create(path).map_err(|e| path_error("open", path, &e))
+}
+
+/// The text of a read failure: errors this module raises carry Go's text
+/// as their message; others are the OS's.
+fn read_error(e: &std::io::Error) -> String {
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        return UNEXPECTED_EOF.to_string();
+    }
+    e.to_string()
+}
+
+const UNEXPECTED_EOF: &str = "unexpected EOF";
 
 fn unzip(src: &Path, dst: &Path) -> Result<(), String> {
     mkdir_all(dst)?;
@@ -102,90 +125,183 @@ fn unzip(src: &Path, dst: &Path) -> Result<(), String> {
         if let Some(parent) = path.parent() {
             mkdir_all(parent)?;
         }
-        let mut data = Vec::new();
-        archive.copy_entry(entry, &mut data).map_err(|e| e.0)?;
-        write_file(&path, &data, entry.permissions())?;
+        let mut file = create_file(&path)?;
+        archive.copy_entry(entry, &mut file).map_err(|e| e.0)?;
+        drop(file);
+        set_mode(&path, entry.permissions())?;
     }
     Ok(())
 }
 
-/// A gzip stream's content (one member, as module archives are), with
-/// the trailer's CRC and size checked as Go's reader checks them.
-pub fn gunzip(data: &[u8]) -> Result<Vec<u8>, String> {
-    const INVALID: &str = "gzip: invalid header";
-    if data.len() < 10 {
-        return Err(if data.is_empty() {
-            "EOF"
-        } else {
-            "unexpected EOF"
-        }
-        .into());
-    }
-    if data[0] != 0x1f || data[1] != 0x8b || data[2] != 8 {
-        return Err(INVALID.into());
-    }
-    let flags = data[3];
-    let mut i = 10;
-    let need = |i: usize| -> Result<(), String> {
-        if i > data.len() {
-            Err("unexpected EOF".into())
-        } else {
-            Ok(())
-        }
-    };
-    if flags & 0x04 != 0 {
-        need(i + 2)?;
-        let xlen = usize::from(u16::from_le_bytes([data[i], data[i + 1]]));
-        i += 2 + xlen;
-        need(i)?;
-    }
-    for bit in [0x08u8, 0x10] {
-        if flags & bit != 0 {
-            match data[i.min(data.len())..].iter().position(|b| *b == 0) {
-                Some(n) => i += n + 1,
-                None => return Err("unexpected EOF".into()),
-            }
-        }
-    }
-    if flags & 0x02 != 0 {
-        i += 2;
-    }
-    need(i)?;
-    if data.len() < i + 8 {
-        return Err("unexpected EOF".into());
-    }
-    let out =
-        miniz_oxide::inflate::decompress_to_vec(&data[i..data.len() - 8]).map_err(|e| {
-            match e.status {
-                miniz_oxide::inflate::TINFLStatus::FailedCannotMakeProgress => {
-                    "unexpected EOF".to_string()
-                }
-                _ => format!("flate: corrupt input before offset {}", i + e.output.len()),
-            }
-        })?;
-    let t = &data[data.len() - 8..];
-    let crc = u32::from_le_bytes([t[0], t[1], t[2], t[3]]);
-    let size = u32::from_le_bytes([t[4], t[5], t[6], t[7]]);
-    if crc != terrace_value::crc32::checksum_ieee(&out) || size != out.len() as u32 {
-        return Err("gzip: invalid checksum".into());
-    }
-    Ok(out)
+/// A gzip stream's content (one member, as module archives are), inflated
+/// as it is read, with the trailer's CRC and size checked at its end as
+/// Go's reader checks them.
+struct GzipReader<R: BufRead> {
+    inner: R,
+    state: Box<InflateState>,
+    out: Vec<u8>,
+    out_start: usize,
+    out_end: usize,
+    crc: u32,
+    size: u32,
+    /// Deflate bytes consumed, for Go's "corrupt input" offset (counted
+    /// from the start of the deflate stream, after the gzip header).
+    consumed: u64,
+    finished: bool,
 }
 
-/// One tar header, with PAX and GNU long names applied.
-struct TarEntry {
-    name: String,
-    mode: u32,
-    kind: u8,
-    data: std::ops::Range<usize>,
+fn io_error(message: &str) -> std::io::Error {
+    if message == UNEXPECTED_EOF {
+        return std::io::Error::new(std::io::ErrorKind::UnexpectedEof, message);
+    }
+    std::io::Error::other(message.to_string())
 }
+
+impl<R: BufRead> GzipReader<R> {
+    fn new(mut inner: R) -> Result<GzipReader<R>, String> {
+        const INVALID: &str = "gzip: invalid header";
+        let mut header = [0u8; 10];
+        let got = read_up_to(&mut inner, &mut header).map_err(|e| read_error(&e))?;
+        if got < header.len() {
+            return Err(if got == 0 { "EOF" } else { UNEXPECTED_EOF }.into());
+        }
+        if header[0] != 0x1f || header[1] != 0x8b || header[2] != 8 {
+            return Err(INVALID.into());
+        }
+        let flags = header[3];
+        let skip = |inner: &mut R, n: usize| -> Result<(), String> {
+            let mut buf = vec![0u8; n];
+            inner.read_exact(&mut buf).map_err(|e| read_error(&e))
+        };
+        if flags & 0x04 != 0 {
+            let mut xlen = [0u8; 2];
+            inner.read_exact(&mut xlen).map_err(|e| read_error(&e))?;
+            skip(&mut inner, usize::from(u16::from_le_bytes(xlen)))?;
+        }
+        for bit in [0x08u8, 0x10] {
+            if flags & bit != 0 {
+                // A zero-terminated name or comment.
+                let mut text = Vec::new();
+                inner.read_until(0, &mut text).map_err(|e| read_error(&e))?;
+                if text.last() != Some(&0) {
+                    return Err(UNEXPECTED_EOF.into());
+                }
+            }
+        }
+        if flags & 0x02 != 0 {
+            skip(&mut inner, 2)?;
+        }
+        Ok(GzipReader {
+            inner,
+            state: InflateState::new_boxed(DataFormat::Raw),
+            out: vec![0u8; CHUNK],
+            out_start: 0,
+            out_end: 0,
+            crc: 0,
+            size: 0,
+            consumed: 0,
+            finished: false,
+        })
+    }
+
+    /// Inflates the next piece into `out`; false at the end of the stream.
+    fn fill(&mut self) -> std::io::Result<bool> {
+        while !self.finished {
+            let input = self.inner.fill_buf()?;
+            let at_eof = input.is_empty();
+            let flush = if at_eof {
+                MZFlush::Finish
+            } else {
+                MZFlush::None
+            };
+            let res = inflate(&mut self.state, input, &mut self.out, flush);
+            self.inner.consume(res.bytes_consumed);
+            self.consumed += res.bytes_consumed as u64;
+            let produced = &self.out[..res.bytes_written];
+            self.crc = terrace_value::crc32::update_ieee(self.crc, produced);
+            self.size = self.size.wrapping_add(res.bytes_written as u32);
+            match res.status {
+                Ok(MZStatus::StreamEnd) => {
+                    self.finished = true;
+                    self.check_trailer()?;
+                }
+                Ok(_) => {}
+                Err(MZError::Buf) if res.bytes_written > 0 || res.bytes_consumed > 0 => {}
+                Err(MZError::Buf) if at_eof => return Err(io_error(UNEXPECTED_EOF)),
+                Err(MZError::Buf) => {}
+                Err(_) => {
+                    return Err(io_error(&format!(
+                        "flate: corrupt input before offset {}",
+                        self.consumed
+                    )))
+                }
+            }
+            if at_eof && !self.finished && res.bytes_written == 0 {
+                return Err(io_error(UNEXPECTED_EOF));
+            }
+            if res.bytes_written > 0 {
+                self.out_start = 0;
+                self.out_end = res.bytes_written;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn check_trailer(&mut self) -> std::io::Result<()> {
+        let mut trailer = [0u8; 8];
+        if read_up_to(&mut self.inner, &mut trailer)? < trailer.len() {
+            return Err(io_error(UNEXPECTED_EOF));
+        }
+        let crc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
+        let size = u32::from_le_bytes([trailer[4], trailer[5], trailer[6], trailer[7]]);
+        if crc != self.crc || size != self.size {
+            return Err(io_error("gzip: invalid checksum"));
+        }
+        Ok(())
+    }
+}
+
+impl<R: BufRead> Read for GzipReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.out_start == self.out_end && !self.fill()? {
+            return Ok(0);
+        }
+        let n = buf.len().min(self.out_end - self.out_start);
+        buf[..n].copy_from_slice(&self.out[self.out_start..self.out_start + n]);
+        self.out_start += n;
+        Ok(n)
+    }
+}
+
+/// Reads until `buf` is full or the input ends; how much was read.
+fn read_up_to(r: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The size of the copies between an archive and a file.
+const CHUNK: usize = 64 * 1024;
+
+/// Go's bound on the PAX and GNU metadata entries it reads into memory.
+const MAX_SPECIAL_FILE_SIZE: u64 = 1 << 20;
+
+const INVALID_TAR_HEADER: &str = "archive/tar: invalid header";
 
 fn octal(field: &[u8]) -> Result<u64, String> {
     if field.first().is_some_and(|b| b & 0x80 != 0) {
         // GNU base-256 for large values.
         let mut v: u64 = u64::from(field[0] & 0x7f);
         for b in &field[1..] {
-            v = v.checked_shl(8).ok_or("archive/tar: invalid header")? | u64::from(*b);
+            v = v.checked_shl(8).ok_or(INVALID_TAR_HEADER)? | u64::from(*b);
         }
         return Ok(v);
     }
@@ -198,7 +314,7 @@ fn octal(field: &[u8]) -> Result<u64, String> {
     if text.is_empty() {
         return Ok(0);
     }
-    u64::from_str_radix(text, 8).map_err(|_| "archive/tar: invalid header".to_string())
+    u64::from_str_radix(text, 8).map_err(|_| INVALID_TAR_HEADER.to_string())
 }
 
 fn cstr(field: &[u8]) -> String {
@@ -206,106 +322,8 @@ fn cstr(field: &[u8]) -> String {
     String::from_utf8_lossy(&field[..end]).into_owned()
 }
 
-/// The entries of a tar archive, as Go's `archive/tar` reader returns
-/// them (metadata entries consumed).
-fn tar_entries(data: &[u8]) -> Result<Vec<TarEntry>, String> {
-    const BLOCK: usize = 512;
-    let mut out = Vec::new();
-    let mut pos = 0;
-    let mut long_name: Option<String> = None;
-    let mut pax_path: Option<String> = None;
-    let mut pax_size: Option<u64> = None;
-    loop {
-        if pos == data.len() {
-            return Ok(out);
-        }
-        if pos + BLOCK > data.len() {
-            return Err("unexpected EOF".into());
-        }
-        let h = &data[pos..pos + BLOCK];
-        if h.iter().all(|b| *b == 0) {
-            return Ok(out);
-        }
-        let stored = octal(&h[148..156])?;
-        let sum: u64 = h
-            .iter()
-            .enumerate()
-            .map(|(i, b)| {
-                if (148..156).contains(&i) {
-                    32
-                } else {
-                    u64::from(*b)
-                }
-            })
-            .sum();
-        if stored != sum {
-            return Err("archive/tar: invalid header".into());
-        }
-        let kind = h[156];
-        let mut size = octal(&h[124..136])?;
-        if let Some(s) = pax_size.take() {
-            size = s;
-        }
-        let start = pos + BLOCK;
-        let len = usize::try_from(size).map_err(|_| "archive/tar: invalid header".to_string())?;
-        let end = start
-            .checked_add(len)
-            .ok_or("archive/tar: invalid header")?;
-        if end > data.len() {
-            return Err("unexpected EOF".into());
-        }
-        pos = start + len.div_ceil(BLOCK) * BLOCK;
-        let body = &data[start..end];
-        match kind {
-            b'L' => {
-                long_name = Some(cstr(body));
-                continue;
-            }
-            b'K' => continue,
-            b'x' => {
-                for (k, v) in pax_records(body)? {
-                    match k.as_str() {
-                        "path" => pax_path = Some(v),
-                        "size" => {
-                            pax_size = Some(
-                                v.parse()
-                                    .map_err(|_| "archive/tar: invalid header".to_string())?,
-                            )
-                        }
-                        _ => {}
-                    }
-                }
-                continue;
-            }
-            b'g' => continue,
-            _ => {}
-        }
-        let ustar = &h[257..263] == b"ustar\0";
-        let mut name = cstr(&h[0..100]);
-        if ustar {
-            let prefix = cstr(&h[345..500]);
-            if !prefix.is_empty() {
-                name = format!("{prefix}/{name}");
-            }
-        }
-        if let Some(n) = long_name.take() {
-            name = n;
-        }
-        if let Some(n) = pax_path.take() {
-            name = n;
-        }
-        let mode = u32::try_from(octal(&h[100..108])? & 0o7777).unwrap_or(0o644);
-        out.push(TarEntry {
-            name,
-            mode,
-            kind,
-            data: start..end,
-        });
-    }
-}
-
 fn pax_records(body: &[u8]) -> Result<Vec<(String, String)>, String> {
-    let bad = || "archive/tar: invalid header".to_string();
+    let bad = || INVALID_TAR_HEADER.to_string();
     let mut out = Vec::new();
     let mut rest = body;
     while !rest.is_empty() {
@@ -329,28 +347,132 @@ fn pax_records(body: &[u8]) -> Result<Vec<(String, String)>, String> {
     Ok(out)
 }
 
-fn untar(data: &[u8], dst: &Path, src: &Path) -> Result<(), String> {
-    let entries = tar_entries(data)?;
+/// Copies exactly `len` bytes from `r` to `w` in bounded chunks.
+fn copy_exact(r: &mut dyn Read, w: &mut dyn Write, len: u64, path: &Path) -> Result<(), String> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut left = len;
+    while left > 0 {
+        let want = usize::try_from(left.min(CHUNK as u64)).unwrap_or(CHUNK);
+        let got = read_up_to(r, &mut buf[..want]).map_err(|e| read_error(&e))?;
+        if got == 0 {
+            return Err(UNEXPECTED_EOF.into());
+        }
+        w.write_all(&buf[..got])
+            .map_err(|e| path_error("write", path, &e))?;
+        left -= got as u64;
+    }
+    Ok(())
+}
+
+/// Reads and drops `len` bytes.
+fn skip_exact(r: &mut dyn Read, len: u64) -> Result<(), String> {
+    copy_exact(r, &mut std::io::sink(), len, Path::new(""))
+}
+
+/// Unpacks a tar stream as go-getter does, entry by entry, the way Go's
+/// `archive/tar` reader returns them (PAX and GNU metadata entries applied
+/// to the entry that follows).
+fn untar(r: &mut dyn Read, dst: &Path, src: &Path) -> Result<(), String> {
+    const BLOCK: u64 = 512;
+    let mut long_name: Option<String> = None;
+    let mut pax_path: Option<String> = None;
+    let mut pax_size: Option<u64> = None;
     let mut wrote_file = false;
     let mut dirs: Vec<(PathBuf, u32)> = Vec::new();
-    for e in &entries {
-        // Links could point outside the destination; go-getter skips them.
-        if e.kind == b'1' || e.kind == b'2' {
+    loop {
+        let mut h = [0u8; BLOCK as usize];
+        match read_up_to(r, &mut h).map_err(|e| read_error(&e))? {
+            0 => break,
+            n if n < h.len() => return Err(UNEXPECTED_EOF.into()),
+            _ => {}
+        }
+        if h.iter().all(|b| *b == 0) {
+            break;
+        }
+        let stored = octal(&h[148..156])?;
+        let sum: u64 = h
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    u64::from(*b)
+                }
+            })
+            .sum();
+        if stored != sum {
+            return Err(INVALID_TAR_HEADER.into());
+        }
+        let kind = h[156];
+        let mut size = octal(&h[124..136])?;
+        if let Some(s) = pax_size.take() {
+            size = s;
+        }
+        let padding = size.div_ceil(BLOCK) * BLOCK - size;
+        if matches!(kind, b'L' | b'K' | b'x' | b'g') {
+            if size > MAX_SPECIAL_FILE_SIZE {
+                return Err("archive/tar: header field too long".into());
+            }
+            let mut body = Vec::new();
+            copy_exact(r, &mut body, size, src)?;
+            skip_exact(r, padding)?;
+            match kind {
+                b'L' => long_name = Some(cstr(&body)),
+                b'x' => {
+                    for (k, v) in pax_records(&body)? {
+                        match k.as_str() {
+                            "path" => pax_path = Some(v),
+                            "size" => {
+                                pax_size =
+                                    Some(v.parse().map_err(|_| INVALID_TAR_HEADER.to_string())?)
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
             continue;
         }
-        if contains_dot_dot(&e.name) {
-            return Err(format!("entry contains '..': {}", e.name));
+        let ustar = &h[257..263] == b"ustar\0";
+        let mut name = cstr(&h[0..100]);
+        if ustar {
+            let prefix = cstr(&h[345..500]);
+            if !prefix.is_empty() {
+                name = format!("{prefix}/{name}");
+            }
         }
-        let path = entry_path(dst, &e.name);
-        if e.kind == b'5' || e.name.ends_with('/') {
+        if let Some(n) = long_name.take() {
+            name = n;
+        }
+        if let Some(n) = pax_path.take() {
+            name = n;
+        }
+        let mode = u32::try_from(octal(&h[100..108])? & 0o7777).unwrap_or(0o644);
+        // Links could point outside the destination; go-getter skips them.
+        if kind == b'1' || kind == b'2' {
+            skip_exact(r, size + padding)?;
+            continue;
+        }
+        if contains_dot_dot(&name) {
+            return Err(format!("entry contains '..': {name}"));
+        }
+        let path = entry_path(dst, &name);
+        if kind == b'5' || name.ends_with('/') {
+            skip_exact(r, size + padding)?;
             mkdir_all(&path)?;
-            dirs.push((path, e.mode));
+            dirs.push((path, mode));
             continue;
         }
         if let Some(parent) = path.parent() {
             mkdir_all(parent)?;
         }
-        write_file(&path, &data[e.data.clone()], e.mode)?;
+        let mut file = create_file(&path)?;
+        copy_exact(r, &mut file, size, &path)?;
+        drop(file);
+        skip_exact(r, padding)?;
+        set_mode(&path, mode)?;
         wrote_file = true;
     }
     if !wrote_file {

@@ -21,8 +21,6 @@ use terrace_getproviders::registry::{resolve_url, Http};
 
 /// The most `X-Terraform-Get` redirections followed (Terraform's limit).
 const MAX_TERRAFORM_GET: usize = 10;
-/// Module packages are read into memory; none is anywhere near this.
-const MAX_PACKAGE_BYTES: u64 = 1 << 30;
 
 /// Fetches module packages; remembers where each package went.
 pub struct PackageFetcher {
@@ -155,11 +153,12 @@ impl PackageFetcher {
 
     /// go-getter's `HttpGetter.GetFile`.
     fn http_get_file(&self, url: &str, dest: &Path) -> Result<(), String> {
-        let resp = self.http.get_response(url, &[], MAX_PACKAGE_BYTES)?;
-        if resp.status != 200 {
-            return Err(format!("bad response code: {}", resp.status));
+        // Streamed to the file, as go-getter copies it: a package is never
+        // held in memory, whatever its size.
+        match self.http.get_into_file(url, &[], dest)? {
+            200 => Ok(()),
+            status => Err(format!("bad response code: {status}")),
         }
-        std::fs::write(dest, &resp.body).map_err(|e| path_error("open", dest, &e))
     }
 
     /// go-getter's `HttpGetter.Get`: ask the URL (with `terraform-get=1`)

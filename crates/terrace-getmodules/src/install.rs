@@ -59,6 +59,10 @@ pub struct ModuleInstaller {
     fetcher: PackageFetcher,
     versions: HashMap<RegistryPackage, Option<Vec<String>>>,
     locations: HashMap<(RegistryPackage, String), String>,
+    /// The root module's variable values for static evaluation (module
+    /// sources and versions may use them), and what a missing one means.
+    root_values: Arc<InputValues>,
+    missing_root_variable: MissingRootVariable,
 }
 
 /// A module of the tree being walked.
@@ -98,7 +102,17 @@ impl ModuleInstaller {
             fetcher,
             versions: HashMap::new(),
             locations: HashMap::new(),
+            root_values: Arc::new(InputValues::default()),
+            missing_root_variable: MissingRootVariable::Unknown,
         }
+    }
+
+    /// The root module's variable values, from the same sources as a
+    /// plan's, for the static evaluation of module sources; without them
+    /// every root variable is unknown.
+    pub fn set_root_variables(&mut self, values: Arc<InputValues>, missing: MissingRootVariable) {
+        self.root_values = values;
+        self.missing_root_variable = missing;
     }
 
     /// Installs every module the configuration in `root_dir` calls,
@@ -159,8 +173,8 @@ impl ModuleInstaller {
                 root_dir,
                 &walk.settings,
                 VariableValues::Root {
-                    values: Arc::new(InputValues::default()),
-                    missing: MissingRootVariable::Unknown,
+                    values: self.root_values.clone(),
+                    missing: self.missing_root_variable,
                 },
             ));
             let static_diags = apply_static_context(&mut module, &ctx, &SourceRange::default());

@@ -286,11 +286,10 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
 }
 
 /// Whether the system has a `git` to run.
+/// Whether the system `git` runs; reported by the project's rule for
+/// missing tools otherwise.
 pub(crate) fn have_git() -> bool {
-    std::process::Command::new("git")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+    terrace_testsupport::require_git()
 }
 
 /// A bare repository at `base/repo.git` whose `main` has two commits:

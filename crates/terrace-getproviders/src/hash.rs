@@ -95,6 +95,19 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// `h1:` of the files under `dir` (symbolic links to files are followed;
 /// `dir` itself may be a link, as in `.terraform/providers`).
 pub fn h1_dir(dir: &Path) -> Result<Hash, String> {
+    h1_dir_with(dir, &|path: &Path| {
+        let mut f = std::fs::File::open(path).map_err(|e| path_error("open", path, &e))?;
+        sha256_reader(&mut f).map_err(|e| path_error("read", path, &e))
+    })
+}
+
+/// [`h1_dir`] with each file's SHA-256 from `file_sha256`, so that a
+/// caller that remembers digests of unchanged files need not reread
+/// them (a provider executable can be hundreds of megabytes).
+pub fn h1_dir_with(
+    dir: &Path,
+    file_sha256: &dyn Fn(&Path) -> Result<[u8; 32], String>,
+) -> Result<Hash, String> {
     let real = dir
         .canonicalize()
         .map_err(|e| path_error("lstat", dir, &e))?;
@@ -107,8 +120,7 @@ pub fn h1_dir(dir: &Path) -> Result<Hash, String> {
             return Err("dirhash: filenames with newlines are not supported".into());
         }
         let path = real.join(std::ffi::OsStr::from_bytes(name));
-        let mut f = std::fs::File::open(&path).map_err(|e| path_error("open", &path, &e))?;
-        let sum = sha256_reader(&mut f).map_err(|e| path_error("read", &path, &e))?;
+        let sum = file_sha256(&path)?;
         summary.update(format!("{}  ", hex(&sum)).as_bytes());
         summary.update(name);
         summary.update(b"\n");
@@ -311,13 +323,8 @@ mod tests {
     /// wrote into testdata/aws_two_modules.terraform.lock.hcl.
     #[test]
     fn h1_of_the_images_aws_provider() {
-        let dir =
-            Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
-        if !dir.is_dir() {
-            eprintln!(
-                "skipped: the image's AWS provider ({}) is absent",
-                dir.display()
-            );
+        let dir = Path::new(terrace_testsupport::AWS_PROVIDER_PACKAGE);
+        if !terrace_testsupport::require_aws_provider_package() {
             return;
         }
         assert_eq!(

@@ -569,7 +569,14 @@ struct Parser<'a> {
     tok: Token,
     /// A token pushed back by `unscan`.
     back: bool,
+    /// Objects and lists open around the current token.
+    depth: usize,
 }
+
+/// How deeply objects and lists may nest. CLI configurations nest a few
+/// levels; the bound keeps a hostile file from exhausting the stack of
+/// this recursive parser (HCL 1 in Go has none, but Go's stacks grow).
+const MAX_NESTING: usize = 128;
 
 type PResult<T> = Result<T, String>;
 
@@ -695,7 +702,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Enters one level of nesting for the object or list at `pos`.
+    fn enter(&mut self, pos: Pos) -> PResult<()> {
+        if self.depth >= MAX_NESTING {
+            return Err(format!(
+                "At {pos}: objects and lists nest more than {MAX_NESTING} levels deep"
+            ));
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
     fn object_type(&mut self, pos: Pos) -> PResult<Node> {
+        self.enter(pos)?;
+        let node = self.object_type_inner(pos);
+        self.depth -= 1;
+        node
+    }
+
+    fn object_type_inner(&mut self, pos: Pos) -> PResult<Node> {
         let items = self.object_list(true)?;
         let t = self.scan();
         if t.kind != Tok::RBrace {
@@ -708,6 +733,13 @@ impl<'a> Parser<'a> {
     }
 
     fn list_type(&mut self, pos: Pos) -> PResult<Node> {
+        self.enter(pos)?;
+        let node = self.list_type_inner(pos);
+        self.depth -= 1;
+        node
+    }
+
+    fn list_type_inner(&mut self, pos: Pos) -> PResult<Node> {
         let mut items = Vec::new();
         let mut need_comma = false;
         loop {
@@ -772,6 +804,7 @@ pub(crate) fn parse(src: &str) -> Result<Vec<Item>, String> {
             text: String::new(),
         },
         back: false,
+        depth: 0,
     };
     let result = p.object_list(false);
     if let Some(e) = p.sc.error.take() {
@@ -909,6 +942,40 @@ n = 0x10
                 }
             }
         }
+    }
+
+    /// Nested blocks, objects and lists a thousand and a hundred thousand
+    /// deep once overflowed the stack; past the limit they are an error.
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let forms: [fn(usize) -> String; 3] = [
+            |n| format!("a {}\n", "{ b ".repeat(n)),
+            |n| format!("a = {}1{}\n", "{b = ".repeat(n), "}".repeat(n)),
+            |n| format!("a = {}1{}\n", "[".repeat(n), "]".repeat(n)),
+        ];
+        for (i, form) in forms.iter().enumerate() {
+            for n in [1_000, 100_000] {
+                let outcome = std::thread::Builder::new()
+                    .stack_size(2 << 20)
+                    .spawn({
+                        let text = form(n);
+                        move || parse(&text).err()
+                    })
+                    .map(|h| h.join());
+                match outcome {
+                    Ok(Ok(Some(e))) => assert!(
+                        e.contains("nest more than 128 levels deep"),
+                        "form {i}, {n}: {e}"
+                    ),
+                    other => panic!("form {i}, {n}: {other:?}"),
+                }
+            }
+        }
+        // At the limit, a well-formed file still parses.
+        let text = format!("a = {}1{}\n", "[".repeat(127), "]".repeat(127));
+        assert!(parse(&text).is_ok());
+        let text = format!("a = {}1{}\n", "{b = ".repeat(128), "}".repeat(128));
+        assert!(parse(&text).is_ok());
     }
 
     #[test]

@@ -30,4 +30,4 @@ pub use version::{Version, VersionParseError};
 
 /// The product name in messages that name the tool itself (OpenTofu's say
 /// "OpenTofu", Terraform's "Terraform").
-pub const PRODUCT: &str = "terrace";
+pub use terrace_syntax::PRODUCT;

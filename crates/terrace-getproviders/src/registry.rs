@@ -281,6 +281,48 @@ impl Http {
         })
     }
 
+    /// GETs `url` with extra `headers`, streaming a 200 response's body
+    /// into the file at `dest` in bounded chunks, whatever its size; other
+    /// statuses are returned without reading the body. Transport failures
+    /// are errors in Go's words, as [`Http::get_response`]'s.
+    pub fn get_into_file(
+        &self,
+        url: &str,
+        headers: &[(&str, &str)],
+        dest: &Path,
+    ) -> Result<u16, String> {
+        let mut req = self.agent.get(url);
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let mut resp = req.call().map_err(|e| go_request_error(url, &e))?;
+        let status = resp.status().as_u16();
+        if status != 200 {
+            return Ok(status);
+        }
+        let mut reader = resp.body_mut().with_config().limit(u64::MAX).reader();
+        let mut file =
+            std::fs::File::create(dest).map_err(|e| crate::goerr::path_error("open", dest, &e))?;
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match reader.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    return Err(format!(
+                        "{}: {}",
+                        host_of(url),
+                        crate::goerr::errno_text(&e)
+                    ))
+                }
+            };
+            std::io::Write::write_all(&mut file, &buf[..n])
+                .map_err(|e| crate::goerr::path_error("write", dest, &e))?;
+        }
+        Ok(status)
+    }
+
     /// Streams `url` into the file at `dest`.
     pub fn download(&self, url: &str, dest: &Path) -> Result<(), String> {
         let mut resp = self

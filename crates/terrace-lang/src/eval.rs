@@ -214,7 +214,7 @@ impl<'a> Evaluator<'a> {
                 true_result,
                 false_result,
             } => self.eval_conditional(expr.span, condition, true_result, false_result),
-            ExprKind::Binary { op, lhs, rhs, .. } => self.eval_binary(expr.span, *op, lhs, rhs),
+            ExprKind::Binary { first, rest } => self.eval_binary(first, rest),
             ExprKind::Unary { op, operand } => self.eval_unary(expr.span, *op, operand),
             ExprKind::Tuple(items) => {
                 let values = items.iter().map(|e| self.eval(e)).collect();
@@ -340,7 +340,7 @@ impl<'a> Evaluator<'a> {
                     return name_span.to(self.open_paren_span(*name_span, e.span))
                 }
                 ExprKind::Conditional { condition, .. } => e = condition,
-                ExprKind::Binary { lhs, .. } => e = lhs,
+                ExprKind::Binary { first, .. } => e = first,
                 ExprKind::Parens(inner) => e = inner,
                 ExprKind::Index {
                     open_bracket_span, ..

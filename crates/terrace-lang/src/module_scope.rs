@@ -42,6 +42,10 @@ pub struct StaticModuleScope {
     /// Functions this context adds to the built-in ones (the console's
     /// `type`).
     functions: HashMap<String, Arc<dyn ExternalFunction>>,
+    /// Root module resources known from a state, by `type.name` or
+    /// `data.type.name`: each the value a reference to the whole resource
+    /// gives (an object, or a tuple or object of instances).
+    resources: HashMap<String, Value>,
 }
 
 impl StaticModuleScope {
@@ -76,7 +80,14 @@ impl StaticModuleScope {
             base_dir: PathBuf::from(module_dir),
             now: None,
             functions: HashMap::new(),
+            resources: HashMap::new(),
         }
+    }
+
+    /// Values for references to root module resources (see `resources`).
+    pub fn with_resources(mut self, resources: HashMap<String, Value>) -> StaticModuleScope {
+        self.resources = resources;
+        self
     }
 
     pub fn with_now(mut self, now: impl Into<String>) -> StaticModuleScope {
@@ -220,6 +231,16 @@ impl Scope for StaticModuleScope {
                 "Reference to undeclared module",
                 format!("No module call named \"{call}\" is declared in the root module."),
             ),
+            Subject::Resource(resource) | Subject::ResourceInstance { resource, .. }
+                if self.resources.contains_key(&resource.to_string()) =>
+            {
+                let value = self.resources[&resource.to_string()].clone();
+                // `type.name` is the root and one attribute step;
+                // `data.type.name` one more. Instance keys and attributes
+                // after that are the evaluator's.
+                let consumed = if resource.mode == ResourceMode::Data { 2 } else { 1 };
+                Lookup::Found { value, consumed }
+            }
             Subject::Resource(resource) | Subject::ResourceInstance { resource, .. } => {
                 let kind = match resource.mode {
                     ResourceMode::Managed => "managed resource",

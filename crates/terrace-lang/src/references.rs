@@ -278,9 +278,11 @@ impl<'e> Walker<'e> {
                 self.expr(true_result, d);
                 self.expr(false_result, d);
             }
-            ExprKind::Binary { lhs, rhs, .. } => {
-                self.expr(lhs, d);
-                self.expr(rhs, d);
+            ExprKind::Binary { first, rest } => {
+                self.expr(first, d);
+                for operand in rest {
+                    self.expr(&operand.rhs, d);
+                }
             }
             ExprKind::Unary { operand, .. } => self.expr(operand, d),
             ExprKind::Tuple(items) => {

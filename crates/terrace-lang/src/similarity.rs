@@ -107,20 +107,13 @@ fn identical(a: &Expr, b: &Expr) -> bool {
                 && optional_identical(x.condition.as_ref(), y.condition.as_ref())
                 && x.group == y.group
         }
-        (
-            Binary {
-                op: ox,
-                lhs: lx,
-                rhs: rx,
-                ..
-            },
-            Binary {
-                op: oy,
-                lhs: ly,
-                rhs: ry,
-                ..
-            },
-        ) => ox == oy && identical(lx, ly) && identical(rx, ry),
+        (Binary { first: fx, rest: x }, Binary { first: fy, rest: y }) => {
+            x.len() == y.len()
+                && identical(fx, fy)
+                && x.iter()
+                    .zip(y.iter())
+                    .all(|(ox, oy)| ox.op == oy.op && identical(&ox.rhs, &oy.rhs))
+        }
         (Unary { op: ox, operand: x }, Unary { op: oy, operand: y }) => ox == oy && identical(x, y),
         (Template(x), Template(y)) => {
             x.parts.len() == y.parts.len()

@@ -117,16 +117,17 @@ fn type_json(v: &Value) -> String {
 }
 
 /// `marshalAttributeValues`: the top-level attributes of an object, each
-/// as its own JSON (unknown ones left out); `None` for a null object.
+/// as its own JSON (unknown ones left out); `None` for a null object and
+/// for one with no attribute left, whose `values` Terraform omits.
 fn attribute_values(v: &Value) -> Option<String> {
     if v.is_null() || !v.is_known() {
         return None;
     }
     let j = jsonval::from_value(v)?;
-    Some(match j {
-        J::Object(_) => j.to_compact(),
-        _ => return None,
-    })
+    match &j {
+        J::Object(attrs) if !attrs.is_empty() => Some(j.to_compact()),
+        _ => None,
+    }
 }
 
 fn schema_of(

@@ -337,16 +337,20 @@ impl Plan {
             && self.output_changes.iter().all(|c| c.action == Action::NoOp)
     }
 
-    /// OpenTofu's `CanApply`: an errored plan never applies; any real change
-    /// does; drift alone only in refresh-only mode.
+    /// Whether applying the plan does anything: never for an errored plan;
+    /// in refresh-only mode only when the refreshed state differs from the
+    /// previous run's (drift, or root output values now known to differ:
+    /// output changes still unknown do not count); otherwise when any
+    /// change is not a no-op.
     pub fn can_apply(&self) -> bool {
         if self.errored {
             return false;
         }
-        if !self.changes_empty() {
-            return true;
+        if self.mode == PlanMode::RefreshOnly {
+            return !self.drift.is_empty()
+                || !outputs_equal(&self.prior_state, &self.prev_run_state);
         }
-        self.mode == PlanMode::RefreshOnly && !self.drift.is_empty()
+        !self.changes_empty()
     }
 
     /// Sorts changes by address (deposed objects after the current one) and
@@ -371,6 +375,15 @@ impl Plan {
             .iter()
             .find(|c| &c.addr == addr && c.deposed.is_none())
     }
+}
+
+fn outputs_equal(a: &State, b: &State) -> bool {
+    a.outputs.len() == b.outputs.len()
+        && a.outputs.iter().all(|(name, x)| {
+            b.outputs
+                .get(name)
+                .is_some_and(|y| x.sensitive == y.sensitive && x.value.raw_equals(&y.value))
+        })
 }
 
 #[cfg(test)]

@@ -2,16 +2,16 @@
 //! zip format: a JSON document holding the whole [`Plan`], in which every
 //! value is its cty type JSON plus its MessagePack encoding (so unknown
 //! values and refinements survive) plus the paths of its marks, and both
-//! states are embedded as state files. It also records what the plan was
-//! made from (a hash of the configuration inputs, the state's lineage and
-//! serial), so `apply` can refuse a plan that no longer fits.
+//! states are embedded as state files. Beside the plan it keeps what the
+//! plan was made from ([`PlanContext`]): the configuration's files, the
+//! dependency lock file, the backend and the state snapshot, so that an
+//! apply of the file uses exactly that, and refuses a state that moved on.
 
 use crate::model::{
     Action, ActionReason, OutputChange, Plan, PlanMode, ResourceAttr, ResourceInstanceChange,
 };
 use base64::Engine as _;
 use serde_json::{json, Map, Value as Json};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::fmt;
 use terrace_addrs::{AbsProviderInstance, AbsResourceInstance, Target};
@@ -21,7 +21,7 @@ use terrace_syntax::Diagnostic;
 use terrace_value::{Marks, Type, Value};
 
 /// The format's version; a reader refuses any other.
-pub const FORMAT_VERSION: u64 = 1;
+pub const FORMAT_VERSION: u64 = 2;
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
@@ -41,71 +41,67 @@ fn err(msg: impl Into<String>) -> PlanFileError {
     PlanFileError(msg.into())
 }
 
+/// The backend a plan's state came from, as configured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SavedBackend {
+    pub type_name: String,
+    /// The settings that are set (null ones left out), as text.
+    pub config: BTreeMap<String, String>,
+    pub workspace: String,
+}
+
+/// Everything besides the plan itself that applying it depends on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlanContext {
+    /// The configuration's files: module directory (as the loader names
+    /// it) → file name → text.
+    pub config_files: BTreeMap<String, BTreeMap<String, String>>,
+    /// `.terraform/modules/modules.json`, when there was one.
+    pub module_manifest: Option<String>,
+    /// The dependency lock file's text, when there was one.
+    pub dependency_locks: Option<String>,
+    pub backend: SavedBackend,
+    /// The lineage and serial of the state planned against; `None` when
+    /// there was no state yet.
+    pub state: Option<(String, u64)>,
+    /// Ephemeral variables that were set for the plan: their values are
+    /// not kept, so applying it needs them set again.
+    pub apply_time_variables: Vec<String>,
+}
+
 /// A plan read back from a file, with what it was made from.
 #[derive(Clone, Debug)]
 pub struct PlanFile {
     pub plan: Plan,
-    /// [`config_hash`] of the configuration the plan was made from.
-    pub config_hash: String,
-    /// The lineage and serial of the state the plan was made from; an
-    /// empty lineage and serial 0 when there was no state yet.
-    pub state_lineage: String,
-    pub state_serial: u64,
+    pub context: PlanContext,
     /// The terrace version that wrote the file.
     pub terrace_version: String,
 }
 
-/// A digest of the configuration inputs (file names and contents, in the
-/// order given; variable values belong in the plan itself): hex SHA-256.
-pub fn config_hash<'a>(inputs: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
-    let mut h = Sha256::new();
-    for (name, bytes) in inputs {
-        // Lengths first, so that no two different lists hash alike.
-        h.update((name.len() as u64).to_be_bytes());
-        h.update(name.as_bytes());
-        h.update((bytes.len() as u64).to_be_bytes());
-        h.update(bytes);
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl PlanFile {
     /// Why the plan may not be applied to the state now stored (`current`:
-    /// its lineage and serial, `None` when there is none) with the
-    /// configuration hashing to `config_hash`, or `None` when it may;
-    /// OpenTofu's checks and wording for the state.
-    pub fn check_applicable(
-        &self,
-        current: Option<(&str, u64)>,
-        config_hash: &str,
-    ) -> Option<Diagnostic> {
-        if let Some((lineage, serial)) = current {
-            let first_plan = self.state_lineage.is_empty() && self.state_serial == 0;
-            if !first_plan && self.state_lineage != lineage {
-                return Some(Diagnostic::error(
-                    "Saved plan does not match the given state",
-                    "The given plan file can not be applied because it was created from a different state lineage.",
-                ));
-            }
-            if self.state_serial != serial {
-                return Some(Diagnostic::error(
-                    "Saved plan is stale",
-                    "The given plan file can no longer be applied because the state was changed by another operation after the plan was created.",
-                ));
-            }
-        } else if !self.state_lineage.is_empty() {
-            return Some(Diagnostic::error(
+    /// its lineage and serial, `None` when there is none), or `None` when
+    /// it may; OpenTofu's checks and wording. A plan made without a state
+    /// applies only while there still is none.
+    pub fn check_state(&self, current: Option<(&str, u64)>) -> Option<Diagnostic> {
+        // No state file reads as an empty state: no lineage, serial 0.
+        let (lineage, serial) = current.unwrap_or(("", 0));
+        let stale = || {
+            Diagnostic::error(
                 "Saved plan is stale",
                 "The given plan file can no longer be applied because the state was changed by another operation after the plan was created.",
-            ));
+            )
+        };
+        match &self.context.state {
+            None if serial == 0 => None,
+            None => Some(stale()),
+            Some((planned_lineage, _)) if planned_lineage != lineage => Some(Diagnostic::error(
+                "Saved plan does not match the given state",
+                "The given plan file can not be applied because it was created from a different state lineage.",
+            )),
+            Some((_, planned_serial)) if *planned_serial != serial => Some(stale()),
+            Some(_) => None,
         }
-        if self.config_hash != config_hash {
-            return Some(Diagnostic::error(
-                "Saved plan is stale",
-                "The given plan file can no longer be applied because the configuration has changed since the plan was created. Create a new plan from the current configuration.",
-            ));
-        }
-        None
     }
 }
 
@@ -441,33 +437,102 @@ fn parse_targets(j: Option<&Json>) -> Result<Vec<Target>, PlanFileError> {
         .collect()
 }
 
-/// The file for `plan`, made from the configuration hashing to
-/// `config_hash`. The state lineage and serial recorded are the previous
-/// run state's, as read before planning (`None`: there was no state).
-///
-/// A state at serial 0 was never written: it is the empty state a run
-/// starts from when there is no state file, whose lineage is made up
-/// afresh by every run. It is recorded as no state at all (as terraform
-/// records a first plan), so that the apply, which makes up a lineage of
-/// its own, takes the plan as a first plan instead of one made from a
-/// different state lineage.
-pub fn write(
-    plan: &Plan,
-    config_hash: &str,
-    state_meta: Option<(&str, u64)>,
-) -> Result<Vec<u8>, PlanFileError> {
-    let (lineage, serial) = state_meta
-        .filter(|(_, serial)| *serial > 0)
-        .unwrap_or(("", 0));
+fn encode_context(c: &PlanContext) -> Json {
+    let modules: Map<String, Json> = c
+        .config_files
+        .iter()
+        .map(|(dir, files)| {
+            let files: Map<String, Json> = files
+                .iter()
+                .map(|(name, text)| (name.clone(), Json::String(text.clone())))
+                .collect();
+            (dir.clone(), Json::Object(files))
+        })
+        .collect();
+    let backend_config: Map<String, Json> = c
+        .backend
+        .config
+        .iter()
+        .map(|(k, v)| (k.clone(), Json::String(v.clone())))
+        .collect();
+    json!({
+        "configuration": modules,
+        "module_manifest": c.module_manifest,
+        "dependency_locks": c.dependency_locks,
+        "backend": {
+            "type": c.backend.type_name,
+            "config": backend_config,
+            "workspace": c.backend.workspace,
+        },
+        "state": c.state.as_ref().map(|(lineage, serial)| json!({ "lineage": lineage, "serial": serial })),
+        "apply_time_variables": c.apply_time_variables,
+    })
+}
+
+fn decode_context(j: &Json) -> Result<PlanContext, PlanFileError> {
+    let strings =
+        |j: Option<&Json>, what: &str| -> Result<BTreeMap<String, String>, PlanFileError> {
+            j.and_then(Json::as_object)
+                .ok_or_else(|| err(format!("missing {what}")))?
+                .iter()
+                .map(|(k, v)| {
+                    v.as_str()
+                        .map(|v| (k.clone(), v.to_string()))
+                        .ok_or_else(|| err(format!("invalid {what}")))
+                })
+                .collect()
+        };
+    let mut config_files = BTreeMap::new();
+    for (dir, files) in j
+        .get("configuration")
+        .and_then(Json::as_object)
+        .ok_or_else(|| err("missing the configuration"))?
+    {
+        config_files.insert(dir.clone(), strings(Some(files), "configuration files")?);
+    }
+    let backend = j.get("backend").ok_or_else(|| err("missing the backend"))?;
+    let state = match j.get("state") {
+        None | Some(Json::Null) => None,
+        Some(s) => Some((
+            str_field(s, "lineage")?.to_string(),
+            s.get("serial")
+                .and_then(Json::as_u64)
+                .ok_or_else(|| err("invalid state serial"))?,
+        )),
+    };
+    Ok(PlanContext {
+        config_files,
+        module_manifest: opt_str(j, "module_manifest"),
+        dependency_locks: opt_str(j, "dependency_locks"),
+        backend: SavedBackend {
+            type_name: str_field(backend, "type")?.to_string(),
+            config: strings(backend.get("config"), "backend configuration")?,
+            workspace: str_field(backend, "workspace")?.to_string(),
+        },
+        state,
+        apply_time_variables: j
+            .get("apply_time_variables")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| err("invalid apply-time variable"))
+            })
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// The file for `plan`, with what it was made from.
+pub fn write(plan: &Plan, context: &PlanContext) -> Result<Vec<u8>, PlanFileError> {
     let mut o = Map::new();
     o.insert("terrace_plan_format".into(), Json::from(FORMAT_VERSION));
     o.insert(
         "terrace_version".into(),
         Json::String(env!("CARGO_PKG_VERSION").into()),
     );
-    o.insert("config_hash".into(), Json::String(config_hash.into()));
-    o.insert("state_lineage".into(), Json::String(lineage.into()));
-    o.insert("state_serial".into(), Json::from(serial));
+    o.insert("context".into(), encode_context(context));
     o.insert("mode".into(), Json::String(mode_name(plan.mode).into()));
     let mut vars = Map::new();
     for (k, v) in &plan.variable_values {
@@ -619,9 +684,7 @@ pub fn read(bytes: &[u8]) -> Result<PlanFile, PlanFileError> {
     plan.timestamp = opt_str(&j, "timestamp").unwrap_or_default();
     Ok(PlanFile {
         plan,
-        config_hash: str_field(&j, "config_hash")?.to_string(),
-        state_lineage: opt_str(&j, "state_lineage").unwrap_or_default(),
-        state_serial: j.get("state_serial").and_then(Json::as_u64).unwrap_or(0),
+        context: decode_context(j.get("context").unwrap_or(&Json::Null))?,
         terrace_version: opt_str(&j, "terrace_version").unwrap_or_default(),
     })
 }

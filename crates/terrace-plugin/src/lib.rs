@@ -45,5 +45,5 @@ pub use client::{default_log_sink, LaunchConfig, PluginProvider};
 pub use error::{PluginError, PluginErrorKind};
 pub use handshake::{Handshake, PluginAddress, CORE_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS};
 pub use log::{format_record, EnvLogSink, LogLevel, LogRecord, LogSink, NullLogSink};
-pub use process::{MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
+pub use process::{kill_all_plugins, MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE};
 pub use reattach::{parse_reattach_providers, ReattachConfig};

@@ -96,6 +96,9 @@ impl PluginProcess {
             )
         })?;
         let pid = child.id().and_then(|id| i32::try_from(id).ok());
+        if let Some(pid) = pid {
+            live_groups(|groups| groups.insert(pid));
+        }
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
 
@@ -105,6 +108,9 @@ impl PluginProcess {
                 Ok(status) => status.to_string(),
                 Err(e) => format!("could not wait for the process: {e}"),
             };
+            if let Some(pid) = pid {
+                live_groups(|groups| groups.remove(&pid));
+            }
             exit_sender.send_replace(Some(status));
         });
 
@@ -400,6 +406,33 @@ fn describe_duration(duration: Duration) -> String {
         format!("{}s", millis / 1000)
     } else {
         format!("{millis}ms")
+    }
+}
+
+/// The process groups of plugins started and not yet reaped, so that a
+/// process leaving in a hurry (a second Ctrl-C) can take them with it.
+static LIVE_PLUGIN_GROUPS: std::sync::Mutex<std::collections::BTreeSet<i32>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+fn live_groups<T>(f: impl FnOnce(&mut std::collections::BTreeSet<i32>) -> T) -> T {
+    let mut groups = LIVE_PLUGIN_GROUPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    f(&mut groups)
+}
+
+/// SIGKILL to every plugin this process started that is still running
+/// (and everything those plugins started). For an exit that cannot wait
+/// for orderly shutdowns; plugins otherwise outlive their host.
+pub fn kill_all_plugins() {
+    for pid in live_groups(std::mem::take) {
+        if pid > 0 {
+            // SAFETY: kill(2) has no memory-safety preconditions; each pid
+            // leads its own process group (process_group(0) at spawn).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
     }
 }
 

@@ -25,6 +25,9 @@ struct Moto {
 
 impl Moto {
     fn start() -> Option<Moto> {
+        if !terrace_testsupport::require_program("moto_server", &["--help"]) {
+            return None;
+        }
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|listener| listener.local_addr())
             .map(|addr| addr.port())
@@ -36,10 +39,7 @@ impl Moto {
             .spawn()
         {
             Ok(child) => child,
-            Err(e) => {
-                println!("skipped: moto_server could not be started: {e}");
-                return None;
-            }
+            Err(e) => panic!("moto_server runs, but could not be started: {e}"),
         };
         let moto = Moto {
             child,

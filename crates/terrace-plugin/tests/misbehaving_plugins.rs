@@ -127,12 +127,8 @@ fn never_completes_the_handshake() {
 
 #[test]
 fn crashes_mid_call() {
-    if std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        println!("skipped: the crashing fake plugin needs python3, which is not on PATH");
+    // The crashing fake plugin is a python3 script.
+    if !terrace_testsupport::require_python3() {
         return;
     }
     let (result, pids, _dir) = launch_fake("crashes-mid-call.sh", Duration::from_secs(30));

@@ -110,6 +110,20 @@ impl SchemaCache {
         })
     }
 
+    /// The `h1:` checksum of the installed provider package in `dir`, the
+    /// one the dependency lock file records, with each file's SHA-256
+    /// taken through [`SchemaCache::executable_digest`]: the check that an
+    /// installed package is the locked one costs a rehash only when a
+    /// file changed. The memo is trusted as much as the user's own cache
+    /// directory, which only that user can write.
+    pub fn package_h1(&self, dir: &Path) -> Result<terrace_getproviders::hash::Hash, String> {
+        terrace_getproviders::hash::h1_dir_with(dir, &|path: &Path| {
+            self.executable_digest(path)
+                .map(|d| d.0)
+                .map_err(|e| format!("read {}: {e}", path.display()))
+        })
+    }
+
     /// The SHA-256 of the executable at `path`, remembered across runs
     /// while the file stays the same one.
     pub fn executable_digest(&self, path: &Path) -> io::Result<Digest> {
@@ -441,7 +455,7 @@ pub(crate) mod tests {
             .map(Path::new)
             .find(|p| FileIdentity::of(p).is_some_and(|i| i.is_settled(digest::now_ns())))
         else {
-            eprintln!("skipped: no settled system file to hash");
+            terrace_testsupport::missing("no settled system file (/bin/sh, /usr/bin/env) to hash");
             return;
         };
         let digest = cache.executable_digest(old).unwrap();

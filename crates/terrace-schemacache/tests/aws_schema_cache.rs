@@ -12,7 +12,7 @@ use terrace_providers::{CallFunctionRequest, Provider};
 use terrace_schemacache::{launch, load_schema, SchemaCache, SchemaSource};
 use terrace_value::Value;
 
-const AWS: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
+const AWS: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
 const AWS_ADDR: &str = "registry.terraform.io/hashicorp/aws";
 
 struct TempDir(PathBuf);
@@ -69,8 +69,7 @@ fn traced_config(recorder: &Arc<RpcRecorder>) -> LaunchConfig {
 
 #[test]
 fn aws_schema_is_cached_and_reused() {
-    if !Path::new(AWS).exists() {
-        eprintln!("skipped: the AWS provider is not installed at {AWS}");
+    if !terrace_testsupport::require_path(Path::new(AWS), "the AWS provider") {
         return;
     }
     let tmp = TempDir::new("aws");

@@ -90,11 +90,14 @@ pub enum ExprKind {
         true_result: Box<Expr>,
         false_result: Box<Expr>,
     },
+    /// `first op rhs op rhs ...`: operators of one precedence level,
+    /// left-associative, so `a - b + c` means `(a - b) + c`. A chain is kept
+    /// flat rather than as nested pairs so that walking, cloning or dropping
+    /// a chain of any length needs no recursion per operator. `rest` is never
+    /// empty.
     Binary {
-        op: BinaryOp,
-        op_span: Span,
-        lhs: Box<Expr>,
-        rhs: Box<Expr>,
+        first: Box<Expr>,
+        rest: Vec<BinaryOperand>,
     },
     Unary {
         op: UnaryOp,
@@ -125,6 +128,14 @@ pub enum ExprKind {
     /// A placeholder left where the parser could not make an expression; a
     /// diagnostic was already reported. Evaluates to an unknown dynamic value.
     Invalid,
+}
+
+/// One `op rhs` step of a [`ExprKind::Binary`] chain.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BinaryOperand {
+    pub op: BinaryOp,
+    pub op_span: Span,
+    pub rhs: Expr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -4,6 +4,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod format;
 pub mod json;
 mod lexer;
 mod parser;
@@ -17,6 +18,11 @@ pub use json::{json_string_as_expression, json_string_as_traversal, json_value_t
 pub use pos::{LineIndex, Pos, Span};
 pub use text::levenshtein;
 pub use traversal::{PartialStep, PartialTraversal};
+
+/// The product's name wherever user-facing text names the tool itself
+/// (OpenTofu's messages say "OpenTofu", Terraform's "Terraform"), and the
+/// command users type. Every crate takes it from here.
+pub const PRODUCT: &str = "terrace";
 
 use ast::{Body, Expr, File, SourceFile, Traversal};
 use lexer::ScanMode;
@@ -102,8 +108,12 @@ pub fn parse_traversal_abs(source: &Arc<SourceFile>) -> (Option<Traversal>, Diag
 /// Runs every parser on arbitrary bytes, for fuzzing: none may panic.
 pub fn fuzz_one(input: &[u8]) {
     let text = String::from_utf8_lossy(input);
-    let (file, _) = parse_native_file("fuzz.tf", &text);
+    let (file, diags) = parse_native_file("fuzz.tf", &text);
     let _ = render::context_string(&file, text.len() / 2);
+    let _ = format::format_tokens_only(&text);
+    if !diagnostic::has_errors(&diags) {
+        let _ = format::format_configuration(&text, &file);
+    }
     let source = SourceFile::new("fuzz.hcl", text.as_ref());
     let _ = parse_expression(&source);
     let _ = parse_template(&source);

@@ -8,8 +8,8 @@
 //! follow-on complaints are suppressed.
 
 use crate::ast::{
-    BinaryOp, Block, Body, Expr, ExprKind, ExprOrigin, ForExpr, NativeBody, ObjectItem, ObjectKey,
-    SourceFile, Template, TemplatePart, Traversal, TraversalStep, UnaryOp,
+    BinaryOp, BinaryOperand, Block, Body, Expr, ExprKind, ExprOrigin, ForExpr, NativeBody,
+    ObjectItem, ObjectKey, SourceFile, Template, TemplatePart, Traversal, TraversalStep, UnaryOp,
 };
 use crate::diagnostic::Diagnostic;
 use crate::lexer::{self, ScanMode, Token, TokenKind as K};
@@ -380,6 +380,12 @@ impl<'a> Parser<'a> {
         if self.depth <= MAX_NESTING {
             return true;
         }
+        self.report_too_deep();
+        false
+    }
+
+    /// The diagnostic for input nested beyond [`MAX_NESTING`], given once.
+    fn report_too_deep(&mut self) {
         if !self.told_too_deep {
             self.told_too_deep = true;
             let sp = self.next_span();
@@ -391,7 +397,6 @@ impl<'a> Parser<'a> {
             );
         }
         self.set_recovery();
-        false
     }
 
     fn leave(&mut self) {
@@ -942,7 +947,9 @@ impl<'a> Parser<'a> {
 
     /// Binary operators by precedence climbing: the same trees as HCL's
     /// one-function-per-precedence-level recursion (left-associative within
-    /// a level), with one stack frame per operand instead of six.
+    /// a level), with one stack frame per operand instead of six. Operators
+    /// of one level extend one flat chain, so the length of a chain never
+    /// costs stack.
     ///
     /// On an error inside an operand while recovering, HCL abandons the
     /// whole operator chain and keeps what was built at the failing level;
@@ -953,6 +960,8 @@ impl<'a> Parser<'a> {
         if self.recovery && self.error_count() > before {
             return lhs;
         }
+        // The level of the chain `lhs` is, when this call built it.
+        let mut chain_level: Option<usize> = None;
         loop {
             let next = self.peek();
             let Some((op, level)) =
@@ -967,13 +976,25 @@ impl<'a> Parser<'a> {
                 return lhs;
             }
             let span = between(lhs.span, rhs.span);
-            let op_span = self.tok_span(op_tok);
+            let operand = BinaryOperand {
+                op,
+                op_span: self.tok_span(op_tok),
+                rhs,
+            };
+            if chain_level == Some(level) {
+                if let ExprKind::Binary { rest, .. } = &mut lhs.kind {
+                    rest.push(operand);
+                    lhs.span = span;
+                    continue;
+                }
+            }
+            // Operators of higher levels were all taken by `rhs`, so a new
+            // level here is a lower one: the chain so far is its first operand.
+            chain_level = Some(level);
             lhs = mk(
                 ExprKind::Binary {
-                    op,
-                    op_span,
-                    lhs: Box::new(lhs),
-                    rhs: Box::new(rhs),
+                    first: Box::new(lhs),
+                    rest: vec![operand],
                 },
                 span,
             );
@@ -1039,7 +1060,23 @@ impl<'a> Parser<'a> {
     fn parse_expression_traversals(&mut self, from: Expr) -> Expr {
         let from_span = from.span;
         let mut ret = from;
+        // Index and splat steps wrap what came before, so a long run of them
+        // nests as deeply as parentheses would; they count towards the same
+        // limit.
+        let mut wrapping_steps = 0u32;
         'traversal: loop {
+            let wraps_previous = match &ret.kind {
+                ExprKind::Index { .. } | ExprKind::Splat { .. } => true,
+                ExprKind::RelativeTraversal { steps, .. } => steps.len() == 1,
+                _ => false,
+            };
+            if wraps_previous {
+                wrapping_steps += 1;
+                if self.depth + wrapping_steps > MAX_NESTING {
+                    self.report_too_deep();
+                    ret = mk(ExprKind::Invalid, ret.span);
+                }
+            }
             let next = self.peek();
             match next.kind {
                 K::Dot => {
@@ -2029,6 +2066,7 @@ impl<'a> Parser<'a> {
             tokens,
             pos: 0,
             parser: self,
+            gave_up: false,
         };
         let parts = tp.parse_root();
         (parts, passthru)
@@ -2529,6 +2567,9 @@ struct TemplateStructure<'p, 'a> {
     tokens: Vec<TemplateToken>,
     pos: usize,
     parser: &'p mut Parser<'a>,
+    /// Set when the template nested too deeply and its rest was skipped:
+    /// the directives left open then are not reported one by one.
+    gave_up: bool,
 }
 
 impl TemplateStructure<'_, '_> {
@@ -2575,6 +2616,7 @@ impl TemplateStructure<'_, '_> {
         } else {
             // Give up on the rest of this template.
             self.pos = self.tokens.len().saturating_sub(1);
+            self.gave_up = true;
             Self::placeholder(Span::default())
         };
         self.parser.leave();
@@ -2628,8 +2670,10 @@ impl TemplateStructure<'_, '_> {
                     "The if directive at {} is missing its corresponding endif directive.",
                     self.parser.range_string(if_span)
                 );
-                self.parser
-                    .error("Unexpected end of template", detail, end, None);
+                if !self.gave_up {
+                    self.parser
+                        .error("Unexpected end of template", detail, end, None);
+                }
                 return Self::placeholder(end);
             }
             if let Some(TemplateToken::EndCtrl { kind, span }) = self.tokens.get(self.pos) {
@@ -2690,8 +2734,10 @@ impl TemplateStructure<'_, '_> {
                     "The for directive at {} is missing its corresponding endfor directive.",
                     self.parser.range_string(for_span)
                 );
-                self.parser
-                    .error("Unexpected end of template", detail, end, None);
+                if !self.gave_up {
+                    self.parser
+                        .error("Unexpected end of template", detail, end, None);
+                }
                 return Self::placeholder(end);
             }
             if let Some(TemplateToken::EndCtrl { kind, span }) = self.tokens.get(self.pos) {

@@ -135,27 +135,17 @@ fn write_expr(s: &mut String, e: &Expr) {
             write_expr(s, false_result);
             s.push(')');
         }
-        ExprKind::Binary { op, lhs, rhs, .. } => {
-            let o = match op {
-                BinaryOp::Or => "||",
-                BinaryOp::And => "&&",
-                BinaryOp::Equal => "==",
-                BinaryOp::NotEqual => "!=",
-                BinaryOp::Greater => ">",
-                BinaryOp::GreaterOrEqual => ">=",
-                BinaryOp::Less => "<",
-                BinaryOp::LessOrEqual => "<=",
-                BinaryOp::Add => "+",
-                BinaryOp::Subtract => "-",
-                BinaryOp::Multiply => "*",
-                BinaryOp::Divide => "/",
-                BinaryOp::Modulo => "%",
-            };
-            let _ = write!(s, "({o} ");
-            write_expr(s, lhs);
-            s.push(' ');
-            write_expr(s, rhs);
-            s.push(')');
+        ExprKind::Binary { first, rest } => {
+            // Printed as the nested pairs the chain stands for.
+            for operand in rest.iter().rev() {
+                let _ = write!(s, "({} ", binary_op_text(operand.op));
+            }
+            write_expr(s, first);
+            for operand in rest {
+                s.push(' ');
+                write_expr(s, &operand.rhs);
+                s.push(')');
+            }
         }
         ExprKind::Unary { op, operand } => {
             s.push_str(if *op == UnaryOp::Not { "(! " } else { "(neg " });
@@ -842,15 +832,15 @@ fn spans_cover_source_text() {
     let slice = |sp: crate::Span| &src[sp.start as usize..sp.end as usize];
     assert_eq!(slice(attr.span), "a = f(x, [1, 2])[0].b + (c ? \"s\" : d)");
     assert_eq!(slice(attr.name_span), "a");
-    let ExprKind::Binary {
-        lhs, rhs, op_span, ..
-    } = &attr.expr.kind
-    else {
+    let ExprKind::Binary { first: lhs, rest } = &attr.expr.kind else {
         panic!("binary expected")
     };
-    assert_eq!(slice(*op_span), "+");
+    let [operand] = rest.as_slice() else {
+        panic!("one operator expected")
+    };
+    assert_eq!(slice(operand.op_span), "+");
     assert_eq!(slice(lhs.span), "f(x, [1, 2])[0].b");
-    assert_eq!(slice(rhs.span), "(c ? \"s\" : d)");
+    assert_eq!(slice(operand.rhs.span), "(c ? \"s\" : d)");
     let ExprKind::RelativeTraversal { source, steps } = &lhs.kind else {
         panic!("relative traversal expected")
     };
@@ -1207,6 +1197,63 @@ fn large_input_parses_linearly() {
     assert_eq!(body.blocks.len(), 10_000);
 }
 
+/// A chain of binary operators is as long as the input makes it, without a
+/// limit and without recursion per operator: parsed, cloned, compared and
+/// dropped on a small stack. Operators of one precedence level share one
+/// flat chain; a lower level takes the chain so far as its first operand.
+#[test]
+fn long_operator_chains_are_flat() {
+    let terms = 100_000;
+    let h = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || {
+            let src = vec!["1"; terms].join(" + ");
+            let file = SourceFile::new("chain.tf", src.as_str());
+            let (e, diags) = parse_expression(&file);
+            assert!(diags.is_empty(), "{diags:?}");
+            let ExprKind::Binary { first, rest } = &e.kind else {
+                panic!("binary expected")
+            };
+            assert_eq!(sexpr(first), "1");
+            assert_eq!(rest.len(), terms - 1);
+            assert!(rest.iter().all(|o| o.op == BinaryOp::Add));
+            assert_eq!(e.span.len(), src.len());
+            let copy = e.clone();
+            assert!(copy == e);
+            drop((copy, e));
+
+            let src = "a || b && c == d < e + f * g + h - i * j / k == l || m";
+            let (e, diags) = expr(src);
+            assert_eq!(diags, "");
+            assert_eq!(
+                e,
+                "(|| (|| (trav a) (&& (trav b) (== (== (trav c) (< (trav d) (- (+ (+ (trav e) (* (trav f) (trav g))) (trav h)) (/ (* (trav i) (trav j)) (trav k))))) (trav l)))) (trav m))"
+            );
+        });
+    let outcome = h.map(|h| h.join());
+    assert!(matches!(outcome, Ok(Ok(()))), "{outcome:?}");
+}
+
+/// Template directives nested past the limit: one "Nesting too deep",
+/// not also one "Unexpected end of template" per directive left open.
+#[test]
+fn deep_template_directives_report_the_limit_once() {
+    for (open, close) in [("%{if a}", "%{endif}"), ("%{for x in a}", "%{endfor}")] {
+        let depth = 200;
+        let src = format!("x = \"{}y{}\"\n", open.repeat(depth), close.repeat(depth));
+        let h = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let (_, diags) = parse_native_file("m.tf", &src);
+                diags.iter().map(|d| d.summary.clone()).collect::<Vec<_>>()
+            });
+        match h.map(|h| h.join()) {
+            Ok(Ok(summaries)) => assert_eq!(summaries, ["Nesting too deep"], "{open}"),
+            other => panic!("{open}: {other:?}"),
+        }
+    }
+}
+
 /// Deep nesting of every recursive construct, at and past the limit, in a
 /// thread with a small (2 MiB) stack: no stack overflow, and the limit is
 /// reported past it.
@@ -1223,6 +1270,17 @@ fn deep_nesting_is_bounded() {
         Box::new(|d| format!("x = {}1{}\n", "\"${".repeat(d), "}\"".repeat(d))),
         Box::new(|d| format!("x = \"{}{}\"\n", "%{if a}".repeat(d), "%{endif}".repeat(d))),
         Box::new(|d| format!("x = a{}\n", "[*]".repeat(d))),
+        Box::new(|d| format!("x = a{}\n", "[b]".repeat(d))),
+        // Two levels per repetition: the index, then the attribute of it.
+        Box::new(|d| format!("x = a{}\n", "[b].c".repeat(d / 2))),
+        Box::new(|d| format!("x = {}a\n", "!".repeat(d))),
+        Box::new(|d| {
+            format!(
+                "x = \"{}{}\"\n",
+                "%{for a in b}".repeat(d),
+                "%{endfor}".repeat(d)
+            )
+        }),
         Box::new(|d| format!("{}{}\n", "a {\n".repeat(d), "}\n".repeat(d))),
         Box::new(|d| {
             format!(
@@ -1238,9 +1296,16 @@ fn deep_nesting_is_bounded() {
             .spawn(move || {
                 let (_, ok) = parse_native_file("m.tf", &form(n - 4));
                 let (_, deep) = parse_native_file("m.tf", &form(n * 4));
+                // Far past the limit the tree stays as shallow as the limit
+                // allows: cloning, comparing and dropping it is safe too.
+                let (very_deep_tree, very_deep) = parse_native_file("m.tf", &form(20_000));
+                let copy = very_deep_tree.body.clone();
+                assert!(copy == very_deep_tree.body);
+                drop((copy, very_deep_tree));
                 (
                     ok.iter().any(|d| d.summary == "Nesting too deep"),
-                    deep.iter().any(|d| d.summary == "Nesting too deep"),
+                    deep.iter().any(|d| d.summary == "Nesting too deep")
+                        && very_deep.iter().any(|d| d.summary == "Nesting too deep"),
                 )
             });
         let r = h.map(|h| h.join());
@@ -1258,4 +1323,22 @@ fn deep_nesting_is_bounded() {
             )
         });
     assert!(matches!(h.map(|h| h.join()), Ok(Ok((true, true)))));
+}
+
+fn binary_op_text(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Or => "||",
+        BinaryOp::And => "&&",
+        BinaryOp::Equal => "==",
+        BinaryOp::NotEqual => "!=",
+        BinaryOp::Greater => ">",
+        BinaryOp::GreaterOrEqual => ">=",
+        BinaryOp::Less => "<",
+        BinaryOp::LessOrEqual => "<=",
+        BinaryOp::Add => "+",
+        BinaryOp::Subtract => "-",
+        BinaryOp::Multiply => "*",
+        BinaryOp::Divide => "/",
+        BinaryOp::Modulo => "%",
+    }
 }

@@ -6,6 +6,12 @@ use std::sync::OnceLock;
 
 /// Go's `crc32.ChecksumIEEE`.
 pub fn checksum_ieee(data: &[u8]) -> u32 {
+    update_ieee(0, data)
+}
+
+/// Go's `crc32.Update` with the IEEE table: the checksum of what `crc` is
+/// the checksum of, followed by `data`; for streams checked piece by piece.
+pub fn update_ieee(crc: u32, data: &[u8]) -> u32 {
     static TABLE: OnceLock<[u32; 256]> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let mut t = [0u32; 256];
@@ -22,7 +28,7 @@ pub fn checksum_ieee(data: &[u8]) -> u32 {
         }
         t
     });
-    !data.iter().fold(!0u32, |crc, &b| {
+    !data.iter().fold(!crc, |crc, &b| {
         table[((crc ^ u32::from(b)) & 0xff) as usize] ^ (crc >> 8)
     })
 }

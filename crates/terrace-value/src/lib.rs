@@ -9,6 +9,7 @@
 //! `gostr` (Go's string quoting), `gomath` (Go's `math.Pow`, `Log`, `Exp`)
 //! and `crc32`.
 
+pub mod compact;
 pub mod convert;
 pub mod crc32;
 pub mod defaults;

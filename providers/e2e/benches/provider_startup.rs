@@ -18,7 +18,7 @@ use terrace_plugin::{LaunchConfig, NullLogSink, PluginProvider};
 use terrace_providers::*;
 use terrace_value::Value;
 
-const AWS_EXECUTABLE: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
+const AWS_EXECUTABLE: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
 
 /// One provider to measure: how to start it, configure it, and the
 /// resource whose creation is planned.

@@ -2,14 +2,15 @@
 //! with a CLI configuration of `dev_overrides` (the bundled providers built
 //! once per test binary, and the AWS provider package from the image), the
 //! `terrace` and `terraform` commands run in them, a `moto_server` on
-//! loopback, and the rule for missing tools: a test skips with the reason
-//! printed, except in CI (`CI=true`) where a missing tool fails it.
+//! loopback, and the rule for missing tools (terrace-testsupport's): a test
+//! skips with the reason printed, except in CI (`CI=true`) where a missing
+//! tool fails it.
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Read};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
@@ -26,67 +27,23 @@ pub const BUNDLED: [(&str, &str); 4] = [
 
 /// The package directory of the real AWS provider in the image; a
 /// `dev_overrides` entry naming it works for terraform and terrace alike.
-pub const AWS_PACKAGE: &str =
-    "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64";
+pub const AWS_PACKAGE: &str = terrace_testsupport::AWS_PROVIDER_PACKAGE;
 
 /// Reports a tool this test needs and does not have: a failure in CI, a
-/// printed skip elsewhere. The caller returns when this returns.
+/// printed skip elsewhere (the project's one rule, in terrace-testsupport).
+/// The caller returns when this returns.
 pub fn missing_tool(reason: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-        panic!("CI=true and a required tool is missing: {reason}");
-    }
-    // Written past the test harness's output capture, so that a skip is
-    // seen in a normal `cargo test` run.
-    let _ = writeln!(std::io::stderr(), "skipped: {reason}");
+    terrace_testsupport::missing(reason);
 }
 
 /// Whether terraform runs here; reports it missing otherwise.
 pub fn have_terraform() -> bool {
-    let run = Command::new("terraform")
-        .arg("version")
-        .env("CHECKPOINT_DISABLE", "1")
-        .output();
-    match run {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            missing_tool(&format!(
-                "`terraform version` failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            ));
-            false
-        }
-        Err(e) => {
-            missing_tool(&format!("no terraform on PATH ({e})"));
-            false
-        }
-    }
+    terrace_testsupport::require_terraform()
 }
 
 /// Whether the AWS provider package and `moto_server` are both here.
 pub fn have_aws_and_moto() -> bool {
-    if !Path::new(AWS_PACKAGE).is_dir() {
-        missing_tool(&format!(
-            "the hashicorp/aws 5.100.0 package is not at {AWS_PACKAGE}"
-        ));
-        return false;
-    }
-    match Command::new("moto_server").arg("--help").output() {
-        Ok(out) if out.status.success() => {}
-        Ok(_) | Err(_) => {
-            missing_tool("moto_server is not on PATH (pip install 'moto[server]')");
-            return false;
-        }
-    }
-    match Command::new("python3")
-        .args(["-c", "import boto3"])
-        .output()
-    {
-        Ok(out) if out.status.success() => true,
-        _ => {
-            missing_tool("python3 with boto3 is needed to check moto's contents");
-            false
-        }
-    }
+    terrace_testsupport::require_aws_provider_package() && terrace_testsupport::require_moto()
 }
 
 /// The directory holding the bundled provider binaries, built once per
@@ -213,6 +170,48 @@ impl Work {
         }
     }
 
+    /// A working directory whose CLI configuration offers the bundled
+    /// providers only through a filesystem mirror (copies of the built
+    /// binaries, at version 0.1.0), so that `init` installs them and the
+    /// lock file records their checksums, as with a real release.
+    pub fn with_mirror(name: &str) -> Work {
+        let work = Work::new(
+            name,
+            Overrides {
+                bundled: false,
+                aws: false,
+            },
+        );
+        let bin = bundled_providers();
+        let mirror = work.dir.with_extension("mirror");
+        let _ = std::fs::remove_dir_all(&mirror);
+        for (package, source) in BUNDLED {
+            let platform = mirror
+                .join("registry.terraform.io")
+                .join(source)
+                .join(env!("CARGO_PKG_VERSION"))
+                .join("linux_amd64");
+            std::fs::create_dir_all(&platform)
+                .unwrap_or_else(|e| panic!("creating {}: {e}", platform.display()));
+            std::fs::copy(bin.join(package), platform.join(package))
+                .unwrap_or_else(|e| panic!("copying {package}: {e}"));
+        }
+        std::fs::write(
+            &work.cli_config,
+            format!(
+                "provider_installation {{\n  filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
+                mirror.display().to_string()
+            ),
+        )
+        .unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
+        work
+    }
+
+    /// The mirror `with_mirror` made.
+    pub fn mirror(&self) -> PathBuf {
+        self.dir.with_extension("mirror")
+    }
+
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
     }
@@ -287,6 +286,32 @@ impl Work {
             stdout,
             stderr,
             readers,
+        }
+    }
+
+    /// `terrace <args> -no-color` with `env` added to the environment.
+    pub fn terrace_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_env(env!("CARGO_BIN_EXE_terrace"), args, env)
+    }
+
+    /// `terraform <args> -no-color` with `env` added to the environment.
+    pub fn terraform_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        self.run_env("terraform", args, env)
+    }
+
+    fn run_env(&self, program: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        let mut command = self.command(program, &all);
+        command.envs(env.iter().copied());
+        let out = command
+            .output()
+            .unwrap_or_else(|e| panic!("running {program}: {e}"));
+        Run {
+            code: out.status.code(),
+            signal: std::os::unix::process::ExitStatusExt::signal(&out.status),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }
 
@@ -396,6 +421,7 @@ impl Work {
 impl Drop for Work {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+        let _ = std::fs::remove_dir_all(self.dir.with_extension("mirror"));
         let _ = std::fs::remove_file(&self.cli_config);
     }
 }

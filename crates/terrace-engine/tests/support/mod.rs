@@ -41,6 +41,14 @@ pub struct Cloud {
     pub applied: Mutex<Vec<String>>,
 }
 
+/// A `region` that makes the fake provider panic in `ConfigureProvider`,
+/// and `input` values that make it panic while planning or applying: a
+/// provider (or engine code) that panics must end the run with an error,
+/// not hang it or take the process down.
+pub const PANIC_DURING_CONFIGURE: &str = "panic-during-configure";
+pub const PANIC_DURING_PLAN: &str = "panic-during-plan";
+pub const PANIC_DURING_APPLY: &str = "panic-during-apply";
+
 pub struct Fake {
     cloud: Arc<Cloud>,
     region: Mutex<Option<String>>,
@@ -212,6 +220,9 @@ impl Provider for Fake {
     fn configure_provider(&self, r: ConfigureProviderRequest) -> ConfigureProviderResponse {
         let region = get(&r.config, "region");
         let region = region.as_str().map(str::to_string);
+        if region.as_deref() == Some(PANIC_DURING_CONFIGURE) {
+            panic!("the fake provider panics while being configured");
+        }
         if let Ok(mut c) = self.cloud.configured.lock() {
             c.push(region.clone().unwrap_or_else(|| "default".into()));
         }
@@ -238,6 +249,9 @@ impl Provider for Fake {
         }
     }
     fn plan_resource_change(&self, r: PlanResourceChangeRequest) -> PlanResourceChangeResponse {
+        if get(&r.proposed_new_state, "input").as_str() == Some(PANIC_DURING_PLAN) {
+            panic!("the fake provider panics while planning");
+        }
         let mut planned = r.proposed_new_state.clone();
         let mut requires_replace = Vec::new();
         if !planned.is_null() {
@@ -279,6 +293,9 @@ impl Provider for Fake {
     fn apply_resource_change(&self, r: ApplyResourceChangeRequest) -> ApplyResourceChangeResponse {
         if let Some(d) = self.cloud.apply_delay.lock().ok().and_then(|d| *d) {
             std::thread::sleep(d);
+        }
+        if get(&r.planned_state, "input").as_str() == Some(PANIC_DURING_APPLY) {
+            panic!("the fake provider panics while applying");
         }
         let input = get(&r.planned_state, "input");
         let failing = input.as_str().is_some_and(|i| {

@@ -137,7 +137,6 @@ fn a_missing_local_directory_reads_like_terraform() {
 #[test]
 fn git_packages_are_cloned_with_the_system_git() {
     if !have_git() {
-        eprintln!("skipped: no git program on PATH");
         return;
     }
     let base = TempDir::new("git");
@@ -188,7 +187,6 @@ fn git_packages_are_cloned_with_the_system_git() {
 #[test]
 fn git_failures_read_like_terraform_and_leave_nothing() {
     if !have_git() {
-        eprintln!("skipped: no git program on PATH");
         return;
     }
     let base = TempDir::new("git-bad");

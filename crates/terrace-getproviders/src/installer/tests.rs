@@ -181,18 +181,12 @@ fn installs_from_a_mirror_as_terraform_does() {
 /// and the same link Terraform made.
 #[test]
 fn installs_the_images_aws_provider_as_terraform_does() {
-    let package =
-        Path::new("/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
-    if !package.is_dir() {
-        eprintln!(
-            "skipped: the image's AWS provider ({}) is absent",
-            package.display()
-        );
+    if !terrace_testsupport::require_aws_provider_package() {
         return;
     }
     let work = TempDir::new("inst-aws");
     let target = work.path().join(".terraform/providers");
-    let inst = installer(&target, Path::new("/opt/tf-plugins"));
+    let inst = installer(&target, Path::new(terrace_testsupport::PLUGIN_MIRROR));
     let mut all = reqs(&[("hashicorp/aws", "~> 5.0")]);
     merge_requirements(&mut all, &reqs(&[("hashicorp/aws", ">= 5.10, != 5.50.0")]));
     let (locks, errors) = inst.ensure_provider_versions(
@@ -206,9 +200,7 @@ fn installs_the_images_aws_provider_as_terraform_does() {
     let link = target.join("registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64");
     assert_eq!(
         std::fs::read_link(&link).ok(),
-        Some(PathBuf::from(
-            "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64"
-        ))
+        Some(PathBuf::from(terrace_testsupport::AWS_PROVIDER_PACKAGE))
     );
 }
 

@@ -9,7 +9,7 @@ use super::Evaluator;
 use crate::funcs::call::{call_function, CallError};
 use crate::funcs::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnType};
 use std::sync::OnceLock;
-use terrace_syntax::ast::{BinaryOp, Expr, UnaryOp};
+use terrace_syntax::ast::{BinaryOp, BinaryOperand, Expr, UnaryOp};
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::Span;
 use terrace_value::convert::convert;
@@ -169,16 +169,32 @@ fn call_error_message(e: CallError) -> String {
 }
 
 impl<'a> Evaluator<'a> {
-    pub(crate) fn eval_binary(
+    /// A chain `first op rhs op rhs ...`, folded from the left in a loop so
+    /// its length costs no stack. Each step is HCL's `BinaryOpExpr`: both
+    /// operands are evaluated and converted, and a step whose chain so far
+    /// produced an error yields an unknown value of its result type.
+    pub(crate) fn eval_binary(&mut self, first: &'a Expr, rest: &'a [BinaryOperand]) -> Value {
+        let start = self.diags.len();
+        let mut lhs_value = self.eval(first);
+        let mut lhs_span = first.span;
+        for operand in rest {
+            let span = lhs_span.to(operand.rhs.span);
+            lhs_value =
+                self.eval_binary_step(span, operand.op, (lhs_value, lhs_span), &operand.rhs, start);
+            lhs_span = span;
+        }
+        lhs_value
+    }
+
+    fn eval_binary_step(
         &mut self,
         span: Span,
         op: BinaryOp,
-        lhs: &'a Expr,
+        (l, lhs_span): (Value, Span),
         rhs: &'a Expr,
+        start: usize,
     ) -> Value {
         let f = binary_function(op);
-        let start = self.diags.len();
-        let l = self.eval(lhs);
         let r = self.eval(rhs);
         let l = match convert(&l, &f.params[0].ty) {
             Ok(v) => v,
@@ -186,7 +202,7 @@ impl<'a> Evaluator<'a> {
                 self.push_error(
                     "Invalid operand",
                     format!("Unsuitable value for left operand: {}.", e.message),
-                    lhs.span,
+                    lhs_span,
                     Some(span),
                 );
                 l

@@ -819,10 +819,12 @@ fn invalid_nodes_evaluate_to_unknown() {
     };
     let sum = Expr {
         kind: ExprKind::Binary {
-            op: terrace_syntax::ast::BinaryOp::Add,
-            op_span: Span::new(2, 3),
-            lhs: Box::new(one),
-            rhs: Box::new(invalid.clone()),
+            first: Box::new(one),
+            rest: vec![terrace_syntax::ast::BinaryOperand {
+                op: terrace_syntax::ast::BinaryOp::Add,
+                op_span: Span::new(2, 3),
+                rhs: invalid.clone(),
+            }],
         },
         span: Span::new(0, 5),
     };

@@ -4,6 +4,7 @@
 use super::*;
 use crate::render::{render_plan, RenderOptions};
 use crate::testutil::{load_schemas, lookup, plan_from_json, read_json};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use terrace_addrs::{AbsProviderConfig, InstanceKey, Module, Provider};
 use terrace_states::ObjectState;
@@ -171,40 +172,45 @@ fn rich_plan() -> Plan {
     plan
 }
 
-#[test]
-fn rich_plan_round_trips() {
-    let plan = rich_plan();
-    let bytes = write(&plan, "abc", Some(("lin", 7))).unwrap_or_else(|e| panic!("{e}"));
-    let back = read(&bytes).unwrap_or_else(|e| panic!("{e}"));
-    assert_plans_equal(&plan, &back.plan);
-    assert_eq!(back.config_hash, "abc");
-    assert_eq!((back.state_lineage.as_str(), back.state_serial), ("lin", 7));
-    // Writing what was read gives the same bytes.
-    let again = write(&back.plan, "abc", Some(("lin", 7))).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(
-        String::from_utf8_lossy(&bytes),
-        String::from_utf8_lossy(&again)
+fn rich_context() -> PlanContext {
+    let mut config_files = BTreeMap::new();
+    config_files.insert(
+        ".".to_string(),
+        BTreeMap::from([(
+            "main.tf".to_string(),
+            "module \"m\" {\n  source = \"./m\"\n}\n".to_string(),
+        )]),
     );
+    config_files.insert(
+        "m".to_string(),
+        BTreeMap::from([("m.tf".to_string(), "# \u{e9}\n".to_string())]),
+    );
+    PlanContext {
+        config_files,
+        module_manifest: Some("{\"Modules\":[]}".into()),
+        dependency_locks: Some("# locks\n".into()),
+        backend: SavedBackend {
+            type_name: "local".into(),
+            config: BTreeMap::from([("path".to_string(), "state/x.tfstate".to_string())]),
+            workspace: "dev".into(),
+        },
+        state: Some(("lin".into(), 7)),
+        apply_time_variables: vec!["token".into()],
+    }
 }
 
 #[test]
-fn a_plan_made_without_a_state_file_applies_to_the_next_runs_fresh_state() {
-    // Without a state file, plan and apply each start from an empty state
-    // (serial 0) with a lineage of their own: the plan records no state,
-    // and the apply's different fresh lineage is no reason to refuse it.
-    let bytes =
-        write(&rich_plan(), "h", Some(("fresh-at-plan", 0))).unwrap_or_else(|e| panic!("{e}"));
+fn rich_plan_round_trips() {
+    let plan = rich_plan();
+    let bytes = write(&plan, &rich_context()).unwrap_or_else(|e| panic!("{e}"));
     let back = read(&bytes).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!((back.state_lineage.as_str(), back.state_serial), ("", 0));
-    assert!(back
-        .check_applicable(Some(("fresh-at-apply", 0)), "h")
-        .is_none());
-    // Someone else's apply in between still makes the plan stale.
+    assert_plans_equal(&plan, &back.plan);
+    assert_eq!(back.context, rich_context());
+    // Writing what was read gives the same bytes.
+    let again = write(&back.plan, &back.context).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        back.check_applicable(Some(("written", 1)), "h")
-            .map(|d| d.summary)
-            .as_deref(),
-        Some("Saved plan is stale")
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&again)
     );
 }
 
@@ -217,7 +223,8 @@ fn recorded_plans_round_trip() {
             crate::render::tests::case_mode(&dir),
             &schemas,
         );
-        let bytes = write(&plan, "h", None).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let bytes = write(&plan, &PlanContext::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let back = read(&bytes).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         assert_plans_equal(&plan, &back.plan);
         let opts = RenderOptions::new(false);
@@ -232,42 +239,42 @@ fn recorded_plans_round_trip() {
 
 #[test]
 fn staleness_checks() {
-    let file = |lineage: &str, serial: u64| PlanFile {
+    let file = |state: Option<(&str, u64)>| PlanFile {
         plan: Plan::empty(PlanMode::Normal, State::new_with_lineage("x")),
-        config_hash: "h1".into(),
-        state_lineage: lineage.into(),
-        state_serial: serial,
+        context: PlanContext {
+            state: state.map(|(l, s)| (l.to_string(), s)),
+            ..PlanContext::default()
+        },
         terrace_version: String::new(),
     };
-    type Case<'a> = (PlanFile, Option<(&'a str, u64)>, &'a str, Option<&'a str>);
+    type Case<'a> = (PlanFile, Option<(&'a str, u64)>, Option<&'a str>);
     let summary = |r: Option<Diagnostic>| r.map(|d| d.summary);
     let cases: [Case; 7] = [
-        (file("L", 3), Some(("L", 3)), "h1", None),
+        (file(Some(("L", 3))), Some(("L", 3)), None),
         (
-            file("L", 3),
+            file(Some(("L", 3))),
             Some(("L", 4)),
-            "h1",
             Some("Saved plan is stale"),
         ),
         (
-            file("L", 3),
+            file(Some(("L", 3))),
             Some(("M", 3)),
-            "h1",
             Some("Saved plan does not match the given state"),
         ),
-        (file("", 0), Some(("M", 0)), "h1", None),
-        (file("", 0), None, "h1", None),
-        (file("L", 3), None, "h1", Some("Saved plan is stale")),
+        // A plan made with no state applies while there is still none.
+        (file(None), None, None),
+        (file(None), Some(("M", 0)), None),
+        (file(None), Some(("M", 1)), Some("Saved plan is stale")),
+        // The state is gone: it is not the one planned against.
         (
-            file("L", 3),
-            Some(("L", 3)),
-            "h2",
-            Some("Saved plan is stale"),
+            file(Some(("L", 3))),
+            None,
+            Some("Saved plan does not match the given state"),
         ),
     ];
-    for (i, (pf, current, hash, want)) in cases.into_iter().enumerate() {
+    for (i, (pf, current, want)) in cases.into_iter().enumerate() {
         assert_eq!(
-            summary(pf.check_applicable(current, hash)).as_deref(),
+            summary(pf.check_state(current)).as_deref(),
             want,
             "case {i}"
         );
@@ -283,16 +290,7 @@ fn rejects_what_is_not_a_plan_file() {
     ] {
         assert!(read(bytes).is_err(), "{}", String::from_utf8_lossy(bytes));
     }
-    let good = write(&rich_plan(), "h", None).unwrap_or_else(|e| panic!("{e}"));
+    let good = write(&rich_plan(), &rich_context()).unwrap_or_else(|e| panic!("{e}"));
     let text = String::from_utf8_lossy(&good).replace("\"reason\":\"D\"", "\"reason\":\"Z\"");
     assert!(read(text.as_bytes()).is_err());
-}
-
-#[test]
-fn config_hash_separates_names_and_contents() {
-    let a = config_hash([("a.tf", &b"xy"[..])]);
-    let b = config_hash([("a.tfx", &b"y"[..])]);
-    assert_ne!(a, b);
-    assert_eq!(a, config_hash([("a.tf", &b"xy"[..])]));
-    assert_eq!(a.len(), 64);
 }

@@ -224,6 +224,9 @@ fn diff_child_attribute(mut change: Change, attr: &Attribute, current: Action) -
     if !change.relevant.matches_partial() {
         change = change.as_no_op();
     }
+    // Only attributes null on both sides are left out (not even counted
+    // as unchanged): an empty string is shown as null, but still counted.
+    let both_null = change.before.is_null() && change.after.is_null();
     // The legacy SDK cannot tell empty strings from null in blocks.
     if change.before.as_str() == Some("") {
         change.before = J::Null;
@@ -234,11 +237,7 @@ fn diff_child_attribute(mut change: Change, attr: &Attribute, current: Action) -
     change.before_explicit = false;
     change.after_explicit = false;
     let child = compute_diff_for_attribute(&change, attr, current);
-    if child.action == Action::NoOp
-        && change.before.is_null()
-        && change.after.is_null()
-        && !attr.write_only
-    {
+    if child.action == Action::NoOp && both_null && !attr.write_only {
         return None;
     }
     Some(child)

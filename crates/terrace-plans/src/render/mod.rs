@@ -30,6 +30,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use terrace_addrs::{InstanceKey, Provider, ResourceMode};
 use terrace_providers::{AttributePath, PathStep, Schema};
+use terrace_syntax::PRODUCT;
 use terrace_value::Value;
 
 /// Where the renderer finds the schema of a resource type.
@@ -816,13 +817,13 @@ pub fn render_plan_footer(saved_to: Option<&str>, opts: &RenderOptions) -> Strin
         Some(path) => {
             let _ = write!(
                 out,
-                "\nSaved the plan to: {path}\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply {}\n",
+                "\nSaved the plan to: {path}\n\nTo perform exactly these actions, run the following command to apply:\n    {PRODUCT} apply {}\n",
                 terrace_value::gostr::quote(path)
             );
         }
         None => {
             out.push('\n');
-            out.push_str(&word_wrap("Note: You didn't use the -out option to save this plan, so Terraform can't guarantee to take exactly these actions if you run \"terraform apply\" now.", opts.width));
+            out.push_str(&word_wrap(&format!("Note: You didn't use the -out option to save this plan, so Terraform can't guarantee to take exactly these actions if you run \"{PRODUCT} apply\" now."), opts.width));
             out.push('\n');
         }
     }

@@ -128,10 +128,10 @@ fn plan_footers() {
     let rule = "─".repeat(77);
     assert_eq!(
         render_plan_footer(Some("x.plan"), &RenderOptions::new(true)),
-        format!("\x1b[90m\n{rule}\x1b[0m\n\nSaved the plan to: x.plan\n\nTo perform exactly these actions, run the following command to apply:\n    terraform apply \"x.plan\"\n")
+        format!("\x1b[90m\n{rule}\x1b[0m\n\nSaved the plan to: x.plan\n\nTo perform exactly these actions, run the following command to apply:\n    terrace apply \"x.plan\"\n")
     );
     assert_eq!(
         render_plan_footer(None, &RenderOptions::new(false)),
-        format!("\n{rule}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terraform apply\" now.\n")
+        format!("\n{rule}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terrace apply\" now.\n")
     );
 }

@@ -79,18 +79,10 @@ pub fn recorded_pids(file: &Path) -> Vec<i32> {
         .collect()
 }
 
-pub const AWS_PROVIDER: &str = "/opt/tf-plugins/registry.terraform.io/hashicorp/aws/5.100.0/linux_amd64/terraform-provider-aws_v5.100.0_x5";
-
-/// The AWS provider binary, or `None` (with the reason printed) when this
-/// machine does not have it.
+/// The AWS provider binary, or `None` when this machine does not have it
+/// (reported by the project's rule for missing tools).
 pub fn aws_provider() -> Option<PathBuf> {
-    let path = PathBuf::from(AWS_PROVIDER);
-    if path.is_file() {
-        Some(path)
-    } else {
-        println!("skipped: the hashicorp/aws 5.100.0 provider is not at {AWS_PROVIDER}");
-        None
-    }
+    terrace_testsupport::aws_provider_executable()
 }
 
 /// A configuration for `block` with only `set` given: every other

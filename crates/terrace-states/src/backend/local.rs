@@ -846,29 +846,73 @@ impl LocalBackend {
             return Err(StateError::Serialize(diags));
         }
 
-        if !self.written_backup {
-            if let (Some(backup), Some(Some((prev_bytes, prev)))) =
-                (&paths.backup, &self.backup_source)
-            {
+        let changed = match &self.backup_source {
+            Some(Some((_, prev))) => {
                 let mut same = prev.clone();
                 same.lineage = new.lineage.clone();
-                if !same.deep_eq_ignoring_serial(&new) {
-                    let backup = self.resolve(backup);
-                    atomic_write(&backup, prev_bytes, None).map_err(|e| {
-                        StateError::Io(format!("failed to create local state backup file: {e}"))
-                    })?;
-                    self.written_backup = true;
-                }
+                !same.deep_eq_ignoring_serial(&new)
+            }
+            _ => false,
+        };
+        let serial = new.serial;
+        self.persist(&write, &paths, new, &bytes, changed)?;
+        Ok(serial)
+    }
+
+    /// Writes `bytes` (the file form of `new`) to `write`, the first time
+    /// `back_up` holds copying the previous content to the backup path.
+    fn persist(
+        &mut self,
+        write: &Path,
+        paths: &StatePaths,
+        new: State,
+        bytes: &[u8],
+        back_up: bool,
+    ) -> Result<(), StateError> {
+        if back_up && !self.written_backup {
+            if let (Some(backup), Some(Some((prev_bytes, _)))) =
+                (&paths.backup, &self.backup_source)
+            {
+                let backup = self.resolve(backup);
+                atomic_write(&backup, prev_bytes, None).map_err(|e| {
+                    StateError::Io(format!("failed to create local state backup file: {e}"))
+                })?;
+                self.written_backup = true;
             }
         }
-
-        atomic_write(&write, &bytes, self.lock.as_mut().map(|l| &mut l.file))
+        atomic_write(write, bytes, self.lock.as_mut().map(|l| &mut l.file))
             .map_err(StateError::Io)?;
         self.written = true;
         self.snapshot_loaded = true;
-        let serial = new.serial;
         self.snapshot = Some(new);
-        Ok(serial)
+        Ok(())
+    }
+
+    /// Persists `state` exactly, lineage and serial included, as a state
+    /// migration copies it (`init -migrate-state`, `state push`): the
+    /// previous content goes to the backup, the write is atomic.
+    pub fn write_state_for_migration(&mut self, state: &State) -> Result<(), StateError> {
+        let paths = self.paths();
+        let write = self.resolve(&paths.write);
+        if self.backup_source.is_none() {
+            let bytes = fs::read(&write).unwrap_or_default();
+            self.backup_source = Some(parse_backup_source(bytes));
+        }
+        let mut new = state.clone();
+        new.terraform_version = self.version.clone();
+        let (bytes, diags) = statefile::write_with_diagnostics(&new);
+        if diags.iter().any(Diagnostic::is_error) {
+            return Err(StateError::Serialize(diags));
+        }
+        self.persist(&write, &paths, new, &bytes, true)
+    }
+
+    /// The lineage and serial of the snapshot last read or written
+    /// (`None`: there is no state yet).
+    pub fn snapshot_id(&self) -> Option<(String, u64)> {
+        self.snapshot
+            .as_ref()
+            .map(|s| (s.lineage.clone(), s.serial))
     }
 
     /// Writes `state` to `errored.tfstate` in the working directory (what

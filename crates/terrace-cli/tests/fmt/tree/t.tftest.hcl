@@ -1,0 +1,3 @@
+run "x" {
+command=plan
+}
