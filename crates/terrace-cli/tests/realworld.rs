@@ -51,9 +51,14 @@ fn realworld_examples_behave_as_under_terraform() {
                 case.id,
                 case.left_out
             );
+            // A known divergence (listed, or the check-results gap, which
+            // is compared only once everything else is equal) is allowed.
             for step in &case.steps {
                 assert!(
-                    matches!(step.outcome, Outcome::Pass | Outcome::PassNote(_)),
+                    matches!(
+                        step.outcome,
+                        Outcome::Pass | Outcome::PassNote(_) | Outcome::Known(..)
+                    ),
                     "{} {}: {:?}",
                     case.id,
                     step.step.name(),

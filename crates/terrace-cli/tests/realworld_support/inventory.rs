@@ -93,7 +93,13 @@ def regional(region):
     def keys():
         for k in pages(kms, 'list_keys', 'Keys'):
             m = kms.describe_key(KeyId=k['KeyId'])['KeyMetadata']
-            if m.get('KeyState') != 'PendingDeletion':
+            if m.get('KeyState') == 'PendingDeletion':
+                continue
+            # A key AWS manages for a service (made on the service's first
+            # use) is in no state: named by what it is for, not its id.
+            if m.get('KeyManager') == 'AWS':
+                add("kms aws-managed key (" + m.get('Description', '') + ")" + sfx)
+            else:
                 add("kms key " + k['KeyId'] + sfx)
     attempt("kms keys", keys)
     attempt("kms aliases", lambda: [add("kms alias " + a['AliasName'] + sfx) for a in pages(kms, 'list_aliases', 'Aliases') if not a['AliasName'].startswith('alias/aws/')])
