@@ -91,14 +91,20 @@ def regional(region):
     sfx = " [" + region + "]"
     kms = client('kms', region)
     def keys():
+        # A key AWS manages for a service (made by moto on the service's
+        # first use, e.g. DynamoDB's encryption at rest) is in no state:
+        # it is named by its `alias/aws/...` alias, not its id. moto
+        # reports such keys as customer managed, so the alias tells.
+        managed = {}
+        for a in pages(kms, 'list_aliases', 'Aliases'):
+            if a['AliasName'].startswith('alias/aws/') and a.get('TargetKeyId'):
+                managed[a['TargetKeyId']] = a['AliasName']
         for k in pages(kms, 'list_keys', 'Keys'):
             m = kms.describe_key(KeyId=k['KeyId'])['KeyMetadata']
             if m.get('KeyState') == 'PendingDeletion':
                 continue
-            # A key AWS manages for a service (made on the service's first
-            # use) is in no state: named by what it is for, not its id.
-            if m.get('KeyManager') == 'AWS':
-                add("kms aws-managed key (" + m.get('Description', '') + ")" + sfx)
+            if k['KeyId'] in managed:
+                add("kms aws-managed key " + managed[k['KeyId']] + sfx)
             else:
                 add("kms key " + k['KeyId'] + sfx)
     attempt("kms keys", keys)

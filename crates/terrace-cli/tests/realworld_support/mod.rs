@@ -285,7 +285,9 @@ impl Side {
         if keep() {
             // Beside the working directory, for a look afterwards,
             // numbered in the order the commands ran.
-            let seq = self.commands_run.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let seq = self
+                .commands_run
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let name = format!(
                 "{}.{seq:02}-{}",
                 self.work.dir.display(),

@@ -667,7 +667,10 @@ mod tests {
                 "20261126233757826200000002".to_string()
             ))
         );
-        assert_eq!(generated_middle("retention 7 days", "retention 14 days"), None);
+        assert_eq!(
+            generated_middle("retention 7 days", "retention 14 days"),
+            None
+        );
         assert_eq!(
             generated_middle("{\"a\": \"x\"}", "{\"a\": \"y1234567\"}"),
             None
