@@ -30,7 +30,10 @@
 //!    differ between two runs of terraform alone: they are compared as a
 //!    sorted list,
 //!    their durations replaced by `Ns`; the timing-dependent "Still
-//!    creating... [10s elapsed]" lines are dropped.
+//!    creating... [10s elapsed]" lines and terraform's "Releasing state
+//!    lock. This may take a few moments..." (said when the lock is slow)
+//!    are dropped. RFC 3339 times are masked in texts and equal in JSON:
+//!    each moto stamps its own, to the second.
 //! 4. What the tools number or stamp: the plan JSON's `timestamp`, and
 //!    the state's `serial` (terraform writes a snapshot per finished
 //!    resource, terrace one per run).
@@ -394,6 +397,10 @@ const INSTALL: [&str; 5] = [
 /// A progress line with its duration made `Ns`, or `None` for a line
 /// that is not progress. "Still ..." lines come back empty (dropped).
 fn progress_line(line: &str) -> Option<String> {
+    // Said only when releasing or taking the state lock is slow.
+    if SLOW_LOCK.contains(&line.trim_end()) {
+        return Some(String::new());
+    }
     // init's provider lines come in the order of a Go map's iteration.
     if INSTALL.iter().any(|p| line.starts_with(p)) {
         return Some(line.to_string());
@@ -410,6 +417,86 @@ fn progress_line(line: &str) -> Option<String> {
         }
         None => line.to_string(),
     })
+}
+
+/// The lines terraform prints only when the state lock is slow to come
+/// or go (a loaded machine), like the "Still creating..." lines.
+const SLOW_LOCK: [&str; 2] = [
+    "Releasing state lock. This may take a few moments...",
+    "Acquiring state lock. This may take a few moments...",
+];
+
+/// `text` with every RFC 3339 date-time (`2006-01-02T15:04:05Z`, with
+/// fractions or an offset) replaced by `<time>`: creation times come from
+/// each side's own moto, at one-second precision, so two objects made in
+/// the same second cannot be paired one to one.
+pub fn mask_timestamps(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let digit = |i: usize| chars.get(i).is_some_and(char::is_ascii_digit);
+    let at = |i: usize, c: char| chars.get(i) == Some(&c);
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let stamp = (0..4).all(|k| digit(i + k))
+            && at(i + 4, '-')
+            && digit(i + 5)
+            && digit(i + 6)
+            && at(i + 7, '-')
+            && digit(i + 8)
+            && digit(i + 9)
+            && at(i + 10, 'T')
+            && digit(i + 11)
+            && digit(i + 12)
+            && at(i + 13, ':')
+            && digit(i + 14)
+            && digit(i + 15)
+            && at(i + 16, ':')
+            && digit(i + 17)
+            && digit(i + 18);
+        if !stamp {
+            out.push(chars[i]);
+            i += 1;
+            continue;
+        }
+        let mut end = i + 19;
+        if at(end, '.') {
+            end += 1;
+            while digit(end) {
+                end += 1;
+            }
+        }
+        if at(end, 'Z') {
+            end += 1;
+        } else if (at(end, '+') || at(end, '-'))
+            && digit(end + 1)
+            && digit(end + 2)
+            && at(end + 3, ':')
+        {
+            end += 6;
+        }
+        out.push_str("<time>");
+        i = end.min(chars.len());
+    }
+    out
+}
+
+/// `text` with the id after each `RequestID: ` (which every moto answer
+/// makes up afresh, quoted in the AWS provider's errors) replaced by `_`.
+pub fn mask_request_ids(text: &str) -> String {
+    const LABEL: &str = "RequestID: ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(LABEL) {
+        let after = &rest[at + LABEL.len()..];
+        let end = after
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+            .unwrap_or(after.len());
+        out.push_str(&rest[..at + LABEL.len()]);
+        out.push('_');
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A command's text in two parts: the progress lines (sorted) and the
@@ -439,8 +526,8 @@ pub fn split_progress(text: &str) -> Text {
 /// Compares terraform's and terrace's output of one command under the
 /// rules above; `Err` says where they differ.
 pub fn compare_text(terraform: &str, terrace: &str, pairs: &Pairs) -> Result<(), String> {
-    let theirs = split_progress(terraform);
-    let ours = split_progress(&pairs.apply(terrace));
+    let theirs = split_progress(&mask_request_ids(&mask_timestamps(terraform)));
+    let ours = split_progress(&mask_request_ids(&mask_timestamps(&pairs.apply(terrace))));
     if theirs.progress != ours.progress {
         let only_theirs: Vec<&String> = theirs
             .progress
@@ -585,6 +672,7 @@ pub fn json_difference(theirs: &Json, ours: &Json, path: &str) -> Option<String>
             None
         }
         _ if theirs == ours => None,
+        (Json::String(a), Json::String(b)) if mask_timestamps(a) == mask_timestamps(b) => None,
         _ => Some(format!(
             "{path}: terraform {} vs terrace {}",
             short(theirs),
@@ -652,6 +740,32 @@ mod tests {
         assert_eq!(
             without_check_results(state),
             without_check_results("{\n  \"version\": 4,\n  \"check_results\": null\n}")
+        );
+    }
+
+    #[test]
+    fn timestamps_and_slow_lock_lines_are_masked() {
+        assert_eq!(
+            mask_timestamps("a 2026-11-27T03:01:23Z b 2026-11-27T03:01:22.123+01:00."),
+            "a <time> b <time>."
+        );
+        assert_eq!(mask_timestamps("2026-11-27 x"), "2026-11-27 x");
+        assert_eq!(
+            json_difference(
+                &json!("2026-11-27T03:01:23Z"),
+                &json!("2026-11-27T03:01:22Z"),
+                ""
+            ),
+            None
+        );
+        assert_eq!(
+            mask_request_ids("400, RequestID: Zd-x9, api error"),
+            "400, RequestID: _, api error"
+        );
+        let theirs = "Plan: 1 to add.\nReleasing state lock. This may take a few moments...\n";
+        assert_eq!(
+            compare_text(theirs, "Plan: 1 to add.\n", &Pairs::default()),
+            Ok(())
         );
     }
 
