@@ -150,13 +150,14 @@ pub fn parse_module_source(raw: &str) -> Result<ModuleSource, ModuleSourceError>
     if is_local(raw) {
         let raw = raw.replace('\\', "/");
         let clean = clean_path(&raw);
-        return Ok(ModuleSource::Local(
-            if clean.starts_with("../") || clean == ".." {
-                clean
-            } else {
-                format!("./{clean}")
-            },
-        ));
+        // As OpenTofu's `parseModuleSourceLocal`: only a path under
+        // "../" stays bare; a bare ".." (from "../") is "./..", as
+        // terraform records it in modules.json.
+        return Ok(ModuleSource::Local(if clean.starts_with("../") {
+            clean
+        } else {
+            format!("./{clean}")
+        }));
     }
     if let Ok(r) = parse_registry(raw) {
         return Ok(ModuleSource::Registry(r));
@@ -299,9 +300,13 @@ fn parse_registry(raw: &str) -> Result<RegistrySource, String> {
     })
 }
 
-/// go-getter's detectors that recognize an address without a scheme.
+/// go-getter's detectors that recognize an address without a scheme. The
+/// last of them, the file detector, takes an absolute filesystem path as a
+/// `file://` package (installed like any remote one), and only a relative
+/// path without `./` or `../` is left over as "maybe relative".
 fn detected_remote(raw: &str) -> bool {
-    raw.starts_with("github.com/")
+    raw.starts_with('/')
+        || raw.starts_with("github.com/")
         || raw.starts_with("bitbucket.org/")
         || raw.starts_with("git@")
         || raw.contains(".amazonaws.com/")
@@ -339,6 +344,8 @@ mod tests {
             ("../x", "../x"),
             (".\\win\\dir", "./win/dir"),
             ("./", "./."),
+            ("../", "./.."),
+            ("../..", "../.."),
         ] {
             assert_eq!(
                 parse_module_source(raw).map(|s| s.to_string()),
@@ -378,6 +385,10 @@ mod tests {
         assert!(matches!(
             parse_module_source("github.com/hashicorp/example"),
             Ok(ModuleSource::Remote(_))
+        ));
+        assert!(matches!(
+            parse_module_source("/srv/modules/network//vpc"),
+            Ok(ModuleSource::Remote(r)) if r.subdir == "vpc" && r.package == "/srv/modules/network"
         ));
         assert!(matches!(
             parse_module_source("boop"),

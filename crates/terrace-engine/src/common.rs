@@ -350,7 +350,11 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
             d.subject = out.expr.as_ref().map(|e| e.range());
             diags.push(d);
         }
-        let value = if out.sensitive {
+        // A child module's `sensitive = true` hides the output where it is
+        // declared but, as in terraform 1.11, does not mark the value its
+        // caller sees (a root output may pass it on without declaring it
+        // sensitive); values sensitive on their own keep their marks.
+        let value = if out.sensitive && m.is_root() {
             value.mark(Marks::SENSITIVE)
         } else {
             value

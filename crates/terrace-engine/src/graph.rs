@@ -398,12 +398,17 @@ pub(crate) fn build(model: &Model, kind: GraphKind<'_>) -> (Graph, Diagnostics) 
                 wanted.push((i, Node::Resource(addr)));
             }
         }
-        // Everything in a child module waits for its call to expand.
+        // Everything in a child module waits for its call to expand, but
+        // deletes: they act on planned changes alone, and are ordered only
+        // against other resources and their provider, as OpenTofu's
+        // destroyers are (else a module whose expansion depends on another
+        // module's resources closes a cycle through their deletes).
         if let Some(call) = &call_node {
             let ids: Vec<usize> = g
                 .nodes
                 .iter()
                 .enumerate()
+                .filter(|(_, n)| !matches!(n, Node::Destroy(_)))
                 .filter(|(_, n)| node_module(n) == Some(&m))
                 .map(|(i, _)| i)
                 .collect();
@@ -705,14 +710,6 @@ fn add_destroy_edges(model: &Model, g: &mut Graph, work: &DeleteWork) {
         };
         if let Some(&p) = g.index.get(&Node::Provider(info.provider.clone())) {
             edges.push((destroy_r, p));
-        }
-        if let Some((parent, call)) = addr.module.call() {
-            if let Some(&c) = g
-                .index
-                .get(&Node::ModuleCall(parent, call.name.to_string()))
-            {
-                edges.push((destroy_r, c));
-            }
         }
     }
     for (a, b) in edges {

@@ -257,8 +257,46 @@ pub fn plan(
     opts: &PlanOptions,
     hooks: &dyn Hooks,
 ) -> (Plan, Diagnostics) {
-    let (plan, mut diags) = plan::plan(ctx, prior, opts, hooks);
+    let (plan, mut diags) =
+        if opts.mode == PlanMode::Destroy && opts.refresh && !prior.resources.is_empty() {
+            destroy_plan_after_refresh(ctx, prior, opts, hooks)
+        } else {
+            plan::plan(ctx, prior, opts, hooks)
+        };
     halted_if_stopped(hooks, &mut diags);
+    (plan, diags)
+}
+
+/// A destroy plan as terraform makes one: first a normal plan, for its
+/// refresh alone (objects deleted outside are dropped, data sources are
+/// read again, all reported as they happen), then the destroy plan from
+/// the state that refresh left, without refreshing a second time. Errors
+/// of the first plan end it there, as in terraform; its warnings are not
+/// kept (the destroy plan's own walk reports the ones that still apply).
+fn destroy_plan_after_refresh(
+    ctx: &Context,
+    prior: &State,
+    opts: &PlanOptions,
+    hooks: &dyn Hooks,
+) -> (Plan, Diagnostics) {
+    let refresh_opts = PlanOptions {
+        mode: PlanMode::Normal,
+        ..opts.clone()
+    };
+    let (refreshed, refresh_diags) = plan::plan(ctx, prior, &refresh_opts, hooks);
+    if terrace_syntax::diagnostic::has_errors(&refresh_diags) || hooks.stopping() {
+        let mut failed = Plan::empty(PlanMode::Destroy, prior.clone());
+        failed.errored = true;
+        return (failed, refresh_diags);
+    }
+    let destroy_opts = PlanOptions {
+        refresh: false,
+        ..opts.clone()
+    };
+    let (mut plan, diags) = plan::plan(ctx, &refreshed.prior_state, &destroy_opts, hooks);
+    // The previous run's state is what the run started from, not the
+    // refreshed one the destroy walk planned against.
+    plan.prev_run_state = refreshed.prev_run_state;
     (plan, diags)
 }
 

@@ -487,10 +487,12 @@ fn output_changes(env: &Env<'_>, prior: &State, mode: PlanMode) -> Vec<OutputCha
         return out;
     }
     for (name, decl) in outputs {
-        let after = env
-            .values
-            .output(&root, name)
-            .unwrap_or_else(|| Value::null(terrace_value::Type::Dynamic));
+        // An output the walk never reached (what it refers to failed) has
+        // no planned change, as in terraform: it is neither shown nor
+        // counted when the plan's outputs are laid out.
+        let Some(after) = env.values.output(&root, name) else {
+            continue;
+        };
         let prev = prior.outputs.get(name);
         let before = match prev {
             Some(prev) if prev.sensitive => prev.value.clone().mark(Marks::SENSITIVE),

@@ -106,6 +106,8 @@ pub struct Overrides {
 pub struct Work {
     pub dir: PathBuf,
     cli_config: PathBuf,
+    /// Whether commands run with `TF_IN_AUTOMATION` set.
+    in_automation: bool,
 }
 
 impl Work {
@@ -142,7 +144,30 @@ impl Work {
             )
         };
         std::fs::write(&cli_config, text).unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
-        Work { dir, cli_config }
+        Work {
+            dir,
+            cli_config,
+            in_automation: true,
+        }
+    }
+
+    /// A working directory at exactly `dir` (emptied first), whose CLI
+    /// configuration, kept beside it, is `cli_config_text`: for tests
+    /// whose configurations read the directory's name or install from a
+    /// filesystem mirror instead of through `dev_overrides`. Its commands
+    /// run as at a shell, without `TF_IN_AUTOMATION`, so that they print
+    /// everything they would print for a person.
+    pub fn at(dir: PathBuf, cli_config_text: &str) -> Work {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("creating {}: {e}", dir.display()));
+        let cli_config = dir.with_extension("tfrc");
+        std::fs::write(&cli_config, cli_config_text)
+            .unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
+        Work {
+            dir,
+            cli_config,
+            in_automation: false,
+        }
     }
 
     /// A working directory whose CLI configuration offers the bundled
@@ -206,12 +231,16 @@ impl Work {
             .current_dir(&self.dir)
             .env("TF_CLI_CONFIG_FILE", &self.cli_config)
             .env("CHECKPOINT_DISABLE", "1")
-            .env("TF_IN_AUTOMATION", "1")
             .env("NO_COLOR", "1")
             // Nothing from the surrounding environment may point the
             // tools or the AWS provider elsewhere.
             .env("AWS_EC2_METADATA_DISABLED", "true")
             .stdin(Stdio::null());
+        if self.in_automation {
+            command.env("TF_IN_AUTOMATION", "1");
+        } else {
+            command.env_remove("TF_IN_AUTOMATION");
+        }
         for name in [
             "TF_LOG",
             "TF_DATA_DIR",
@@ -233,8 +262,9 @@ impl Work {
     }
 
     /// Runs a command to its end, bounded by [`COMMAND_TIMEOUT`] so a hung
-    /// command fails the test instead of stalling it.
-    fn run(&self, program: &str, args: &[&str]) -> Run {
+    /// command fails the test instead of stalling it. The arguments are
+    /// passed exactly as given.
+    pub fn run(&self, program: &str, args: &[&str]) -> Run {
         self.spawn(program, args).finish(COMMAND_TIMEOUT)
     }
 
@@ -525,12 +555,19 @@ pub struct Moto {
 
 impl Moto {
     pub fn start() -> Moto {
+        Moto::start_with_env(&[])
+    }
+
+    /// A server with moto's settings `env` (e.g.
+    /// `MOTO_IAM_LOAD_MANAGED_POLICIES`).
+    pub fn start_with_env(env: &[(&str, &str)]) -> Moto {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|listener| listener.local_addr())
             .map(|addr| addr.port())
             .unwrap_or_else(|e| panic!("finding a free port: {e}"));
         let child = Command::new("moto_server")
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

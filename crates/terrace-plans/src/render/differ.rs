@@ -97,6 +97,9 @@ fn check_for_unknown(
     }
     let mut before = change.as_delete();
     before.unknown = child_unknown;
+    // The value going away says nothing of replacement: terraform marks
+    // "# forces replacement" once, after "(known after apply)".
+    before.replace_paths = Matcher::empty(false);
     let inner = before_diff(&before);
     Some(as_diff(
         &change,
