@@ -18,7 +18,7 @@ fn realworld_examples_behave_as_under_terraform() {
     let root = realworld_support::realworld_root();
     if !root.join("SOURCES.txt").is_file() {
         missing_tool(&format!(
-            "the real-world modules are not at {} (../shared/realworld)",
+            "the real-world modules are not at {} (the shared directory's realworld/, or TERRACE_REALWORLD_DIR)",
             root.display()
         ));
         return;

@@ -169,7 +169,7 @@ impl CaseResult {
 pub fn realworld_root() -> PathBuf {
     let given = match std::env::var_os("TERRACE_REALWORLD_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/realworld"),
+        None => terrace_testsupport::shared_root().join("realworld"),
     };
     // Canonical, so that the modules' paths in sources and in the tools'
     // messages are the same short absolute paths on both sides.

@@ -326,7 +326,7 @@ pub fn prepare(root: &Path, example: &Example, endpoint: &str) -> Result<Prepare
                                 if constraint.is_empty() || meets(*version, &constraint) =>
                             {
                                 notes.push(format!(
-                                    "registry module `{source}` ({}) read from ../shared/realworld/{module}",
+                                    "registry module `{source}` ({}) read from the shared realworld/{module}",
                                     if constraint.is_empty() {
                                         "no version constraint".to_string()
                                     } else {
