@@ -26,13 +26,20 @@ pub const UI_VERSION: &str = "1.2";
 /// Lines from the engine's worker threads must not interleave.
 static WRITE: Mutex<()> = Mutex::new(());
 
-/// `2026-11-27T01:43:33.066772Z`: the logger's timestamp layout.
-fn timestamp_micros(now: SystemTime) -> String {
+/// RFC 3339 in UTC with exactly `digits` (3 or 6) fractional digits, as
+/// hclog writes its timestamps.
+pub(crate) fn timestamp_with_fraction(now: SystemTime, digits: usize) -> String {
     let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
     let whole = UNIX_EPOCH + std::time::Duration::from_secs(since.as_secs());
     let seconds = terrace_states::backend::rfc3339_nano(whole);
     let base = seconds.trim_end_matches('Z');
-    format!("{base}.{:06}Z", since.subsec_micros())
+    let fraction = format!("{:09}", since.subsec_nanos());
+    format!("{base}.{}Z", &fraction[..digits.min(9)])
+}
+
+/// `2026-11-27T01:43:33.066772Z`: the UI logger's timestamp layout.
+fn timestamp_micros(now: SystemTime) -> String {
+    timestamp_with_fraction(now, 6)
 }
 
 /// `2026-11-27T01:43:33Z`: init's own messages carry whole seconds.
@@ -229,13 +236,19 @@ fn change_json(change: &ResourceInstanceChange) -> (String, Json) {
 /// deletions are bookkeeping, and a no-op is news only when it moves or
 /// imports the object.
 fn shown(change: &ResourceInstanceChange) -> bool {
-    if change.addr.resource.resource.mode == ResourceMode::Data && change.action == Action::Delete {
+    if is_data_source_deletion(change) {
         return false;
     }
     if change.addr.resource.resource.mode == ResourceMode::Ephemeral {
         return false;
     }
     change.action != Action::NoOp || change.moved() || change.importing.is_some()
+}
+
+/// A data source dropped from the state: bookkeeping the stream neither
+/// shows nor counts.
+fn is_data_source_deletion(change: &ResourceInstanceChange) -> bool {
+    change.addr.resource.resource.mode == ResourceMode::Data && change.action == Action::Delete
 }
 
 pub fn planned_change(change: &ResourceInstanceChange) {
@@ -273,9 +286,7 @@ impl ChangeSummary {
     pub fn of_plan(changes: &[ResourceInstanceChange]) -> ChangeSummary {
         let mut summary = ChangeSummary::default();
         for change in changes {
-            if change.addr.resource.resource.mode == ResourceMode::Data
-                && change.action == Action::Delete
-            {
+            if is_data_source_deletion(change) {
                 continue;
             }
             if change.importing.is_some() {

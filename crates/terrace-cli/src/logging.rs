@@ -18,7 +18,7 @@ use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 use tracing::field::{Field, Visit};
 use tracing::level_filters::LevelFilter;
 use tracing::span::{Attributes, Id, Record};
@@ -122,14 +122,7 @@ impl Visit for Fields {
 
 /// hclog's timestamp: milliseconds, UTC.
 fn timestamp(now: SystemTime) -> String {
-    let since = now.duration_since(UNIX_EPOCH).unwrap_or_default();
-    let whole = UNIX_EPOCH + std::time::Duration::from_secs(since.as_secs());
-    let seconds = terrace_states::backend::rfc3339_nano(whole);
-    format!(
-        "{}.{:03}Z",
-        seconds.trim_end_matches('Z'),
-        since.subsec_millis()
-    )
+    crate::json_ui::timestamp_with_fraction(now, 3)
 }
 
 fn level_name(level: &Level) -> &'static str {
@@ -269,6 +262,7 @@ pub fn redacted_args(argv: &[String]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn the_environment_chooses_level_and_format() {
