@@ -14,13 +14,15 @@
 //!    "Provider instance not present" and neither the state file (byte for
 //!    byte) nor moto changes; 6. destroy of what is left.
 //!
-//! The region map is written as the variable's default in `regions.tf`
-//! rather than given with `-var-file`: see `engine_provider_for_each_vars`
-//! for the command-line route.
+//! The region map comes from `terraform.tfvars`, as a team would keep it,
+//! and the provider is installed by `init` from the filesystem mirror: so
+//! `init` itself must evaluate the provider's `for_each` from the tfvars
+//! file before any plan. `engine_provider_for_each_vars` covers `-var` and
+//! `-var-file`.
 
 mod engine_support;
 
-use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
+use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Work};
 use serde_json::{json, Value as Json};
 
 const REGIONS: [&str; 3] = ["us-east-1", "eu-west-1", "ap-southeast-2"];
@@ -45,6 +47,12 @@ locals {{
     for region, config in var.regions : region => config
     if config.enabled
   }}
+}}
+
+variable "regions" {{
+  type = map(object({{
+    enabled = optional(bool, true)
+  }}))
 }}
 
 provider "aws" {{
@@ -105,15 +113,13 @@ output "log_group" {
 }
 "#;
 
-/// `regions.tf`: the region map, each entry `(region, enabled)`.
-fn regions_tf(regions: &[(&str, bool)]) -> String {
+/// `terraform.tfvars`: the region map, each entry `(region, enabled)`.
+fn regions_tfvars(regions: &[(&str, bool)]) -> String {
     let mut entries = String::new();
     for (region, enabled) in regions {
-        entries.push_str(&format!("    {region:?} = {{ enabled = {enabled} }}\n"));
+        entries.push_str(&format!("  {region:?} = {{ enabled = {enabled} }}\n"));
     }
-    format!(
-        "variable \"regions\" {{\n  type = map(object({{\n    enabled = optional(bool, true)\n  }}))\n  default = {{\n{entries}  }}\n}}\n"
-    )
+    format!("regions = {{\n{entries}}}\n")
 }
 
 /// What moto holds, per region: the parameter names under /terrace/ and
@@ -213,18 +219,31 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
         return;
     }
     let moto = Moto::start();
-    let work = Work::new(
-        "regions",
-        Overrides {
-            bundled: false,
-            aws: true,
-        },
+    let work = Work::at(
+        std::env::temp_dir().join(format!("terrace-engine-regions-{}", std::process::id())),
+        &format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path = {:?}\n  }}\n}}\n",
+            terrace_testsupport::PLUGIN_MIRROR
+        ),
     );
     work.write("main.tf", &main_tf());
     work.write("app/main.tf", APP_TF);
     let endpoint = format!("endpoint={}", moto.endpoint);
+
+    // `init` installs the provider from the mirror; the provider's
+    // `for_each` is evaluated from terraform.tfvars already here.
+    work.write(
+        "terraform.tfvars",
+        &regions_tfvars(&[("us-east-1", true), ("eu-west-1", true)]),
+    );
+    let init = work.terrace_ok(&["init", "-input=false"], 0);
+    assert!(
+        init.stdout.contains("- Installed hashicorp/aws v5.100.0"),
+        "{}",
+        init.output()
+    );
     let apply = |regions: &[(&str, bool)]| {
-        work.write("regions.tf", &regions_tf(regions));
+        work.write("terraform.tfvars", &regions_tfvars(regions));
         work.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0)
     };
     let no_changes = || {
@@ -306,7 +325,7 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
     // 5. An enabled region removed in one step: refused, nothing changed.
     let state_before = work.state_bytes();
     let backup_before = std::fs::read(work.path("terraform.tfstate.backup")).ok();
-    work.write("regions.tf", &regions_tf(&[("us-east-1", true)]));
+    work.write("terraform.tfvars", &regions_tfvars(&[("us-east-1", true)]));
     for args in [
         vec!["plan", "-var", &endpoint],
         vec!["apply", "-auto-approve", "-var", &endpoint],
@@ -352,8 +371,8 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
 
     // 6. Back to both regions, everything destroyed through both instances.
     work.write(
-        "regions.tf",
-        &regions_tf(&[("us-east-1", true), ("eu-west-1", true)]),
+        "terraform.tfvars",
+        &regions_tfvars(&[("us-east-1", true), ("eu-west-1", true)]),
     );
     let run = work.terrace_ok(&["destroy", "-auto-approve", "-var", &endpoint], 0);
     assert_eq!(
