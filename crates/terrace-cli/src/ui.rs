@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
-use terrace_engine::Hooks;
+use terrace_engine::{EphemeralOp, Hooks};
 use terrace_plans::model::Action;
 use terrace_states::model::{DeposedKey, ObjectState};
 
@@ -515,6 +515,56 @@ impl Hooks for ApplyUi {
         };
         self.count(action);
         self.shared.line(&name, &message);
+    }
+
+    fn ephemeral_started(&self, addr: &AbsResourceInstance, op: EphemeralOp) {
+        let message = format!("{}...", op.progressive());
+        if self.is_json() {
+            json_ui::hook(
+                "ephemeral_op_start",
+                &format!("{addr}: {message}"),
+                hook_body(addr, &[("action", Json::from(op.name()))], None),
+            );
+            return;
+        }
+        self.shared.line(&addr.to_string(), &message);
+    }
+
+    fn ephemeral_finished(
+        &self,
+        addr: &AbsResourceInstance,
+        op: EphemeralOp,
+        elapsed: Duration,
+        ok: bool,
+    ) {
+        let after = go_duration(elapsed);
+        if self.is_json() {
+            let (kind, outcome) = if ok {
+                ("ephemeral_op_complete", "complete")
+            } else {
+                ("ephemeral_op_errored", "errored")
+            };
+            json_ui::hook(
+                kind,
+                &format!("{addr}: {} {outcome} after {after}", op.progressive()),
+                hook_body(
+                    addr,
+                    &[
+                        ("action", Json::from(op.name())),
+                        ("elapsed_seconds", Json::from(elapsed.as_secs())),
+                    ],
+                    None,
+                ),
+            );
+            return;
+        }
+        // A failure shows as its diagnostics only, as for other actions.
+        if ok {
+            self.shared.line(
+                &addr.to_string(),
+                &format!("{} complete after {after}", op.progressive()),
+            );
+        }
     }
 
     fn import_applying(&self, addr: &AbsResourceInstance, id: &str) {

@@ -13,8 +13,8 @@ use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
 use crate::model::{self, ResourceInfo};
 use crate::providers::{
-    close_when_idle, convert_diags, instance_not_present, typed, visit_provider_instances, InBody,
-    Instances,
+    close_when_idle, convert_diags, instance_key_for, instance_not_present, typed,
+    visit_provider_instances, InBody, Instances,
 };
 use crate::scope::Env;
 use crate::values::{Repetition, Values};
@@ -56,6 +56,8 @@ struct ApplyWalker<'e, 'a> {
     needed: HashSet<AbsProviderConfig>,
     provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
+    /// Ephemeral resource instances opened by this walk.
+    ephemerals: crate::ephemeral::OpenEphemerals,
 }
 
 pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
@@ -130,7 +132,17 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
     for (addr, info) in &env.model.resources {
         let destroys = graph.index.contains_key(&Node::Destroy(addr.clone()));
-        *users.entry(info.provider.clone()).or_default() += 1 + usize::from(destroys);
+        let closes = graph
+            .index
+            .contains_key(&Node::EphemeralClose(addr.clone()));
+        *users.entry(info.provider.clone()).or_default() +=
+            1 + usize::from(destroys) + usize::from(closes);
+        // Ephemeral resources are opened again in every walk, so their
+        // providers are configured even when the plan changes nothing of
+        // theirs.
+        if closes {
+            needed.insert(info.provider.clone());
+        }
     }
     let walker = ApplyWalker {
         env: &env,
@@ -145,8 +157,10 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         needed,
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
+        ephemerals: Default::default(),
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
+    diags.extend(walker.ephemerals.close_all(hooks));
     walker.instances.close_all();
     // Provider instances that could not be configured, and what was not
     // applied because of them: errors, after which everything else was.
@@ -373,6 +387,14 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         let acc: Arc<InstanceValues> = Arc::new(Mutex::new(HashMap::new()));
         let mut jobs: Vec<Job<'e>> = Vec::new();
+        if addr.resource.mode == ResourceMode::Ephemeral {
+            for (iaddr, rep) in reps.clone() {
+                let acc = acc.clone();
+                jobs.push(Box::new(move || {
+                    self.open_ephemeral(info, r, &iaddr, &rep, &acc)
+                }));
+            }
+        }
         for c in self.by_resource.get(addr).map(Vec::as_slice).unwrap_or(&[]) {
             let c: &'e ResourceInstanceChange = c;
             if c.deposed.is_some() || c.action == Action::Delete {
@@ -476,6 +498,61 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             )]
         })?;
         Ok(self.env.ctx.providers.for_resource(&c.addr, provider))
+    }
+
+    /// Opens an ephemeral resource instance again for this walk (a plan
+    /// never holds its value).
+    fn open_ephemeral(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        addr: &AbsResourceInstance,
+        rep: &Repetition,
+        acc: &InstanceValues,
+    ) -> bool {
+        let key = match instance_key_for(self.env, info, addr, rep) {
+            Ok(key) => key,
+            Err(d) => {
+                self.report(d);
+                return false;
+            }
+        };
+        let pinst = info.provider.instance(key.clone());
+        if self.instances.is_unavailable(&pinst) {
+            self.instances.left_out(addr, &pinst, "applied");
+            store(acc, addr, Value::unknown(info.ty.clone()));
+            return true;
+        }
+        let Some(provider) = self.instances.get(&pinst) else {
+            self.report(vec![instance_not_present(
+                addr,
+                None,
+                &info.provider,
+                &key,
+            )]);
+            return false;
+        };
+        let provider = self.env.ctx.providers.for_resource(addr, provider);
+        match crate::ephemeral::open_instance(
+            self.env,
+            info,
+            r,
+            addr,
+            rep,
+            provider,
+            self.hooks,
+            &self.ephemerals,
+        ) {
+            Ok((value, warnings)) => {
+                self.report(warnings);
+                store(acc, addr, value);
+                true
+            }
+            Err(d) => {
+                self.report(d);
+                false
+            }
+        }
     }
 
     fn apply_change(
@@ -1012,6 +1089,10 @@ impl<'e, 'a> Walker<'e> for ApplyWalker<'e, 'a> {
             Node::Provider(p) => return self.visit_provider(p),
             Node::Resource(r) => return self.visit_apply(r),
             Node::Destroy(r) => return self.visit_destroy(r),
+            Node::EphemeralClose(r) => {
+                let d = self.ephemerals.close_resource(r, self.hooks);
+                (!has_errors(&d), d)
+            }
             Node::Check(m, n) => {
                 if self.plan.mode == PlanMode::Destroy {
                     (true, Diagnostics::new())
@@ -1026,6 +1107,21 @@ impl<'e, 'a> Walker<'e> for ApplyWalker<'e, 'a> {
 
     fn completed(&'e self, node: usize, _ok: bool) -> Vec<Job<'e>> {
         match &self.graph.nodes[node] {
+            Node::EphemeralClose(r) => {
+                // Skipped after a failure upstream, the close still
+                // happens, before the provider can be shut down.
+                let d = self.ephemerals.close_resource(r, self.hooks);
+                self.report(d);
+                let Some(info) = self.env.model.resources.get(r) else {
+                    return Vec::new();
+                };
+                if let Ok(mut u) = self.provider_users.lock() {
+                    if let Some(n) = u.get_mut(&info.provider) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                self.release(&info.provider)
+            }
             Node::Resource(r) | Node::Destroy(r) => {
                 let Some(info) = self.env.model.resources.get(r) else {
                     return Vec::new();

@@ -31,6 +31,9 @@ pub(crate) enum Node {
     Provider(AbsProviderConfig),
     /// A `check` block declared in the given module.
     Check(Module, String),
+    /// An ephemeral resource's instances closed, after everything that
+    /// uses their values (directly or through other nodes) is done.
+    EphemeralClose(ConfigResource),
 }
 
 fn prefixed(f: &mut fmt::Formatter<'_>, m: &Module) -> fmt::Result {
@@ -63,6 +66,7 @@ impl fmt::Display for Node {
             }
             Node::Resource(r) => write!(f, "{r}"),
             Node::Destroy(r) => write!(f, "{r} (destroy)"),
+            Node::EphemeralClose(r) => write!(f, "{r} (close)"),
             Node::Provider(p) => write!(f, "{p}"),
             Node::Check(m, n) => {
                 prefixed(f, m)?;
@@ -511,9 +515,47 @@ pub(crate) fn build(model: &Model, kind: GraphKind<'_>) -> (Graph, Diagnostics) 
         add_destroy_edges(model, &mut g, work);
         if let Some(d) = cycles(&g) {
             diags.extend(d);
+            return (g, diags);
         }
     }
+    add_ephemeral_close_nodes(&mut g);
     (g, diags)
+}
+
+/// A close node for each ephemeral resource, waiting for the resource and
+/// for every node that depends on it, directly or through others: a
+/// credential an ephemeral resource hands out must stay valid until the
+/// last provider, resource or output using it is done. Nothing waits for a
+/// close node, so it cannot close a cycle.
+fn add_ephemeral_close_nodes(g: &mut Graph) {
+    let ephemeral: Vec<(usize, ConfigResource)> = g
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| match n {
+            Node::Resource(r) if r.resource.mode == terrace_addrs::ResourceMode::Ephemeral => {
+                Some((i, r.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    if ephemeral.is_empty() {
+        return;
+    }
+    let dependents = g.dependents();
+    for (start, addr) in ephemeral {
+        let mut users: BTreeSet<usize> = BTreeSet::from([start]);
+        let mut queue = vec![start];
+        while let Some(i) = queue.pop() {
+            for &d in &dependents[i] {
+                if users.insert(d) {
+                    queue.push(d);
+                }
+            }
+        }
+        let close = g.add(Node::EphemeralClose(addr));
+        g.deps[close] = users;
+    }
 }
 
 /// Only managed resources delete anything: data sources are just read
@@ -531,7 +573,7 @@ fn node_module(n: &Node) -> Option<&Module> {
         | Node::Output(m, _)
         | Node::ModuleCall(m, _)
         | Node::Check(m, _) => Some(m),
-        Node::Resource(r) | Node::Destroy(r) => Some(&r.module),
+        Node::Resource(r) | Node::Destroy(r) | Node::EphemeralClose(r) => Some(&r.module),
         Node::Provider(_) => None,
     }
 }

@@ -15,6 +15,7 @@
 mod apply;
 mod common;
 mod diagvals;
+mod ephemeral;
 
 mod expand;
 mod functions;
@@ -226,6 +227,21 @@ pub trait Hooks: Send + Sync {
     fn provisioned(&self, addr: &AbsResourceInstance, type_name: &str, ok: bool) {
         let _ = (addr, type_name, ok);
     }
+    /// An ephemeral resource instance is about to be opened, renewed or
+    /// closed (`Opening...`).
+    fn ephemeral_started(&self, addr: &AbsResourceInstance, op: EphemeralOp) {
+        let _ = (addr, op);
+    }
+    /// The ephemeral operation ended; `ok` is false when it failed.
+    fn ephemeral_finished(
+        &self,
+        addr: &AbsResourceInstance,
+        op: EphemeralOp,
+        elapsed: Duration,
+        ok: bool,
+    ) {
+        let _ = (addr, op, elapsed, ok);
+    }
     /// Ctrl-C was requested: no new work is started and running providers
     /// are asked to stop.
     fn stopping(&self) -> bool {
@@ -235,6 +251,35 @@ pub trait Hooks: Send + Sync {
     /// module until this returns.
     fn walk_finished(&self, evaluator: &dyn RootEvaluator) {
         let _ = evaluator;
+    }
+}
+
+/// What happens to an ephemeral resource instance during a walk: it is
+/// opened when its configuration is known, renewed while it is in use if
+/// the provider asks for that, and closed once nothing needs it any more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EphemeralOp {
+    Open,
+    Renew,
+    Close,
+}
+
+impl EphemeralOp {
+    /// The word the UI uses for it: `open`, `renew`, `close`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EphemeralOp::Open => "open",
+            EphemeralOp::Renew => "renew",
+            EphemeralOp::Close => "close",
+        }
+    }
+    /// `Opening`, `Renewing`, `Closing`.
+    pub fn progressive(self) -> &'static str {
+        match self {
+            EphemeralOp::Open => "Opening",
+            EphemeralOp::Renew => "Renewing",
+            EphemeralOp::Close => "Closing",
+        }
     }
 }
 

@@ -157,9 +157,6 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
 
     for c in &all {
         for r in c.module.all_resources() {
-            if r.mode == terrace_lang::references::ResourceMode::Ephemeral {
-                continue;
-            }
             let addr = resource_addr(c, r);
             let Some(res) = resolved.get(&addr.to_string()) else {
                 continue;
@@ -173,6 +170,11 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
                             ResourceMode::Data => {
                                 ("Invalid data source", "data source", &ps.data_sources)
                             }
+                            ResourceMode::Ephemeral => (
+                                "Invalid ephemeral resource",
+                                "ephemeral resource",
+                                &ps.ephemeral_resources,
+                            ),
                             _ => ("Invalid resource type", "resource type", &ps.resource_types),
                         };
                         let suggestion = terrace_lang::eval::suggest_name(

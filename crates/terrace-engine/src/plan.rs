@@ -90,6 +90,8 @@ struct PlanWalker<'e, 'a> {
     extra_imports: Vec<ImportTarget>,
     imports_seen: Mutex<Vec<ImportTarget>>,
     imports_used: Mutex<HashSet<AbsResourceInstance>>,
+    /// Ephemeral resource instances opened by this walk.
+    ephemerals: crate::ephemeral::OpenEphemerals,
 }
 
 /// What the plan declared, for validating `moved` blocks.
@@ -296,8 +298,12 @@ pub(crate) fn plan_with_imports(
         by_config.entry(abs.config()).or_default().push((abs, rs));
     }
     let mut users: HashMap<AbsProviderConfig, usize> = HashMap::new();
-    for info in env.model.resources.values() {
-        *users.entry(info.provider.clone()).or_default() += 1;
+    for (addr, info) in &env.model.resources {
+        // An ephemeral resource's close node uses the provider too.
+        let closes = graph
+            .index
+            .contains_key(&Node::EphemeralClose(addr.clone()));
+        *users.entry(info.provider.clone()).or_default() += 1 + usize::from(closes);
     }
     let targeting = crate::targeting::Targeting::new(&graph, &opts.targets, &opts.excludes);
     let walker = PlanWalker {
@@ -323,8 +329,10 @@ pub(crate) fn plan_with_imports(
         extra_imports: extra_imports.to_vec(),
         imports_seen: Mutex::new(Vec::new()),
         imports_used: Mutex::new(HashSet::new()),
+        ephemerals: Default::default(),
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
+    diags.extend(walker.ephemerals.close_all(hooks));
     walker.instances.close_all();
     let (unavailable, isolated) = walker.instances.take_unavailable();
     if !unavailable.is_empty() {
@@ -845,6 +853,20 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let result = match addr.resource.resource.mode {
             ResourceMode::Data => self.plan_data(info, r, &addr, &rep, pinst, provider.as_ref()),
+            ResourceMode::Ephemeral => crate::ephemeral::open_instance(
+                self.env,
+                info,
+                r,
+                &addr,
+                &rep,
+                provider,
+                self.hooks,
+                &self.ephemerals,
+            )
+            .map(|(value, warnings)| {
+                self.report(warnings);
+                Some(value)
+            }),
             _ => self.plan_managed(
                 info,
                 r,
@@ -1684,6 +1706,10 @@ impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
             Node::Provider(p) => return self.visit_provider(p),
             Node::Resource(r) => return self.visit_resource(r),
             Node::Destroy(_) => (true, Diagnostics::new()),
+            Node::EphemeralClose(r) => {
+                let d = self.ephemerals.close_resource(r, self.hooks);
+                (!has_errors(&d), d)
+            }
             Node::Check(m, n) => {
                 if self.opts.mode == PlanMode::Destroy {
                     (true, Diagnostics::new())
@@ -1698,6 +1724,21 @@ impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
 
     fn completed(&'e self, node: usize, _ok: bool) -> Vec<Job<'e>> {
         let provider = match &self.graph.nodes[node] {
+            Node::EphemeralClose(r) => {
+                // Skipped after a failure upstream, the close still
+                // happens, before the provider can be shut down.
+                let d = self.ephemerals.close_resource(r, self.hooks);
+                self.report(d);
+                let Some(info) = self.env.model.resources.get(r) else {
+                    return Vec::new();
+                };
+                if let Ok(mut u) = self.provider_users.lock() {
+                    if let Some(n) = u.get_mut(&info.provider) {
+                        *n = n.saturating_sub(1);
+                    }
+                }
+                &info.provider
+            }
             Node::Resource(r) => {
                 let Some(info) = self.env.model.resources.get(r) else {
                     return Vec::new();

@@ -17,12 +17,12 @@ use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
 use terrace_config::body::Body;
 use terrace_config::expr::Expression;
 use terrace_providers::{
-    ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateProviderConfigRequest,
+    ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateEphemeralResourceConfigRequest, ValidateProviderConfigRequest,
     ValidateResourceConfigRequest,
 };
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::Diagnostics;
-use terrace_value::{Type, Value};
+use terrace_value::{Marks, Type, Value};
 
 fn unknown_rep(count: Option<&Expression>, for_each: Option<&Expression>) -> Repetition {
     if count.is_some() {
@@ -106,11 +106,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 else {
                     continue;
                 };
-                env.values.set_resource(
-                    &r.module.unkeyed_instance(),
-                    &info.local_key(),
-                    validation_resource_value(rc, schema, &info.ty),
-                );
+                let mut value = validation_resource_value(rc, schema, &info.ty);
+                if r.resource.mode == ResourceMode::Ephemeral {
+                    value = value.mark(Marks::EPHEMERAL);
+                }
+                env.values.set_resource(&r.module.unkeyed_instance(), &info.local_key(), value);
                 let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
                 diags.extend(crate::expand::validate_repetition(
@@ -159,6 +159,15 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                         })
                         .diagnostics
                     }
+                    ResourceMode::Ephemeral => {
+                        p.validate_ephemeral_resource_config(
+                            ValidateEphemeralResourceConfigRequest {
+                                type_name,
+                                config: value,
+                            },
+                        )
+                        .diagnostics
+                    }
                     _ => {
                         p.validate_resource_config(ValidateResourceConfigRequest {
                             type_name,
@@ -174,7 +183,7 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                     Some(InBody::new(&rc.config, &address, &info.provider.provider)),
                 ));
             }
-            Node::Destroy(_) => {}
+            Node::Destroy(_) | Node::EphemeralClose(_) => {}
             Node::Check(m, n) => {
                 let (_, d) =
                     crate::common::visit_check(&env, m, n, crate::common::CheckPhase::Validate);
