@@ -239,8 +239,18 @@ fn ephemeral_passwords_reach_write_only_arguments_as_with_terraform() {
         "ephemeral.aws_secretsmanager_random_password.db[\"replica\"]: Opening complete after Ns",
         "ephemeral.aws_secretsmanager_random_password.db[\"replica\"]: Opening...",
     ];
-    assert_eq!(ephemeral_lines(&tf_plan), expected_walk, "{}", tf_plan.output());
-    assert_eq!(ephemeral_lines(&tr_plan), expected_walk, "{}", tr_plan.output());
+    assert_eq!(
+        ephemeral_lines(&tf_plan),
+        expected_walk,
+        "{}",
+        tf_plan.output()
+    );
+    assert_eq!(
+        ephemeral_lines(&tr_plan),
+        expected_walk,
+        "{}",
+        tr_plan.output()
+    );
     for run in [&tf_plan, &tr_plan] {
         assert!(
             run.stdout
@@ -257,7 +267,12 @@ fn ephemeral_passwords_reach_write_only_arguments_as_with_terraform() {
     let tr_json = terrace.work.terrace_ok(&terrace.args(&json_args), 0);
     let tf_messages = ephemeral_messages(&tf_json);
     assert_eq!(tf_messages.len(), 8, "{}", tf_json.output());
-    assert_eq!(ephemeral_messages(&tr_json), tf_messages, "{}", tr_json.output());
+    assert_eq!(
+        ephemeral_messages(&tr_json),
+        tf_messages,
+        "{}",
+        tr_json.output()
+    );
 
     // Apply: opened again (a plan never holds the values), passwords in
     // moto, none in the state.
@@ -270,17 +285,29 @@ fn ephemeral_passwords_reach_write_only_arguments_as_with_terraform() {
         .flat_map(|line| [*line, *line])
         .collect();
     expected_twice.sort();
-    assert_eq!(ephemeral_lines(&tf_apply), expected_twice, "{}", tf_apply.output());
-    assert_eq!(ephemeral_lines(&tr_apply), expected_twice, "{}", tr_apply.output());
+    assert_eq!(
+        ephemeral_lines(&tf_apply),
+        expected_twice,
+        "{}",
+        tf_apply.output()
+    );
+    assert_eq!(
+        ephemeral_lines(&tr_apply),
+        expected_twice,
+        "{}",
+        tr_apply.output()
+    );
     for run in [&tf_apply, &tr_apply] {
         assert!(
-            run.stdout
-                .contains("password_seen_by_module = \"hidden\""),
+            run.stdout.contains("password_seen_by_module = \"hidden\""),
             "{}",
             run.output()
         );
     }
-    assert_eq!(state_resources(&terrace.work), state_resources(&terraform.work));
+    assert_eq!(
+        state_resources(&terrace.work),
+        state_resources(&terraform.work)
+    );
     assert_eq!(
         state_resources(&terrace.work),
         vec![(

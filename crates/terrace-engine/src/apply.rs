@@ -524,12 +524,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             return true;
         }
         let Some(provider) = self.instances.get(&pinst) else {
-            self.report(vec![instance_not_present(
-                addr,
-                None,
-                &info.provider,
-                &key,
-            )]);
+            self.report(vec![instance_not_present(addr, None, &info.provider, &key)]);
             return false;
         };
         let provider = self.env.ctx.providers.for_resource(addr, provider);

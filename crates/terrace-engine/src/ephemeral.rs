@@ -24,11 +24,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant, SystemTime};
 use terrace_addrs::{AbsResourceInstance, ConfigResource};
 use terrace_config::model::Resource;
+use terrace_providers::objchange::planned_unknown_object;
 use terrace_providers::{
     ClientCapabilities, CloseEphemeralResourceRequest, OpenEphemeralResourceRequest, Provider,
     RenewEphemeralResourceRequest,
 };
-use terrace_providers::objchange::planned_unknown_object;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::Diagnostics;
 use terrace_value::{Marks, Value};
@@ -76,12 +76,11 @@ impl OpenEphemerals {
 
     /// Closes whatever is still open, at the end of a walk.
     pub fn close_all(&self, hooks: &dyn Hooks) -> Diagnostics {
-        let all: Vec<OpenInstance> = std::mem::take(
-            &mut *self.open.lock().unwrap_or_else(PoisonError::into_inner),
-        )
-        .into_values()
-        .flatten()
-        .collect();
+        let all: Vec<OpenInstance> =
+            std::mem::take(&mut *self.open.lock().unwrap_or_else(PoisonError::into_inner))
+                .into_values()
+                .flatten()
+                .collect();
         close_instances(all, hooks)
     }
 }
@@ -151,7 +150,10 @@ fn spawn_renewer(
                     return terrace_providers::Diagnostics::new();
                 }
             }
-            let current = private.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            let current = private
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
             let response = provider.renew_ephemeral_resource(RenewEphemeralResourceRequest {
                 type_name: type_name.clone(),
                 private: current,

@@ -17,7 +17,8 @@ use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
 use terrace_config::body::Body;
 use terrace_config::expr::Expression;
 use terrace_providers::{
-    ClientCapabilities, Provider, ValidateDataResourceConfigRequest, ValidateEphemeralResourceConfigRequest, ValidateProviderConfigRequest,
+    ClientCapabilities, Provider, ValidateDataResourceConfigRequest,
+    ValidateEphemeralResourceConfigRequest, ValidateProviderConfigRequest,
     ValidateResourceConfigRequest,
 };
 use terrace_syntax::diagnostic::has_errors;
@@ -110,7 +111,8 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 if r.resource.mode == ResourceMode::Ephemeral {
                     value = value.mark(Marks::EPHEMERAL);
                 }
-                env.values.set_resource(&r.module.unkeyed_instance(), &info.local_key(), value);
+                env.values
+                    .set_resource(&r.module.unkeyed_instance(), &info.local_key(), value);
                 let rep = unknown_rep(rc.count.as_ref(), rc.for_each.as_ref());
                 let scope = env.scope(cfg, r.module.unkeyed_instance(), Repetition::default());
                 diags.extend(crate::expand::validate_repetition(

@@ -54,8 +54,9 @@ pub use internal_validate::InternalValidateError;
 pub use provider::SdkProvider;
 pub use replace::map_values_not_null_changed;
 pub use resource::{
-    ConfigCheck, Configure, Crud, DataSourceSpec, Function, FunctionImpl, Importer, PlanData,
-    PlanHook, ProviderSpec, ResourceSpec, StateUpgrader, Timeouts, TIMEOUTS_BLOCK,
+    ConfigCheck, Configure, Crud, DataSourceSpec, EphemeralClose, EphemeralResourceSpec, Function,
+    FunctionImpl, Importer, PlanData, PlanHook, ProviderSpec, ResourceSpec, StateUpgrader,
+    Timeouts, TIMEOUTS_BLOCK,
 };
 pub use schema::{Attr, BlockSpec, NestedBlockSpec};
 pub use serve::{

@@ -28,6 +28,7 @@ pub struct SdkProvider<C> {
     /// Effective schemas (with `timeouts` blocks), by type name.
     resource_schemas: BTreeMap<String, BlockSpec>,
     data_source_schemas: BTreeMap<String, BlockSpec>,
+    ephemeral_schemas: BTreeMap<String, BlockSpec>,
     client: RwLock<Option<Arc<C>>>,
     stop: Arc<AtomicBool>,
 }
@@ -43,6 +44,11 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
             .data_sources
             .iter()
             .map(|(name, data_source)| (name.clone(), data_source.effective_schema()))
+            .collect();
+        let ephemeral_schemas: BTreeMap<String, BlockSpec> = spec
+            .ephemeral_resources
+            .iter()
+            .map(|(name, ephemeral)| (name.clone(), ephemeral.schema.clone()))
             .collect();
         let schema = ProviderSchema {
             provider: Schema {
@@ -75,7 +81,18 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
                     )
                 })
                 .collect(),
-            ephemeral_resources: BTreeMap::new(),
+            ephemeral_resources: ephemeral_schemas
+                .iter()
+                .map(|(name, block)| {
+                    (
+                        name.clone(),
+                        Schema {
+                            version: 0,
+                            block: block.to_block(),
+                        },
+                    )
+                })
+                .collect(),
             functions: spec
                 .functions
                 .iter()
@@ -92,6 +109,7 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
             schema: Arc::new(schema),
             resource_schemas,
             data_source_schemas,
+            ephemeral_schemas,
             client: RwLock::new(None),
             stop: Arc::new(AtomicBool::new(false)),
         }
@@ -124,6 +142,19 @@ impl<C: Send + Sync + 'static> SdkProvider<C> {
         ) {
             (Some(resource), Some(schema)) => Ok((resource, schema)),
             _ => Err(unknown_type("resource type", type_name)),
+        }
+    }
+
+    fn ephemeral(
+        &self,
+        type_name: &str,
+    ) -> Result<(&crate::resource::EphemeralResourceSpec<C>, &BlockSpec), Diagnostics> {
+        match (
+            self.spec.ephemeral_resources.get(type_name),
+            self.ephemeral_schemas.get(type_name),
+        ) {
+            (Some(ephemeral), Some(schema)) => Ok((ephemeral, schema)),
+            _ => Err(unknown_type("ephemeral resource type", type_name)),
         }
     }
 
@@ -413,7 +444,7 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
             server_capabilities: self.schema.server_capabilities,
             resources: self.spec.resources.keys().cloned().collect(),
             data_sources: self.spec.data_sources.keys().cloned().collect(),
-            ephemeral_resources: Vec::new(),
+            ephemeral_resources: self.spec.ephemeral_resources.keys().cloned().collect(),
             functions: self.spec.functions.keys().cloned().collect(),
             diagnostics: Diagnostics::new(),
         }
@@ -508,9 +539,26 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         &self,
         request: ValidateEphemeralResourceConfigRequest,
     ) -> ValidateEphemeralResourceConfigResponse {
-        ValidateEphemeralResourceConfigResponse {
-            diagnostics: unknown_type("ephemeral resource type", &request.type_name),
-        }
+        let Ok((ephemeral, schema)) = self.ephemeral(&request.type_name) else {
+            return ValidateEphemeralResourceConfigResponse {
+                diagnostics: unknown_type("ephemeral resource type", &request.type_name),
+            };
+        };
+        let mut diagnostics = Diagnostics::new();
+        validate_block(
+            schema,
+            &request.config,
+            &AttributePath::root(),
+            &mut diagnostics,
+        );
+        let data = ResourceData::new(
+            schema.implied_type(),
+            &request.config,
+            None,
+            Some(&request.config),
+        );
+        run_checks(&ephemeral.checks, &data, &mut diagnostics);
+        ValidateEphemeralResourceConfigResponse { diagnostics }
     }
 
     fn upgrade_resource_state(
@@ -786,12 +834,43 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         &self,
         request: OpenEphemeralResourceRequest,
     ) -> OpenEphemeralResourceResponse {
-        OpenEphemeralResourceResponse {
-            result: Value::dynamic(),
+        let failed = |diagnostics| OpenEphemeralResourceResponse {
+            result: Value::null(request.config.ty().clone()),
             private: None,
             renew_at: None,
             deferred: None,
-            diagnostics: unknown_type("ephemeral resource type", &request.type_name),
+            diagnostics,
+        };
+        let (ephemeral, schema) = match self.ephemeral(&request.type_name) {
+            Ok(found) => found,
+            Err(d) => return failed(d),
+        };
+        let client = match self.client() {
+            Ok(client) => client,
+            Err(d) => return failed(d),
+        };
+        // As a data source's read: computed values start unknown, defaults
+        // applied; what `open` leaves unknown becomes null.
+        let start = fill(schema, &request.config, &request.config, Fill::Create);
+        let mut data =
+            ResourceData::new(schema.implied_type(), &start, None, Some(&request.config));
+        let context = self.context("open", DEFAULT_TIMEOUT);
+        let result = ephemeral
+            .open
+            .as_ref()
+            .map_or(Ok(()), |open| open(&context, &client, &mut data));
+        let mut diagnostics = data.take_warnings();
+        if let Err(error) = result {
+            diagnostics.extend(error.into_diagnostics());
+            return failed(diagnostics);
+        }
+        let private = data.private().to_vec();
+        OpenEphemeralResourceResponse {
+            result: unknown_as_null(&data.to_value()),
+            private: (!private.is_empty()).then_some(private),
+            renew_at: None,
+            deferred: None,
+            diagnostics,
         }
     }
 
@@ -799,10 +878,19 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         &self,
         request: RenewEphemeralResourceRequest,
     ) -> RenewEphemeralResourceResponse {
-        RenewEphemeralResourceResponse {
-            private: None,
-            renew_at: None,
-            diagnostics: unknown_type("ephemeral resource type", &request.type_name),
+        // Nothing this SDK opens asks to be renewed (`open` sets no renewal
+        // time), so a renewal keeps what there is.
+        match self.ephemeral(&request.type_name) {
+            Ok(_) => RenewEphemeralResourceResponse {
+                private: request.private,
+                renew_at: None,
+                diagnostics: Diagnostics::new(),
+            },
+            Err(diagnostics) => RenewEphemeralResourceResponse {
+                private: None,
+                renew_at: None,
+                diagnostics,
+            },
         }
     }
 
@@ -810,8 +898,24 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
         &self,
         request: CloseEphemeralResourceRequest,
     ) -> CloseEphemeralResourceResponse {
+        let (ephemeral, _) = match self.ephemeral(&request.type_name) {
+            Ok(found) => found,
+            Err(diagnostics) => return CloseEphemeralResourceResponse { diagnostics },
+        };
+        let Some(close) = &ephemeral.close else {
+            return CloseEphemeralResourceResponse::default();
+        };
+        let client = match self.client() {
+            Ok(client) => client,
+            Err(diagnostics) => return CloseEphemeralResourceResponse { diagnostics },
+        };
+        let context = self.context("close", DEFAULT_TIMEOUT);
+        let private = request.private.unwrap_or_default();
         CloseEphemeralResourceResponse {
-            diagnostics: unknown_type("ephemeral resource type", &request.type_name),
+            diagnostics: match close(&context, &client, &private) {
+                Ok(()) => Diagnostics::new(),
+                Err(error) => error.into_diagnostics(),
+            },
         }
     }
 

@@ -279,6 +279,59 @@ impl<C> DataSourceSpec<C> {
     }
 }
 
+/// An ephemeral resource: something opened for the length of one
+/// Terraform operation (a generated secret, a short-lived token) whose
+/// result is never stored. `open` fills the computed attributes from the
+/// configuration; `close`, when given, releases what `open` acquired,
+/// from the private data `open` left with `ResourceData::set_private`.
+pub struct EphemeralResourceSpec<C> {
+    pub(crate) schema: BlockSpec,
+    pub(crate) open: Option<Crud<C>>,
+    pub(crate) close: Option<EphemeralClose<C>>,
+    pub(crate) checks: Vec<ConfigCheck>,
+}
+
+pub type EphemeralClose<C> = Arc<dyn Fn(&Context, &C, &[u8]) -> Result<()> + Send + Sync>;
+
+impl<C> EphemeralResourceSpec<C> {
+    pub fn new(schema: BlockSpec) -> EphemeralResourceSpec<C> {
+        EphemeralResourceSpec {
+            schema,
+            open: None,
+            close: None,
+            checks: Vec::new(),
+        }
+    }
+
+    pub fn open(
+        mut self,
+        f: impl Fn(&Context, &C, &mut ResourceData) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        self.open = Some(Arc::new(f));
+        self
+    }
+
+    pub fn close(
+        mut self,
+        f: impl Fn(&Context, &C, &[u8]) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        self.close = Some(Arc::new(f));
+        self
+    }
+
+    pub fn check(
+        mut self,
+        f: impl Fn(&ResourceData) -> Result<()> + Send + Sync + 'static,
+    ) -> Self {
+        self.checks.push(Arc::new(f));
+        self
+    }
+
+    pub fn schema(&self) -> &BlockSpec {
+        &self.schema
+    }
+}
+
 /// A provider-defined function.
 #[derive(Clone)]
 pub struct Function {
@@ -304,6 +357,7 @@ pub struct ProviderSpec<C> {
     pub(crate) checks: Vec<ConfigCheck>,
     pub(crate) resources: BTreeMap<String, ResourceSpec<C>>,
     pub(crate) data_sources: BTreeMap<String, DataSourceSpec<C>>,
+    pub(crate) ephemeral_resources: BTreeMap<String, EphemeralResourceSpec<C>>,
     pub(crate) functions: BTreeMap<String, Function>,
 }
 
@@ -320,6 +374,7 @@ impl<C> ProviderSpec<C> {
             checks: Vec::new(),
             resources: BTreeMap::new(),
             data_sources: BTreeMap::new(),
+            ephemeral_resources: BTreeMap::new(),
             functions: BTreeMap::new(),
         }
     }
@@ -331,6 +386,15 @@ impl<C> ProviderSpec<C> {
 
     pub fn data_source(mut self, name: impl Into<String>, spec: DataSourceSpec<C>) -> Self {
         self.data_sources.insert(name.into(), spec);
+        self
+    }
+
+    pub fn ephemeral_resource(
+        mut self,
+        name: impl Into<String>,
+        spec: EphemeralResourceSpec<C>,
+    ) -> Self {
+        self.ephemeral_resources.insert(name.into(), spec);
         self
     }
 
@@ -354,6 +418,10 @@ impl<C> ProviderSpec<C> {
 
     pub fn data_sources(&self) -> &BTreeMap<String, DataSourceSpec<C>> {
         &self.data_sources
+    }
+
+    pub fn ephemeral_resources(&self) -> &BTreeMap<String, EphemeralResourceSpec<C>> {
+        &self.ephemeral_resources
     }
 
     pub fn functions(&self) -> &BTreeMap<String, Function> {

@@ -25,7 +25,8 @@ use base64::Engine;
 use serde_json::{Map, Value as Json};
 use terrace_sdk::validators::int_at_least;
 use terrace_sdk::{
-    Attr, BlockSpec, Error, PlanData, ProviderSpec, ResourceData, ResourceSpec, Type, Value,
+    Attr, BlockSpec, EphemeralResourceSpec, Error, PlanData, ProviderSpec, ResourceData,
+    ResourceSpec, Type, Value,
 };
 
 pub fn provider() -> ProviderSpec<()> {
@@ -38,6 +39,7 @@ pub fn provider() -> ProviderSpec<()> {
         .resource("random_string", random_string())
         .resource("random_uuid", random_uuid())
         .resource("random_bytes", random_bytes())
+        .ephemeral_resource("random_password", ephemeral_random_password())
 }
 
 /// `keepers` replaces the object by hashicorp's rule for it (changes
@@ -563,6 +565,32 @@ fn random_password() -> ResourceSpec<()> {
         spec = spec.upgrader(from, |state| upgrade_string_state(state, true));
     }
     spec
+}
+
+/// The ephemeral `random_password`: the resource's settings (without
+/// `keepers`, the deprecated `number` and `id`, which only matter for an
+/// object kept in state), a new password each time it is opened.
+fn ephemeral_random_password() -> EphemeralResourceSpec<()> {
+    let resource = string_schema(true);
+    let mut schema = BlockSpec::new().markdown_description(
+        "Generates an ephemeral password string using a cryptographic random number generator. \
+         The primary use case for this ephemeral resource is to generate a password that is \
+         passed to a write-only argument, so that it is stored neither in the plan nor in the \
+         state.",
+    );
+    for (name, attr) in resource.attributes() {
+        if matches!(name.as_str(), "keepers" | "number" | "id") {
+            continue;
+        }
+        schema = schema.attr(name.clone(), attr.clone());
+    }
+    EphemeralResourceSpec::new(schema)
+        .check(check_string_config)
+        .open(|_, _, d| {
+            let result = strings::generate(&string_params(d))?;
+            d.set_string("bcrypt_hash", bcrypt_hash(&result)?)?;
+            d.set_string("result", result)
+        })
 }
 
 // ----- random_pet -----
