@@ -735,6 +735,7 @@ fn decode_required_providers_block(block: &Block) -> (RequiredProviders, Diagnos
             requirement: None,
             decl_range: attr.expr.range(),
             aliases: Vec::new(),
+            collections: Vec::new(),
         };
         // The legacy form: just a version constraint string.
         let (value, value_diags) = attr.expr.constant_value();
@@ -843,7 +844,8 @@ fn decode_required_providers_block(block: &Block) -> (RequiredProviders, Diagnos
                         }
                     }
                 }
-                "configuration_aliases" => {
+                attribute @ ("configuration_aliases" | "configuration_collections") => {
+                    let collections = attribute == "configuration_collections";
                     let exprs = match value_expr.list() {
                         Ok(e) => e,
                         Err(d) => {
@@ -870,7 +872,17 @@ fn decode_required_providers_block(block: &Block) -> (RequiredProviders, Diagnos
                                 format!("Configuration aliases must be prefixed with the provider name. Expected {}, but found {}.", quote(&name), quote(&addr.local_name)),
                                 &value_expr.range(),
                             )),
-                            Ok(addr) => rp.aliases.push(addr),
+                            Ok(addr) if collections && addr.alias.is_none() => diags.push(error(
+                                "Invalid configuration_collections value",
+                                format!("A collection of provider instances needs an alias of its own, such as {}.by_region: the default configuration {} stands for a single instance.", name, quote(&name)),
+                                &value_expr.range(),
+                            )),
+                            Ok(addr) => {
+                                if collections {
+                                    rp.collections.push(addr.clone());
+                                }
+                                rp.aliases.push(addr);
+                            }
                         }
                     }
                 }

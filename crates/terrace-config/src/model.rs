@@ -140,8 +140,13 @@ pub struct RequiredProvider {
     pub requirement: Option<VersionConstraint>,
     /// The entry's value expression.
     pub decl_range: SourceRange,
-    /// `configuration_aliases`.
+    /// `configuration_aliases`, and the aliases of
+    /// `configuration_collections`.
     pub aliases: Vec<LocalProviderConfig>,
+    /// `configuration_collections` (a terrace extension): aliases that
+    /// stand for every instance of a caller's configuration with
+    /// `for_each`, each resource choosing one by its own instance key.
+    pub collections: Vec<LocalProviderConfig>,
 }
 
 /// A provider configuration address relative to its module: `aws` or

@@ -186,6 +186,10 @@ struct Declared<'a> {
     instanced: BTreeMap<String, Option<&'a Expression>>,
     /// `configuration_aliases` entries, by `name.alias`.
     config_aliases: BTreeMap<String, ProviderFqn>,
+    /// `configuration_collections` entries, by `name.alias`: passed-in
+    /// collections of provider instances, used with an instance key as a
+    /// configuration with `for_each` is.
+    collections: BTreeSet<String>,
     /// `required_providers` entries.
     local_names: BTreeMap<String, ProviderFqn>,
 }
@@ -253,6 +257,12 @@ fn declared<'a>(module: &'a Module, diags: &mut Diagnostics) -> Declared<'a> {
         }
         local_types.insert(ty.clone());
         d.local_names.insert(req.name.clone(), ty.clone());
+        for collection in &req.collections {
+            d.collections.insert(provider_name(
+                &collection.local_name,
+                collection.alias.as_deref(),
+            ));
+        }
         for alias in &req.aliases {
             d.config_aliases.insert(
                 provider_name(&alias.local_name, alias.alias.as_deref()),
@@ -444,10 +454,25 @@ fn check_passed_instances(cfg: &Config, d: &Declared, diags: &mut Diagnostics) {
             let pn = passed.in_parent.config_key();
             let has_config = d.configured.contains_key(&pn);
             let instance_expr = d.instanced.get(&pn).copied().flatten();
+            let parent_is_collection = instance_expr.is_some() || d.collections.contains(&pn);
+            let child_wants_collection = cfg.children.get(&mc.name).is_some_and(|child| {
+                let wanted = passed.in_child.config_key();
+                child
+                    .module
+                    .required_providers
+                    .providers
+                    .values()
+                    .flat_map(|rp| &rp.collections)
+                    .any(|c| provider_name(&c.local_name, c.alias.as_deref()) == wanted)
+            });
+            if child_wants_collection {
+                diags.extend(collection_validation(passed, parent_is_collection));
+                continue;
+            }
             diags.extend(instance_validation(
                 &passed.in_parent,
                 "module",
-                instance_expr.is_some(),
+                parent_is_collection,
                 has_config,
             ));
             if passed.in_parent.key_expression.is_some() {
@@ -465,6 +490,32 @@ fn check_passed_instances(cfg: &Config, d: &Declared, diags: &mut Diagnostics) {
     }
 }
 
+/// A `providers` entry whose child side is declared in
+/// `configuration_collections`: the whole collection is passed, so the
+/// parent side names a configuration with `for_each` (or a collection
+/// passed in from further up) and no instance key; each resource in the
+/// child picks its instance with its own key.
+fn collection_validation(passed: &PassedProviderConfig, parent_is_collection: bool) -> Diagnostics {
+    let summary = "Invalid module provider configuration";
+    let child = provider_name(&passed.in_child.name, passed.in_child.alias.as_deref());
+    let parent = provider_name(&passed.in_parent.name, passed.in_parent.alias.as_deref());
+    if let Some(key) = &passed.in_parent.key_expression {
+        return vec![Diagnostic::error(
+            summary,
+            format!("The module declares {child} in configuration_collections: it takes every instance of a provider configuration with for_each, and each of its resources chooses one by its own instance key. Pass the whole configuration, {parent}, without an instance key."),
+        )
+        .with_subject(key.range())];
+    }
+    if !parent_is_collection {
+        return vec![Diagnostic::error(
+            summary,
+            format!("The module declares {child} in configuration_collections, so it needs a collection of provider instances, but {parent} is a single provider configuration. Pass a provider configuration that uses for_each, or a collection passed into this module."),
+        )
+        .with_subject(passed.in_parent.name_range.clone())];
+    }
+    Vec::new()
+}
+
 /// The instance-key rules for every resource's `provider` argument, and
 /// the "too similar" warning for managed resources.
 fn check_resource_instances(cfg: &Config, d: &Declared, diags: &mut Diagnostics) {
@@ -478,7 +529,7 @@ fn check_resource_instances(cfg: &Config, d: &Declared, diags: &mut Diagnostics)
         diags.extend(instance_validation(
             pref,
             "resource",
-            instance_expr.is_some(),
+            instance_expr.is_some() || d.collections.contains(&pn),
             has_config,
         ));
         if pref.key_expression.is_some() && r.mode == ResourceMode::Managed {
@@ -1273,6 +1324,27 @@ mod tests {
             details(&unaliased, false, false),
             ["An instance key can be specified only for a provider configuration which has an alias and uses for_each."]
         );
+    }
+
+    #[test]
+    fn a_collection_needs_an_alias_and_counts_as_one() {
+        let dir = TempDir::new(
+            "collections",
+            &[(
+                "main.tf",
+                "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\", configuration_collections = [aws.by_region] }\n    kv = { source = \"terrace/kv\", configuration_collections = [kv] }\n  }\n}\n",
+            )],
+        );
+        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        let summaries: Vec<&str> = diags.iter().map(|d| d.summary.as_str()).collect();
+        assert_eq!(summaries, ["Invalid configuration_collections value"]);
+        let aws = &config.module.required_providers.providers["aws"];
+        let names = |list: &[LocalProviderConfig]| -> Vec<String> {
+            list.iter().map(|c| c.to_string()).collect()
+        };
+        // A collection is also an alias the caller must pass.
+        assert_eq!(names(&aws.collections), ["aws.by_region"]);
+        assert_eq!(names(&aws.aliases), ["aws.by_region"]);
     }
 
     #[test]
