@@ -118,6 +118,12 @@ struct Operation {
     /// configured): everything else is planned and applied, and the
     /// command ends saying which, with exit status 1.
     unavailable_providers: Vec<terrace_addrs::AbsProviderInstance>,
+    /// Provider configurations whose `for_each` was not known at plan
+    /// time, and the resource instances left for the next run.
+    deferred: (
+        Vec<terrace_addrs::AbsProviderConfig>,
+        Vec<terrace_addrs::AbsResourceInstance>,
+    ),
 }
 
 impl Operation {
@@ -477,6 +483,7 @@ impl Operation {
             locks_text,
             deferred_warnings: Diagnostics::new(),
             unavailable_providers: Vec::new(),
+            deferred: (Vec::new(), Vec::new()),
         })
     }
 
@@ -559,6 +566,10 @@ impl Operation {
             // Errors of provider instances left out do not stop the rest.
             all.extend(plan.isolated_errors.iter().cloned());
             self.unavailable_providers = plan.unavailable_providers.clone();
+            self.deferred = (
+                plan.deferred_providers.clone(),
+                plan.deferred_resources.clone(),
+            );
             // `refresh` is `apply -refresh-only -auto-approve` without the
             // plan on screen.
             let changes_planned = plan.changes.iter().any(|c| c.action != Action::NoOp);
@@ -618,6 +629,7 @@ impl Operation {
             } else if has_changes(&plan) && !crate::in_automation() && !self.args.json {
                 out!("{}", render_plan_footer(None, &self.render_options()));
             }
+            self.report_deferred("planned");
             if !self.unavailable_providers.is_empty() {
                 self.report_left_out("planned");
                 return 1;
@@ -689,6 +701,7 @@ impl Operation {
         }
         self.print_diagnostics(&diags);
         let code = self.summarise_apply(&state, ui);
+        self.report_deferred("applied");
         if partial {
             self.report_left_out("applied");
             return 1;
@@ -726,6 +739,40 @@ impl Operation {
             );
         }
         0
+    }
+
+    /// The closing note of a run whose plan deferred provider
+    /// configurations: what waits for the next run, and why.
+    fn report_deferred(&self, work: &str) {
+        let (providers, resources) = &self.deferred;
+        if providers.is_empty() {
+            return;
+        }
+        let configs: Vec<String> = providers.iter().map(ToString::to_string).collect();
+        let addrs: Vec<String> = resources.iter().map(ToString::to_string).collect();
+        let (config_noun, verb, pronoun) = if configs.len() == 1 {
+            ("configuration", "is", "it")
+        } else {
+            ("configurations", "are", "them")
+        };
+        let waiting = if addrs.is_empty() {
+            format!("No resource uses {pronoun} yet.")
+        } else {
+            format!(
+                "What is bound to {pronoun} was not {work}: {}.",
+                addrs.join(", ")
+            )
+        };
+        let text = format!(
+            "Deferred: the for_each of provider {config_noun} {} {verb} not known until apply. {waiting} Run {} apply again once what the for_each refers to exists, to plan it.",
+            configs.join(", "),
+            crate::PRODUCT,
+        );
+        if self.args.json {
+            crate::json_ui::log(&text);
+        } else {
+            outln!("\n{text}");
+        }
     }
 
     /// The closing line of a run that left provider instances out.

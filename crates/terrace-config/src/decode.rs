@@ -1009,6 +1009,7 @@ pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnos
         decl_range: block.def_range.clone(),
         for_each: None,
         instances: None,
+        for_each_at_walk: false,
     };
     if let Some(attr) = content.attribute("alias") {
         let (alias, d) = decode_string(&attr.expr);

@@ -378,7 +378,15 @@ pub fn apply_static_context(
     }
     let keys: Vec<String> = module.provider_configs.keys().cloned().collect();
     for key in keys {
+        let at_walk = module.provider_configs[&key]
+            .for_each
+            .as_ref()
+            .is_some_and(|e| refers_to_walk_values(e, &module.locals));
         if let Some(p) = module.provider_configs.get_mut(&key) {
+            if at_walk {
+                p.for_each_at_walk = true;
+                continue;
+            }
             diags.extend(decode_static_provider(p, ctx));
         }
     }
@@ -579,6 +587,37 @@ pub fn evaluate_static_for_each(
         }
     }
     (out, diags)
+}
+
+/// Whether `expr` refers, directly or through local values, to something
+/// only a plan walk knows: a resource, a data source or a module's
+/// outputs. A provider `for_each` that does is expanded during the walk
+/// instead of when the configuration loads.
+fn refers_to_walk_values(expr: &Expression, locals: &BTreeMap<String, Local>) -> bool {
+    use terrace_lang::references::{references, Subject};
+    let mut pending = vec![expr];
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    while let Some(e) = pending.pop() {
+        let (evaluable, _) = e.evaluable();
+        for r in references(evaluable, e.file()).0 {
+            match &r.subject {
+                Subject::Resource(_)
+                | Subject::ResourceInstance { .. }
+                | Subject::ModuleCall(_)
+                | Subject::ModuleCallInstance { .. }
+                | Subject::ModuleCallInstanceOutput { .. } => return true,
+                Subject::LocalValue(name) => {
+                    if let Some((key, local)) = locals.get_key_value(name.as_str()) {
+                        if seen.insert(key.as_str()) {
+                            pending.push(&local.expr);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 fn decode_static_provider(p: &mut Provider, ctx: &StaticContext) -> Diagnostics {

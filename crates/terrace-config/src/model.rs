@@ -184,6 +184,11 @@ pub struct Provider {
     /// static evaluation has run; `None` without `for_each` or when its
     /// value could not be determined.
     pub instances: Option<BTreeMap<String, RepetitionData>>,
+    /// `for_each` refers to resources, data sources or module outputs, so
+    /// its instances are decided during the plan walk, once what it
+    /// refers to is known (a terrace extension: deferred provider
+    /// expansion).
+    pub for_each_at_walk: bool,
 }
 
 impl Provider {

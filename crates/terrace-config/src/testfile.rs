@@ -249,6 +249,7 @@ fn decode_mock_provider_block(block: &crate::body::Block) -> (Option<Provider>, 
         decl_range: block.def_range.clone(),
         for_each: None,
         instances: None,
+        for_each_at_walk: false,
     };
     if let Some(attr) = content.attribute("alias") {
         let (alias, d) = decode_string(&attr.expr);

@@ -430,6 +430,14 @@ pub(crate) fn build(model: &Model, kind: GraphKind<'_>) -> (Graph, Diagnostics) 
             let refs = body_refs(&block.config, &schema.provider.block);
             refs_into(&mut wanted, i, c, &addr.module, refs);
         }
+        // A `for_each` evaluated during the walk waits for what it refers
+        // to; one decided at load time adds only edges to nodes already
+        // done.
+        if let (Some(block), Some(c)) = (p.config, p.module) {
+            if let Some(for_each) = &block.for_each {
+                refs_into(&mut wanted, i, c, &addr.module, expr_refs(for_each));
+            }
+        }
         if let Some((parent, call)) = addr.module.call() {
             wanted.push((i, Node::ModuleCall(parent, call.name.to_string())));
         }

@@ -340,6 +340,12 @@ pub(crate) fn plan_with_imports(
     }
     out.unavailable_providers = unavailable;
     out.isolated_errors = isolated;
+    let (deferred_providers, deferred_resources) = walker.instances.take_deferred();
+    if !deferred_providers.is_empty() {
+        out.complete = false;
+    }
+    out.deferred_providers = deferred_providers;
+    out.deferred_resources = deferred_resources;
 
     diags.extend(take(&walker.diags));
     diags.extend(internal_errors);
@@ -692,6 +698,23 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         match info.config {
             Some(r) if !destroying => {
                 let (exp, d) = expand_resource(self.env, info);
+                if has_errors(&d) && self.instances.is_deferred(&info.provider) {
+                    // Its instances cannot be told yet either (commonly
+                    // the same not-yet-known value as the provider's
+                    // `for_each`): the whole resource waits for the next
+                    // run, unknown to what refers to it meanwhile.
+                    for mi in self.env.values.module_instances(&addr.module).iter() {
+                        let whole = addr
+                            .resource
+                            .absolute(mi.clone())
+                            .instance(InstanceKey::None);
+                        self.instances.deferred_resource(&whole);
+                        self.env
+                            .values
+                            .set_resource(mi, &info.local_key(), Value::dynamic());
+                    }
+                    return Visit::Done(true);
+                }
                 if has_errors(&d) {
                     ok = false;
                 }
@@ -822,6 +845,17 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             if let Some(obj) = is.and_then(|i| i.current.as_ref()) {
                 store(acc, &addr, decode_object(info, obj));
             }
+            return true;
+        }
+        if self.instances.is_deferred(&info.provider) {
+            // Its provider configuration's instances are not known until
+            // apply: planned on the next run, as it stands meanwhile.
+            self.instances.deferred_resource(&addr);
+            let value = match is.and_then(|i| i.current.as_ref()) {
+                Some(obj) => decode_object(info, obj),
+                None => Value::unknown(info.ty.clone()),
+            };
+            store(acc, &addr, value);
             return true;
         }
         if let Ok(key) = instance_key_for(self.env, info, &addr, &rep) {
@@ -1531,7 +1565,10 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             }
             return true;
         }
-        if !self.targeted(&addr) {
+        if !self.targeted(&addr) || self.instances.is_deferred(&rs.provider) {
+            if self.instances.is_deferred(&rs.provider) {
+                self.instances.deferred_resource(&addr);
+            }
             if let (Some(acc), Some(obj)) = (acc, is.current.as_ref()) {
                 store(acc, &addr, decode_object(info, obj));
             }

@@ -33,6 +33,9 @@ pub(crate) struct Instances {
     /// configured, and the errors of that and of every resource instance
     /// left out because of it: the rest of the walk goes on without them.
     unavailable: Mutex<(Vec<AbsProviderInstance>, Diagnostics)>,
+    /// Configurations whose `for_each` is not known until apply, and the
+    /// resource instances bound to them that were therefore not planned.
+    deferred: Mutex<(HashSet<AbsProviderConfig>, Vec<AbsResourceInstance>)>,
 }
 
 impl Instances {
@@ -103,6 +106,40 @@ impl Instances {
         let mut list = self.unavailable_list();
         list.0.push(addr);
         list.1.extend(diags);
+    }
+
+    fn deferred_list(
+        &self,
+    ) -> std::sync::MutexGuard<'_, (HashSet<AbsProviderConfig>, Vec<AbsResourceInstance>)> {
+        self.deferred
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `config`'s `for_each` is not known yet: none of its instances
+    /// exists in this walk.
+    pub fn defer(&self, config: AbsProviderConfig) {
+        self.deferred_list().0.insert(config);
+    }
+
+    pub fn is_deferred(&self, config: &AbsProviderConfig) -> bool {
+        self.deferred_list().0.contains(config)
+    }
+
+    /// A resource instance not planned because its provider configuration
+    /// is deferred.
+    pub fn deferred_resource(&self, addr: &AbsResourceInstance) {
+        self.deferred_list().1.push(addr.clone());
+    }
+
+    /// The deferred configurations and resource instances, sorted.
+    pub fn take_deferred(&self) -> (Vec<AbsProviderConfig>, Vec<AbsResourceInstance>) {
+        let (configs, mut resources) = std::mem::take(&mut *self.deferred_list());
+        let mut configs: Vec<AbsProviderConfig> = configs.into_iter().collect();
+        configs.sort();
+        resources.sort();
+        resources.dedup();
+        (configs, resources)
     }
 
     pub fn is_unavailable(&self, addr: &AbsProviderInstance) -> bool {
@@ -334,6 +371,32 @@ pub(crate) fn provider_keys(p: &ProviderInfo<'_>) -> Vec<(InstanceKey, Repetitio
     }
 }
 
+/// The instances of `p` in this walk: decided when the configuration
+/// loaded, or, for a `for_each` that refers to resources, data sources or
+/// module outputs, evaluated now that what it refers to has been visited.
+/// `None` when that value is not known until apply: the configuration is
+/// deferred, and so is every resource bound to it.
+pub(crate) fn walk_provider_keys(
+    env: &Env<'_>,
+    p: &ProviderInfo<'_>,
+) -> Result<Option<Vec<(InstanceKey, Repetition)>>, Diagnostics> {
+    let (Some(block), Some(cfg)) = (p.config, p.module) else {
+        return Ok(Some(provider_keys(p)));
+    };
+    let Some(for_each) = block.for_each.as_ref().filter(|_| block.for_each_at_walk) else {
+        return Ok(Some(provider_keys(p)));
+    };
+    let scope = env.scope(cfg, p.addr.module.unkeyed_instance(), Repetition::default());
+    let (value, diags) = for_each.evaluate(&scope);
+    if has_errors(&diags) {
+        return Err(diags);
+    }
+    if !value.is_wholly_known() {
+        return Ok(None);
+    }
+    crate::expand::expand(&scope, None, Some(for_each)).map(|(_, keys)| Some(keys))
+}
+
 /// A job closing every instance of `provider` once no remaining node uses
 /// it and its own node has run; otherwise nothing.
 pub(crate) fn close_when_idle<'e>(
@@ -366,7 +429,19 @@ pub(crate) fn visit_provider_instances<'e>(
     p: &'e ProviderInfo<'_>,
     diags: &'e Mutex<Diagnostics>,
 ) -> Visit<'e> {
-    let keys = provider_keys(p);
+    let keys = match walk_provider_keys(env, p) {
+        Ok(Some(keys)) => keys,
+        Ok(None) => {
+            instances.defer(p.addr.clone());
+            return Visit::Done(true);
+        }
+        Err(d) => {
+            if let Ok(mut g) = diags.lock() {
+                g.extend(d);
+            }
+            return Visit::Done(false);
+        }
+    };
     // One instance of an iterated configuration that cannot be configured
     // (a region that is down, a credential that expired) takes only its
     // own resources out; a single configuration fails as in terraform.

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use terrace_addrs::{AbsProviderInstance, AbsResourceInstance, Target};
+use terrace_addrs::{AbsProviderConfig, AbsProviderInstance, AbsResourceInstance, Target};
 use terrace_providers::AttributePath;
 use terrace_states::model::{DeposedKey, State};
 use terrace_value::Value;
@@ -313,6 +313,11 @@ pub struct Plan {
     /// account) does not stop the others.
     pub unavailable_providers: Vec<AbsProviderInstance>,
     pub isolated_errors: Vec<terrace_syntax::Diagnostic>,
+    /// Provider configurations whose `for_each` is not known until apply,
+    /// and the resource instances bound to them, which this plan leaves
+    /// for the next run (deferred provider expansion).
+    pub deferred_providers: Vec<AbsProviderConfig>,
+    pub deferred_resources: Vec<AbsResourceInstance>,
     /// RFC3339, what `plantimestamp()` returned.
     pub timestamp: String,
 }
@@ -337,6 +342,8 @@ impl Plan {
             complete: true,
             unavailable_providers: Vec::new(),
             isolated_errors: Vec::new(),
+            deferred_providers: Vec::new(),
+            deferred_resources: Vec::new(),
             timestamp: String::new(),
         }
     }
