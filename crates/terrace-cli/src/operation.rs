@@ -499,6 +499,32 @@ impl Operation {
         print_diagnostics(diags, &self.sources, self.color());
     }
 
+    /// `plan -html=FILE`: the report of `plan` and the run's diagnostics.
+    fn write_html_report(&self, plan: &Plan, diagnostics: &[Diagnostic]) -> Result<(), Diagnostic> {
+        let Some(path) = self.args.html.as_deref() else {
+            return Ok(());
+        };
+        if self.args.command != Command::Plan {
+            return Ok(());
+        }
+        let dependencies = terrace_engine::resource_graph(&self.ctx).unwrap_or_default();
+        let title = self
+            .dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "plan".to_string());
+        let page = crate::report::plan_html(
+            &title,
+            plan,
+            &self.schemas(),
+            &dependencies,
+            diagnostics,
+            &self.sources,
+        );
+        crate::report::write(path, &page)
+    }
+
     fn render_options(&self) -> RenderOptions {
         RenderOptions::new(self.color())
     }
@@ -522,6 +548,11 @@ impl Operation {
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
+                let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
+                nothing_planned.errored = true;
+                if let Err(d) = self.write_html_report(&nothing_planned, &all) {
+                    all.push(d);
+                }
                 self.print_diagnostics(&all);
                 return 1;
             }
@@ -558,6 +589,13 @@ impl Operation {
             let failed = has_errors(&all);
             // Errors of provider instances left out do not stop the rest.
             all.extend(plan.isolated_errors.iter().cloned());
+            if let Err(d) = self.write_html_report(&plan, &all) {
+                all.push(d);
+                if !failed {
+                    self.print_diagnostics(&all);
+                    return 1;
+                }
+            }
             self.unavailable_providers = plan.unavailable_providers.clone();
             // `refresh` is `apply -refresh-only -auto-approve` without the
             // plan on screen.

@@ -103,32 +103,54 @@ pub fn render_svg(graph: &Graph) -> String {
     for (i, node) in graph.nodes.iter().enumerate() {
         clusters.entry(&node.cluster).or_default().push(i);
     }
-    let mut position = vec![(0usize, 0usize); graph.nodes.len()];
-    let mut bands = Vec::new();
-    let mut top = 0usize;
-    let mut width = 0usize;
-    for (name, members) in &clusters {
+    // Rows per band, about square for big bands, at least eight; then how
+    // many sub-columns each depth needs in the widest band, so that one
+    // depth is one range of x in every band.
+    let mut band_columns = Vec::new();
+    let mut sub_columns: BTreeMap<usize, usize> = BTreeMap::new();
+    for members in clusters.values() {
         let mut columns: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
         for &m in members {
             columns.entry(depth[m]).or_default().push(m);
         }
-        // Rows per sub-column: about square for big bands, at least eight.
-        let rows = ((members.len() as f64).sqrt().ceil() as usize).max(8);
-        let rows = rows.min(members.len().max(1));
-        let mut x = BAND_PAD;
-        for nodes in columns.values() {
-            for chunk in nodes.chunks(rows) {
+        let rows = ((members.len() as f64).sqrt().ceil() as usize)
+            .max(8)
+            .min(members.len().max(1));
+        for (d, nodes) in &columns {
+            let needed = nodes.len().div_ceil(rows);
+            let entry = sub_columns.entry(*d).or_default();
+            *entry = (*entry).max(needed);
+        }
+        band_columns.push((columns, rows));
+    }
+    let mut column_x: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut x = BAND_PAD;
+    for (d, count) in &sub_columns {
+        column_x.insert(*d, x);
+        x += count * (NODE_WIDTH + COLUMN_GAP);
+    }
+    let width = x;
+    let mut position = vec![(0usize, 0usize); graph.nodes.len()];
+    let mut bands = Vec::new();
+    let mut top = 0usize;
+    for ((name, _), (columns, rows)) in clusters.iter().zip(&band_columns) {
+        for (d, nodes) in columns {
+            let x0 = column_x.get(d).copied().unwrap_or(BAND_PAD);
+            for (c, chunk) in nodes.chunks(*rows).enumerate() {
                 for (r, &n) in chunk.iter().enumerate() {
                     position[n] = (
-                        x,
+                        x0 + c * (NODE_WIDTH + COLUMN_GAP),
                         top + BAND_TITLE + BAND_PAD + r * (NODE_HEIGHT + ROW_GAP),
                     );
                 }
-                x += NODE_WIDTH + COLUMN_GAP;
             }
         }
-        let band_height = BAND_TITLE + 2 * BAND_PAD + rows * (NODE_HEIGHT + ROW_GAP);
-        width = width.max(x);
+        let used_rows = columns
+            .values()
+            .map(|nodes| nodes.len().min(*rows))
+            .max()
+            .unwrap_or(1);
+        let band_height = BAND_TITLE + 2 * BAND_PAD + used_rows * (NODE_HEIGHT + ROW_GAP);
         bands.push((name.to_string(), top, band_height));
         top += band_height + BAND_PAD;
     }
