@@ -200,18 +200,23 @@ pub fn render_svg(graph: &Graph) -> String {
     svg.push_str("</g>");
     for (i, node) in graph.nodes.iter().enumerate() {
         let (x, y) = position[i];
+        let label = shorten(&node.label);
+        // The tooltip only where the label does not already say it all.
+        let title = if label == node.label {
+            String::new()
+        } else {
+            format!("<title>{}</title>", escape(&node.title))
+        };
         let _ = write!(
             svg,
-            "<a href=\"#{id}\" class=\"node {class}\" data-target=\"{id}\">\
-             <title>{title}</title><rect x=\"{x}\" y=\"{y}\" width=\"{NODE_WIDTH}\" \
-             height=\"{NODE_HEIGHT}\" rx=\"4\"/><text x=\"{}\" y=\"{}\">{} {}</text></a>",
+            "<a href=\"#{id}\" class=\"node {class}\">{title}<rect x=\"{x}\" y=\"{y}\" \
+             width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\"/><text x=\"{}\" y=\"{}\">{} {}</text></a>",
             x + 6,
             y + 17,
             escape(node.symbol),
-            escape(&shorten(&node.label)),
+            escape(&label),
             id = escape(&node.id),
             class = node.class,
-            title = escape(&node.title),
         );
     }
     svg.push_str("</svg>");

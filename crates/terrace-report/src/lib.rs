@@ -33,7 +33,7 @@ pub type ResourceDependencies = [(ConfigResource, BTreeSet<ConfigResource>)];
 /// The most edges the graph draws; past it the page says that some were
 /// left out (a fan-out of thousands of instances would otherwise make the
 /// page unusably large).
-pub const MAX_GRAPH_EDGES: usize = 20_000;
+pub const MAX_GRAPH_EDGES: usize = 10_000;
 
 /// What the report shows.
 pub struct ReportInput<'a> {
@@ -60,6 +60,21 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes text for element content, where quotes need no escaping
+/// (attribute values go through [`escape`]).
+pub fn escape_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
             c => out.push(c),
         }
     }
@@ -211,33 +226,52 @@ fn counts(plan: &Plan, shown: &[(usize, String)]) -> BTreeMap<&'static str, usiz
 }
 
 /// The diff text as lines, each marked by what it does so the page can
-/// colour it (the symbol stays in the text, so nothing depends on colour).
-fn diff_html(text: &str) -> String {
+/// colour it (the symbol stays in the text, so nothing depends on colour):
+/// `ins` added, `del` removed, `mark` updated or replaced, `em` comments.
+/// Short elements rather than classes keep a plan of thousands of changes
+/// small. `skip_first_comment` drops the `# ADDRESS will be ...` line,
+/// which the change's summary already says.
+fn diff_html(text: &str, skip_first_comment: bool) -> String {
     let mut out = String::with_capacity(text.len() + 64);
-    for line in text.lines() {
+    let mut lines = text.lines().peekable();
+    if skip_first_comment && lines.peek().is_some_and(|l| l.trim_start().starts_with('#')) {
+        lines.next();
+    }
+    // Consecutive lines of one kind share one element; lines that only
+    // close a block (`}`, `]`) continue the run they close.
+    let mut open: Option<&str> = None;
+    for line in lines {
         let trimmed = line.trim_start();
-        let class = if trimmed.starts_with('#') {
-            Some("l-note")
-        } else if trimmed.starts_with("-/+") || trimmed.starts_with("+/-") {
-            Some("l-replace")
+        let tag = if trimmed.starts_with('#') {
+            Some("em")
+        } else if trimmed.starts_with("-/+")
+            || trimmed.starts_with("+/-")
+            || trimmed.starts_with("~ ")
+        {
+            Some("mark")
         } else if trimmed.starts_with("+ ") {
-            Some("l-add")
+            Some("ins")
         } else if trimmed.starts_with("- ") {
-            Some("l-del")
-        } else if trimmed.starts_with("~ ") {
-            Some("l-upd")
+            Some("del")
+        } else if !trimmed.is_empty() && trimmed.chars().all(|c| "}]),".contains(c)) {
+            open
         } else {
             None
         };
-        match class {
-            Some(class) => {
-                let _ = writeln!(out, "<span class=\"{class}\">{}</span>", escape(line));
+        if tag != open {
+            if let Some(closing) = open {
+                let _ = write!(out, "</{closing}>");
             }
-            None => {
-                out.push_str(&escape(line));
-                out.push('\n');
+            if let Some(opening) = tag {
+                let _ = write!(out, "<{opening}>");
             }
+            open = tag;
         }
+        out.push_str(&escape_text(line));
+        out.push('\n');
+    }
+    if let Some(closing) = open {
+        let _ = write!(out, "</{closing}>");
     }
     out
 }
@@ -350,8 +384,8 @@ fn plan_sections(
         let n = counts.get(kind).copied().unwrap_or(0);
         let _ = write!(
             body,
-            "<li class=\"count k-{kind}{}\" data-kind=\"{kind}\"><span class=\"sym\" \
-             aria-hidden=\"true\">{}</span> <span class=\"n\">{n}</span> {words}</li>",
+            "<li class=\"count k-{kind}{}\" data-kind=\"{kind}\"><b class=\"sym\">{}</b> \
+             <span class=\"n\">{n}</span> {words}</li>",
             if n == 0 { " zero" } else { "" },
             escape(symbol)
         );
@@ -429,7 +463,7 @@ fn plan_sections(
             let Some(change) = plan.changes.get(*index) else {
                 continue;
             };
-            change_html(body, n, change, text, &label);
+            change_html(body, n, change, text);
         }
         body.push_str("</details>\n");
     }
@@ -459,9 +493,9 @@ fn plan_sections(
             let (class, symbol, _) = action_style(change.action);
             let _ = write!(
                 body,
-                "<li class=\"{class}\"><a href=\"#c{n}\"><span class=\"sym\" aria-hidden=\"true\">{}</span> {}</a></li>",
-                escape(symbol),
-                escape(&instance_address(change))
+                "<li class={class}><a href=#c{n}><b>{}</b> {}</a></li>",
+                escape_text(symbol),
+                escape_text(&instance_address(change))
             );
         }
         body.push_str("</ul></details>\n");
@@ -472,14 +506,14 @@ fn plan_sections(
     if !texts.outputs.is_empty() {
         body.push_str(
             "<section id=\"outputs\" aria-labelledby=\"outputs-h\"><h2 id=\"outputs-h\">Output \
-             changes</h2>\n<pre class=\"diff\">",
+             changes</h2>\n<pre>",
         );
         for (name, text) in &texts.outputs {
             let _ = write!(
                 body,
                 "<span class=\"output\" data-output=\"{}\">{}</span>",
                 escape(name),
-                diff_html(text)
+                diff_html(text, false)
             );
         }
         body.push_str("</pre></section>\n");
@@ -506,10 +540,9 @@ fn plan_sections(
             let _ = writeln!(
                 body,
                 "<details class=\"drift {class}\" id=\"d{n}\" data-address=\"{addr}\"><summary>\
-                 <span class=\"sym\" aria-hidden=\"true\">{}</span> <code>{addr}</code> \
-                 <span class=\"verb\">{verb}</span></summary><pre class=\"diff\">{}</pre></details>",
-                escape(symbol),
-                diff_html(text),
+                 <b>{}</b> <code>{addr}</code> <i>{verb}</i></summary><pre>{}</pre></details>",
+                escape_text(symbol),
+                diff_html(text, true),
                 addr = escape(&instance_address(change)),
             );
         }
@@ -530,7 +563,7 @@ fn plan_sections(
             .push(graph.nodes.len());
         graph.nodes.push(Node {
             id: format!("c{n}"),
-            title: format!("{address}: {verb}"),
+            title: format!("{address} ({verb})"),
             label: address,
             class,
             symbol,
@@ -578,13 +611,7 @@ fn instance_address(change: &ResourceInstanceChange) -> String {
     }
 }
 
-fn change_html(
-    body: &mut String,
-    n: usize,
-    change: &ResourceInstanceChange,
-    text: &str,
-    provider: &str,
-) {
+fn change_html(body: &mut String, n: usize, change: &ResourceInstanceChange, text: &str) {
     let (class, symbol, verb) = action_style(change.action);
     let address = instance_address(change);
     let mut notes = Vec::new();
@@ -608,16 +635,12 @@ fn change_html(
     };
     let _ = write!(
         body,
-        "<details class=\"change {class}\" id=\"c{n}\" data-address=\"{}\" data-actions=\"{}\" \
-         data-provider=\"{}\" data-module=\"{}\"><summary><span class=\"sym\" \
-         aria-hidden=\"true\">{}</span> <code class=\"addr\">{}</code> <span class=\"verb\">{}</span>",
-        escape(&address),
+        "<details class=\"change {class}\" id=c{n} data-actions={}><summary><b>{}</b> \
+         <code>{}</code> <i>{}</i>",
         change.action.json_actions().join(","),
-        escape(provider),
-        escape(&module_label(&change.addr.module)),
-        escape(symbol),
-        escape(&address),
-        escape(verb),
+        escape_text(symbol),
+        escape_text(&address),
+        escape_text(verb),
     );
     if let Some(reason) = &reason {
         let _ = write!(body, " <span class=\"reason\">{}</span>", escape(reason));
@@ -640,7 +663,7 @@ fn change_html(
         }
         body.push_str("</p>");
     }
-    let _ = writeln!(body, "<pre class=\"diff\">{}</pre></details>", diff_html(text));
+    let _ = writeln!(body, "<pre>{}</pre></details>", diff_html(text, true));
 }
 
 fn config_sections(input: &ReportInput, body: &mut String, graph: &mut Graph) {
@@ -747,24 +770,25 @@ pre{background:var(--panel);border:1px solid var(--border);border-radius:4px;pad
 .count{border:1px solid var(--border);border-radius:4px;padding:4px 10px;background:var(--panel)}
 .count .n{font-weight:700}.count.zero{opacity:.6}
 .k-add .sym{color:var(--create)}.k-change .sym{color:var(--update)}.k-replace .sym{color:var(--replace)}.k-destroy .sym{color:var(--delete)}.k-read .sym{color:var(--read)}
-.sym{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-weight:700;display:inline-block;min-width:2.2em;text-align:center}
+.sym,summary>b,ul.links b{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-weight:700;display:inline-block;min-width:2.2em;text-align:center}
 .status{font-weight:600}.status-errored,.warning{color:var(--delete)}.status-partial{color:var(--update)}
 details.group{border:1px solid var(--border);border-radius:6px;margin:8px 0;padding:4px 10px}
 details.group>summary{cursor:pointer;padding:4px 0;font-weight:600}
 .group-count,.fqn,.hint,.mode{color:var(--muted);font-weight:400;font-size:13px}
 details.change,details.drift{margin:2px 0 2px 8px;border-left:4px solid var(--border);padding-left:8px}
 details.change>summary,details.drift>summary{cursor:pointer;padding:2px 0}
-.a-create{border-left-color:var(--create)!important}.a-create>summary .sym,.a-create .sym{color:var(--create)}
-.a-update{border-left-color:var(--update)!important}.a-update>summary .sym,.a-update .sym{color:var(--update)}
-.a-replace{border-left-color:var(--replace)!important}.a-replace>summary .sym,.a-replace .sym{color:var(--replace)}
-.a-delete{border-left-color:var(--delete)!important}.a-delete>summary .sym,.a-delete .sym{color:var(--delete)}
-.a-read{border-left-color:var(--read)!important}.a-read>summary .sym,.a-read .sym{color:var(--read)}
+.a-create{border-left-color:var(--create)!important}.a-create b{color:var(--create)}
+.a-update{border-left-color:var(--update)!important}.a-update b{color:var(--update)}
+.a-replace{border-left-color:var(--replace)!important}.a-replace b{color:var(--replace)}
+.a-delete{border-left-color:var(--delete)!important}.a-delete b{color:var(--delete)}
+.a-read{border-left-color:var(--read)!important}.a-read b{color:var(--read)}
 .a-forget,.a-noop{border-left-color:var(--forget)!important}
-.verb{color:var(--muted);font-size:13px}
+summary>i{color:var(--muted);font-size:13px;font-style:normal}
 .reason{font-size:13px;border:1px solid var(--replace);border-radius:3px;padding:0 5px}
 .note{font-size:13px;color:var(--muted)}
 .why{margin:4px 0;font-size:13px}
-.l-add{color:var(--create)}.l-del{color:var(--delete)}.l-upd{color:var(--update)}.l-replace{color:var(--replace)}.l-note{color:var(--muted)}
+pre ins,pre del,pre mark,pre em{text-decoration:none;font-style:normal;background:none}
+pre ins{color:var(--create)}pre del{color:var(--delete)}pre mark{color:var(--update)}pre em{color:var(--muted)}
 ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 .diag{border-left:4px solid var(--border);padding-left:8px;margin:8px 0}
 .diag-error{border-left-color:var(--delete)}.diag-warning{border-left-color:var(--update)}
@@ -780,7 +804,7 @@ ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 #graph .band text{fill:var(--muted);font-weight:700}
 #graph .edges path{fill:none;stroke:var(--muted);stroke-opacity:.55;marker-end:url(#arrow)}
 #graph .arrowhead{fill:var(--muted)}
-#graph .node rect{fill:var(--bg);stroke-width:2}
+#graph .node rect{fill:var(--bg);stroke-width:2;rx:4px}
 #graph .node text{fill:var(--fg)}
 #graph .a-create rect{stroke:var(--create)}#graph .a-update rect{stroke:var(--update)}#graph .a-replace rect{stroke:var(--replace);stroke-dasharray:5 2}
 #graph .a-delete rect{stroke:var(--delete);stroke-dasharray:2 2}#graph .a-read rect{stroke:var(--read)}#graph .a-forget rect,#graph .a-noop rect{stroke:var(--forget)}#graph .a-config rect{stroke:var(--config)}
@@ -790,7 +814,7 @@ ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 
 /// Filtering, expand/collapse, opening the change a graph node or link
 /// points at, and keyboard shortcuts. The page works without it.
-const SCRIPT: &str = r#"
+const SCRIPT: &str = r##"
 (function(){
 var filters=document.getElementById('filters');
 var changes=Array.prototype.slice.call(document.querySelectorAll('details.change'));
@@ -802,7 +826,7 @@ function apply(){
   var shown={};
   changes.forEach(function(d){
     var cls=d.className.split(' ')[1];
-    var ok=!off[cls]&&(!q||d.getAttribute('data-address').toLowerCase().indexOf(q)>=0);
+    var ok=!off[cls]&&(!q||d.querySelector('summary>code').textContent.toLowerCase().indexOf(q)>=0);
     d.classList.toggle('hidden',!ok);
     if(ok)shown[d.id]=1;
   });
@@ -810,7 +834,7 @@ function apply(){
     g.classList.toggle('hidden',!g.querySelector('details.change:not(.hidden)'));
   });
   document.querySelectorAll('#graph .node').forEach(function(n){
-    n.classList.toggle('dim',!shown[n.getAttribute('data-target')]);
+    n.classList.toggle('dim',!shown[n.getAttribute('href').slice(1)]);
   });
 }
 function openTarget(id){
@@ -819,7 +843,7 @@ function openTarget(id){
   var p=el;
   while(p){if(p.tagName==='DETAILS')p.open=true;p=p.parentElement;}
   document.querySelectorAll('#graph .node.selected').forEach(function(n){n.classList.remove('selected');});
-  var node=document.querySelector('#graph .node[data-target="'+id+'"]');
+  var node=document.querySelector('#graph .node[href="#'+id+'"]');
   if(node)node.classList.add('selected');
   var s=el.querySelector('summary');
   (s||el).focus();
@@ -850,7 +874,7 @@ document.addEventListener('keydown',function(e){
 });
 document.documentElement.setAttribute('data-ready','1');
 })();
-"#;
+"##;
 
 #[cfg(test)]
 mod tests {
@@ -866,9 +890,9 @@ mod tests {
 
     #[test]
     fn diff_lines_keep_their_symbols_and_are_escaped() {
-        let html = diff_html("  + name = \"<x>\"\n  # forces replacement\n      id = 1");
-        assert!(html.contains("<span class=\"l-add\">  + name = &quot;&lt;x&gt;&quot;</span>"));
-        assert!(html.contains("<span class=\"l-note\">  # forces replacement</span>"));
+        let html = diff_html("  + name = \"<x>\"\n  # forces replacement\n      id = 1", false);
+        assert!(html.contains("<ins>  + name = \"&lt;x&gt;\"\n</ins>"), "{html}");
+        assert!(html.contains("<em>  # forces replacement\n</em>"), "{html}");
         assert!(html.contains("      id = 1\n"));
     }
 }
