@@ -59,10 +59,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
                 .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| "configuration".to_string());
             crate::write_stdout(&crate::report::config_html(
-                &title,
-                &graph,
-                &warnings,
-                &sources,
+                &title, &graph, &warnings, &sources,
             ));
             0
         }

@@ -499,13 +499,12 @@ impl Operation {
         print_diagnostics(diags, &self.sources, self.color());
     }
 
-    /// `plan -html=FILE`: the report of `plan` and the run's diagnostics.
-    fn write_html_report(&self, plan: &Plan, diagnostics: &[Diagnostic]) -> Result<(), Diagnostic> {
-        let Some(path) = self.args.html.as_deref() else {
-            return Ok(());
-        };
+    /// `plan -html=FILE`: the report of `plan` and the run's diagnostics;
+    /// the diagnostic saying why it could not be written, if so.
+    fn write_html_report(&self, plan: &Plan, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
+        let path = self.args.html.as_deref()?;
         if self.args.command != Command::Plan {
-            return Ok(());
+            return None;
         }
         let dependencies = terrace_engine::resource_graph(&self.ctx).unwrap_or_default();
         let title = self
@@ -550,7 +549,7 @@ impl Operation {
                 all.extend(errors);
                 let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
                 nothing_planned.errored = true;
-                if let Err(d) = self.write_html_report(&nothing_planned, &all) {
+                if let Some(d) = self.write_html_report(&nothing_planned, &all) {
                     all.push(d);
                 }
                 self.print_diagnostics(&all);
@@ -589,7 +588,7 @@ impl Operation {
             let failed = has_errors(&all);
             // Errors of provider instances left out do not stop the rest.
             all.extend(plan.isolated_errors.iter().cloned());
-            if let Err(d) = self.write_html_report(&plan, &all) {
+            if let Some(d) = self.write_html_report(&plan, &all) {
                 all.push(d);
                 if !failed {
                     self.print_diagnostics(&all);

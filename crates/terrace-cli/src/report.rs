@@ -13,7 +13,10 @@ use terrace_syntax::Diagnostic;
 /// The configuration's resources and what each depends on, as `terrace
 /// graph` finds them; empty when the providers cannot be located (the
 /// report then draws its graph without edges rather than failing).
-pub fn dependencies(dir: &Path, config: &Config) -> Vec<(ConfigResource, BTreeSet<ConfigResource>)> {
+pub fn dependencies(
+    dir: &Path,
+    config: &Config,
+) -> Vec<(ConfigResource, BTreeSet<ConfigResource>)> {
     crate::validate::static_context(dir, config)
         .and_then(|ctx| terrace_engine::resource_graph(&ctx))
         .unwrap_or_default()
@@ -56,9 +59,9 @@ pub fn config_html(
     })
 }
 
-/// Writes a report to `path`, as a diagnostic on failure.
-pub fn write(path: &Path, html: &str) -> Result<(), Diagnostic> {
-    std::fs::write(path, html).map_err(|e| {
+/// Writes a report to `path`; the diagnostic saying why not on failure.
+pub fn write(path: &Path, html: &str) -> Option<Diagnostic> {
+    std::fs::write(path, html).err().map(|e| {
         Diagnostic::error(
             "Failed to write the HTML report",
             format!(

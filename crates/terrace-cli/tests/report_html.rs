@@ -41,11 +41,21 @@ fn open_in_chromium(work: &Work, page: &Path, name: &str) -> String {
         run.dom.contains("data-ready=\"1\""),
         "the page's script did not run to its end"
     );
-    assert_eq!(page_requests(&run.net_log), Vec::<String>::new(), "requests made by {name}");
+    assert_eq!(
+        page_requests(&run.net_log),
+        Vec::<String>::new(),
+        "requests made by {name}"
+    );
     let artifacts = artifacts_dir();
     let _ = std::fs::copy(page, artifacts.join(format!("{name}.html")));
-    chromium::screenshot(page, &artifacts.join(format!("{name}.png")), 1280, 1600, &work.dir)
-        .unwrap_or_else(|e| panic!("{e}"));
+    chromium::screenshot(
+        page,
+        &artifacts.join(format!("{name}.png")),
+        1280,
+        1600,
+        &work.dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     run.dom
 }
 
@@ -105,7 +115,10 @@ fn report_of_a_plan_with_sensitive_values_matches_show_json_and_hides_them() {
     for file in ["plan.html", "show.html"] {
         let html = std::fs::read_to_string(work.path(file)).expect("the report");
         assert!(!html.contains(SECRET), "{file} holds the sensitive value");
-        assert!(!html.contains("<script>alert"), "{file} holds unescaped markup");
+        assert!(
+            !html.contains("<script>alert"),
+            "{file} holds unescaped markup"
+        );
         assert_eq!(loading_references(&html), Vec::<String>::new(), "{file}");
     }
 
@@ -119,20 +132,33 @@ fn report_of_a_plan_with_sensitive_values_matches_show_json_and_hides_them() {
         .iter()
         .find(|c| c.address == "null_resource.app[\"blue\"]")
         .expect("null_resource.app[\"blue\"]");
-    assert!(app.diff.contains("\"password\" = (sensitive value)"), "{}", app.diff);
     assert!(
-        app.diff.contains(r#""<script>alert('x')</script> & \"quotes\"""#),
+        app.diff.contains("\"password\" = (sensitive value)"),
+        "{}",
+        app.diff
+    );
+    assert!(
+        app.diff
+            .contains(r#""<script>alert('x')</script> & \"quotes\"""#),
         "the markup is shown as text: {}",
         app.diff
     );
     assert_eq!(app.group, "null");
     // Outputs: the sensitive one hidden, the unknown one marked.
-    let outputs = dom.find("<section id=\"outputs\"").expect("the output changes");
+    let outputs = dom
+        .find("<section id=\"outputs\"")
+        .expect("the output changes");
     let outputs = text_of(&dom[outputs..]);
-    assert!(outputs.contains("+ password = (sensitive value)"), "{outputs}");
+    assert!(
+        outputs.contains("+ password = (sensitive value)"),
+        "{outputs}"
+    );
     assert!(outputs.contains("(known after apply)"), "{outputs}");
     // The graph: the app instances depend on the pets.
-    assert!(dom.contains("class=\"edges\"><path"), "no dependency edges drawn");
+    assert!(
+        dom.contains("class=\"edges\"><path"),
+        "no dependency edges drawn"
+    );
 }
 
 #[test]
@@ -188,11 +214,18 @@ resource "null_resource" "triggered" {
             .summary
             .clone()
     };
-    assert!(summary("random_pet.a").contains("requires_replace: length"), "{}", summary("random_pet.a"));
+    assert!(
+        summary("random_pet.a").contains("requires_replace: length"),
+        "{}",
+        summary("random_pet.a")
+    );
     assert!(summary("null_resource.tainted").contains("tainted"));
     assert!(summary("null_resource.triggered").contains("replace_triggered_by"));
     assert!(dom.contains("<code class=\"replace-path\">length</code>"));
-    let pet = changes.iter().find(|c| c.address == "random_pet.a").expect("random_pet.a");
+    let pet = changes
+        .iter()
+        .find(|c| c.address == "random_pet.a")
+        .expect("random_pet.a");
     assert!(pet.diff.contains("# forces replacement"), "{}", pet.diff);
 }
 
@@ -224,16 +257,31 @@ resource "null_resource" "checked" {
     );
     let run = work.terrace(&["plan", "-html=plan.html"]);
     assert_eq!(run.code, Some(1), "{}", run.output());
-    let html = std::fs::read_to_string(work.path("plan.html")).expect("the report of a failed plan");
+    let html =
+        std::fs::read_to_string(work.path("plan.html")).expect("the report of a failed plan");
     assert_eq!(loading_references(&html), Vec::<String>::new());
     let dom = open_in_chromium(&work, &work.path("plan.html"), "failed");
-    assert!(dom.contains("status-errored"), "the page does not say the plan failed");
-    let diagnostics = dom.find("<section id=\"diagnostics\"").expect("the diagnostics section");
+    assert!(
+        dom.contains("status-errored"),
+        "the page does not say the plan failed"
+    );
+    let diagnostics = dom
+        .find("<section id=\"diagnostics\"")
+        .expect("the diagnostics section");
     let diagnostics = text_of(&dom[diagnostics..]);
-    assert!(diagnostics.contains("Resource precondition failed"), "{diagnostics}");
-    assert!(diagnostics.contains("At least three replicas are needed."), "{diagnostics}");
+    assert!(
+        diagnostics.contains("Resource precondition failed"),
+        "{diagnostics}"
+    );
+    assert!(
+        diagnostics.contains("At least three replicas are needed."),
+        "{diagnostics}"
+    );
     // The source snippet, with its line number, as the CLI shows it.
-    assert!(diagnostics.contains("condition     = var.replicas > 2"), "{diagnostics}");
+    assert!(
+        diagnostics.contains("condition     = var.replicas > 2"),
+        "{diagnostics}"
+    );
     assert!(diagnostics.contains("main.tf line 12"), "{diagnostics}");
     assert!(dom.contains("<span id=\"error-count\">1</span>"));
 }
@@ -295,7 +343,9 @@ fn report_of_a_five_thousand_resource_module_tree_stays_under_five_megabytes() {
     work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
     let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
     work.write("show.html", &show.stdout);
-    let size = std::fs::metadata(work.path("show.html")).expect("the report").len();
+    let size = std::fs::metadata(work.path("show.html"))
+        .expect("the report")
+        .len();
     assert!(size < LARGE_REPORT_LIMIT, "the report is {size} bytes");
     let json = show_json(&work, "p.tfplan");
     let dom = open_in_chromium(&work, &work.path("show.html"), "large");
@@ -335,8 +385,15 @@ resource "null_resource" "c" {
     let run = work.terrace_ok(&["graph", "-html"], 0);
     let html = run.stdout;
     assert_eq!(loading_references(&html), Vec::<String>::new());
-    for resource in ["random_pet.a", "null_resource.b", "module.child.null_resource.c"] {
-        assert!(html.contains(&format!("data-address=\"{resource}\"")), "{resource}:\n{html}");
+    for resource in [
+        "random_pet.a",
+        "null_resource.b",
+        "module.child.null_resource.c",
+    ] {
+        assert!(
+            html.contains(&format!("data-address=\"{resource}\"")),
+            "{resource}:\n{html}"
+        );
     }
     // Three nodes, two edges (b and c depend on a), a band per module.
     assert_eq!(html.matches("class=\"node a-config\"").count(), 3);
@@ -355,11 +412,17 @@ fn the_network_check_sees_a_page_that_loads_something() {
     let page = "<!DOCTYPE html><html><body><img src=\"http://leak.invalid/x.png\">\
         <script>fetch('https://other.invalid/y').catch(function(){});</script></body></html>";
     work.write("leak.html", page);
-    let run = chromium::dump_dom(&work.path("leak.html"), &work.dir).unwrap_or_else(|e| panic!("{e}"));
+    let run =
+        chromium::dump_dom(&work.path("leak.html"), &work.dir).unwrap_or_else(|e| panic!("{e}"));
     let requests = page_requests(&run.net_log);
     assert!(
         requests.iter().any(|u| u.contains("leak.invalid")),
         "{requests:?}"
     );
-    assert_eq!(loading_references(page).len(), 1, "{:?}", loading_references(page));
+    assert_eq!(
+        loading_references(page).len(),
+        1,
+        "{:?}",
+        loading_references(page)
+    );
 }

@@ -31,7 +31,7 @@ pub struct Graph {
     pub edges: Vec<(usize, usize)>,
 }
 
-const NODE_WIDTH: usize = 230;
+const NODE_WIDTH: usize = 262;
 const NODE_HEIGHT: usize = 26;
 const COLUMN_GAP: usize = 40;
 const ROW_GAP: usize = 8;

@@ -166,9 +166,13 @@ pub fn reason_text(change: &ResourceInstanceChange) -> Option<String> {
             .join(", ")
     };
     let text = match change.action_reason {
-        ActionReason::ReplaceBecauseTainted => "tainted: the object is marked for replacement".into(),
+        ActionReason::ReplaceBecauseTainted => {
+            "tainted: the object is marked for replacement".into()
+        }
         ActionReason::ReplaceByRequest => "replacement requested with -replace".into(),
-        ActionReason::ReplaceByTriggers => "replace_triggered_by: a referenced object changes".into(),
+        ActionReason::ReplaceByTriggers => {
+            "replace_triggered_by: a referenced object changes".into()
+        }
         ActionReason::ReplaceBecauseCannotUpdate | ActionReason::None
             if change.action.is_replace() =>
         {
@@ -178,14 +182,22 @@ pub fn reason_text(change: &ResourceInstanceChange) -> Option<String> {
                 format!("requires_replace: {}", replace_paths())
             }
         }
-        ActionReason::DeleteBecauseNoResourceConfig => "its resource is not in the configuration".into(),
-        ActionReason::DeleteBecauseWrongRepetition => "count or for_each changed on its resource".into(),
+        ActionReason::DeleteBecauseNoResourceConfig => {
+            "its resource is not in the configuration".into()
+        }
+        ActionReason::DeleteBecauseWrongRepetition => {
+            "count or for_each changed on its resource".into()
+        }
         ActionReason::DeleteBecauseCountIndex => "its index is out of range for count".into(),
         ActionReason::DeleteBecauseEachKey => "its key is not in for_each".into(),
         ActionReason::DeleteBecauseEnabledFalse => "enabled is false".into(),
         ActionReason::DeleteBecauseNoModule => "its module is not in the configuration".into(),
-        ActionReason::DeleteBecauseNoMoveTarget => "it was moved to an address not in the configuration".into(),
-        ActionReason::ReadBecauseConfigUnknown => "its configuration refers to values not yet known".into(),
+        ActionReason::DeleteBecauseNoMoveTarget => {
+            "it was moved to an address not in the configuration".into()
+        }
+        ActionReason::ReadBecauseConfigUnknown => {
+            "its configuration refers to values not yet known".into()
+        }
         ActionReason::ReadBecauseDependencyPending => "it depends on changes pending".into(),
         ActionReason::ReadBecauseCheckNested => "a check block reads it again".into(),
         ActionReason::ForgotBecauseLifecycleDestroyInState
@@ -234,7 +246,11 @@ fn counts(plan: &Plan, shown: &[(usize, String)]) -> BTreeMap<&'static str, usiz
 fn diff_html(text: &str, skip_first_comment: bool) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     let mut lines = text.lines().peekable();
-    if skip_first_comment && lines.peek().is_some_and(|l| l.trim_start().starts_with('#')) {
+    if skip_first_comment
+        && lines
+            .peek()
+            .is_some_and(|l| l.trim_start().starts_with('#'))
+    {
         lines.next();
     }
     // Consecutive lines of one kind share one element; lines that only
@@ -323,8 +339,10 @@ pub fn render_html(input: &ReportInput) -> String {
         page.push_str(
             "<section id=\"graph-section\" aria-labelledby=\"graph-h\"><h2 id=\"graph-h\">\
              Dependency graph</h2>\n<p class=\"hint\">Arrows run from what a resource depends \
-             on to the resource; bands are provider instances. Select a node to see its \
-             change.</p>\n",
+             on to the resource; bands are provider instances. Dependencies are known per \
+             resource, as terrace graph draws them: an instance is joined to every changed \
+             instance of a resource its configuration refers to (within one module instance, \
+             only to that instance's). Select a node to see its change.</p>\n",
         );
         if edges_left_out > 0 {
             let _ = writeln!(
@@ -355,7 +373,10 @@ fn plan_sections(
 
     // Status and summary.
     let status = if plan.errored {
-        ("status-errored", "Planning failed: the changes below are incomplete.")
+        (
+            "status-errored",
+            "Planning failed: the changes below are incomplete.",
+        )
     } else if !plan.unavailable_providers.is_empty() {
         (
             "status-partial",
@@ -890,8 +911,14 @@ mod tests {
 
     #[test]
     fn diff_lines_keep_their_symbols_and_are_escaped() {
-        let html = diff_html("  + name = \"<x>\"\n  # forces replacement\n      id = 1", false);
-        assert!(html.contains("<ins>  + name = \"&lt;x&gt;\"\n</ins>"), "{html}");
+        let html = diff_html(
+            "  + name = \"<x>\"\n  # forces replacement\n      id = 1",
+            false,
+        );
+        assert!(
+            html.contains("<ins>  + name = \"&lt;x&gt;\"\n</ins>"),
+            "{html}"
+        );
         assert!(html.contains("<em>  # forces replacement\n</em>"), "{html}");
         assert!(html.contains("      id = 1\n"));
     }

@@ -91,12 +91,19 @@ pub fn dump_dom(page: &Path, scratch: &Path) -> Result<ChromiumRun, String> {
 }
 
 /// Saves a screenshot of `page` at `width`×`height` to `png`.
-pub fn screenshot(page: &Path, png: &Path, width: u32, height: u32, scratch: &Path) -> Result<(), String> {
+pub fn screenshot(
+    page: &Path,
+    png: &Path,
+    width: u32,
+    height: u32,
+    scratch: &Path,
+) -> Result<(), String> {
     let profile = scratch.join("chromium-profile-shot");
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
     if let Some(parent) = png.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("creating {}: {e}", parent.display()))?;
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
     }
     let out = base_command(&profile)
         .arg("--hide-scrollbars")

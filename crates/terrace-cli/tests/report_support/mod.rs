@@ -76,16 +76,25 @@ pub fn shown_changes(dom: &str) -> Vec<ShownChange> {
             after.starts_with(" class=\"node ").then_some(id)
         })
         .collect();
-    let start = dom.find("<section id=\"by-provider\"").expect("the by-provider section");
-    let end = dom[start..].find("</section>").map(|e| e + start).expect("its end");
+    let start = dom
+        .find("<section id=\"by-provider\"")
+        .expect("the by-provider section");
+    let end = dom[start..]
+        .find("</section>")
+        .map(|e| e + start)
+        .expect("its end");
     let section = &dom[start..end];
     let mut changes = Vec::new();
     let mut group = String::new();
     let mut group_provider = String::new();
     let mut pos = 0;
     loop {
-        let next_group = section[pos..].find("<details class=\"group\"").map(|p| p + pos);
-        let next_change = section[pos..].find("<details class=\"change").map(|p| p + pos);
+        let next_group = section[pos..]
+            .find("<details class=\"group\"")
+            .map(|p| p + pos);
+        let next_change = section[pos..]
+            .find("<details class=\"change")
+            .map(|p| p + pos);
         match (next_group, next_change) {
             (Some(g), c) if c.is_none_or(|c| g < c) => {
                 let tag_end = section[g..].find('>').map(|e| e + g).expect("tag end");
@@ -223,18 +232,25 @@ pub fn assert_changes_match_json(dom: &str, plan: &Json) {
         let unknown = &rc["change"]["after_unknown"];
         let sensitive = &rc["change"]["after_sensitive"];
         for (name, value) in after.as_object().into_iter().flatten() {
+            // Unchanged attributes of an update or replacement are hidden,
+            // as in the text plan.
+            let unchanged = !before.is_null() && before[name] == *value;
+            if unchanged {
+                continue;
+            }
             if sensitive[name] == Json::Bool(true) {
                 assert!(
-                    change.diff.contains(&format!("{name} ")) && change.diff.contains("(sensitive value)"),
+                    change.diff.contains(&format!("{name} "))
+                        && change.diff.contains("(sensitive value)"),
                     "{address}.{name} is sensitive, the diff says:\n{}",
                     change.diff
                 );
             } else if let Some(text) = value.as_str() {
-                // Unchanged attributes of an update are hidden, as in the
-                // text plan.
-                if !text.contains('\n') && (before.is_null() || before[name] != *value) {
+                if !text.contains('\n') {
                     assert!(
-                        change.diff.contains(&serde_json::to_string(text).expect("quote")),
+                        change
+                            .diff
+                            .contains(&serde_json::to_string(text).expect("quote")),
                         "{address}.{name} = {text:?} is not in its diff:\n{}",
                         change.diff
                     );
@@ -246,8 +262,14 @@ pub fn assert_changes_match_json(dom: &str, plan: &Json) {
                 let line = change
                     .diff
                     .lines()
-                    .find(|l| l.trim_start().trim_start_matches(['+', '~', ' ']).starts_with(&format!("{name} ")))
-                    .unwrap_or_else(|| panic!("{address}.{name} is not in its diff:\n{}", change.diff));
+                    .find(|l| {
+                        l.trim_start()
+                            .trim_start_matches(['+', '~', ' '])
+                            .starts_with(&format!("{name} "))
+                    })
+                    .unwrap_or_else(|| {
+                        panic!("{address}.{name} is not in its diff:\n{}", change.diff)
+                    });
                 assert!(
                     line.contains("(known after apply)"),
                     "{address}.{name} is unknown, the diff says {line:?}"
@@ -256,7 +278,10 @@ pub fn assert_changes_match_json(dom: &str, plan: &Json) {
         }
     }
     let shown_addresses: BTreeSet<String> = shown.iter().map(|c| c.address.clone()).collect();
-    assert_eq!(shown_addresses, expected, "the page's changes against show -json");
+    assert_eq!(
+        shown_addresses, expected,
+        "the page's changes against show -json"
+    );
 }
 
 /// URLs the page asked the network for, from Chromium's NetLog: requests
@@ -264,7 +289,9 @@ pub fn assert_changes_match_json(dom: &str, plan: &Json) {
 /// key; the browser's own background requests do not.
 pub fn page_requests(net_log: &str) -> Vec<String> {
     let log: Json = serde_json::from_str(net_log.trim_end().trim_end_matches(',').trim_end())
-        .or_else(|_| serde_json::from_str(&format!("{}]}}", net_log.trim_end().trim_end_matches(','))))
+        .or_else(|_| {
+            serde_json::from_str(&format!("{}]}}", net_log.trim_end().trim_end_matches(',')))
+        })
         .expect("the NetLog is JSON");
     let mut urls: BTreeMap<u64, Vec<String>> = BTreeMap::new();
     let mut for_page = BTreeSet::new();
@@ -277,7 +304,9 @@ pub fn page_requests(net_log: &str) -> Vec<String> {
         if params["network_isolation_key"]
             .as_str()
             .is_some_and(|k| k.contains("file://"))
-            || params["initiator"].as_str().is_some_and(|i| i.starts_with("file://"))
+            || params["initiator"]
+                .as_str()
+                .is_some_and(|i| i.starts_with("file://"))
         {
             for_page.insert(source);
         }
@@ -299,7 +328,10 @@ pub fn page_requests(net_log: &str) -> Vec<String> {
 pub fn loading_references(html: &str) -> Vec<String> {
     let lower = html.to_ascii_lowercase();
     let mut found = Vec::new();
-    for needle in [" src=", " srcset=", " action=", " poster=", " data=", "@import", "<link", "<iframe", "<object", "<embed", "<base"] {
+    for needle in [
+        " src=", " srcset=", " action=", " poster=", " data=", "@import", "<link", "<iframe",
+        "<object", "<embed", "<base",
+    ] {
         if let Some(p) = lower.find(needle) {
             found.push(lower[p..(p + 80).min(lower.len())].to_string());
         }
