@@ -163,11 +163,6 @@ pub fn render_svg(graph: &Graph) -> String {
          aria-label=\"Dependency graph of the changed resources\" width=\"{width}\" \
          height=\"{height}\" viewBox=\"0 0 {width} {height}\">"
     );
-    svg.push_str(
-        "<defs><marker id=\"arrow\" viewBox=\"0 0 8 8\" refX=\"8\" refY=\"4\" \
-         markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L8 4L0 8z\" \
-         class=\"arrowhead\"/></marker></defs>",
-    );
     for (name, y, h) in &bands {
         let _ = write!(
             svg,

@@ -338,8 +338,8 @@ pub fn render_html(input: &ReportInput) -> String {
     if !graph.nodes.is_empty() {
         page.push_str(
             "<section id=\"graph-section\" aria-labelledby=\"graph-h\"><h2 id=\"graph-h\">\
-             Dependency graph</h2>\n<p class=\"hint\">Arrows run from what a resource depends \
-             on to the resource; bands are provider instances. Dependencies are known per \
+             Dependency graph</h2>\n<p class=\"hint\">Lines run left to right, from what a \
+             resource depends on to the resource; bands are provider instances. Dependencies are known per \
              resource, as terrace graph draws them: an instance is joined to every changed \
              instance of a resource its configuration refers to (within one module instance, \
              only to that instance's). Select a node to see its change.</p>\n",
@@ -793,7 +793,8 @@ pre{background:var(--panel);border:1px solid var(--border);border-radius:4px;pad
 .k-add .sym{color:var(--create)}.k-change .sym{color:var(--update)}.k-replace .sym{color:var(--replace)}.k-destroy .sym{color:var(--delete)}.k-read .sym{color:var(--read)}
 .sym,summary>b,ul.links b{font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-weight:700;display:inline-block;min-width:2.2em;text-align:center}
 .status{font-weight:600}.status-errored,.warning{color:var(--delete)}.status-partial{color:var(--update)}
-details.group{border:1px solid var(--border);border-radius:6px;margin:8px 0;padding:4px 10px}
+details.group{border:1px solid var(--border);border-radius:6px;margin:8px 0;padding:4px 10px;content-visibility:auto;contain-intrinsic-size:auto 40px}
+section{content-visibility:auto;contain-intrinsic-size:auto 600px}
 details.group>summary{cursor:pointer;padding:4px 0;font-weight:600}
 .group-count,.fqn,.hint,.mode{color:var(--muted);font-weight:400;font-size:13px}
 details.change,details.drift{margin:2px 0 2px 8px;border-left:4px solid var(--border);padding-left:8px}
@@ -823,8 +824,7 @@ ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 #graph{font:12px ui-monospace,"DejaVu Sans Mono",monospace}
 #graph .band rect{fill:var(--panel);stroke:var(--border)}
 #graph .band text{fill:var(--muted);font-weight:700}
-#graph .edges path{fill:none;stroke:var(--muted);stroke-opacity:.55;marker-end:url(#arrow)}
-#graph .arrowhead{fill:var(--muted)}
+#graph .edges path{fill:none;stroke:var(--muted);stroke-opacity:.55}
 #graph .node rect{fill:var(--bg);stroke-width:2;rx:4px}
 #graph .node text{fill:var(--fg)}
 #graph .a-create rect{stroke:var(--create)}#graph .a-update rect{stroke:var(--update)}#graph .a-replace rect{stroke:var(--replace);stroke-dasharray:5 2}
