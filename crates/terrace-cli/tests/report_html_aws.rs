@@ -141,6 +141,23 @@ fn report_of_the_regions_example_groups_changes_by_provider_instance() {
         &work.dir,
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    // The README's picture: the tainted parameter's change opened.
+    let tainted_id = run
+        .dom
+        .split("<details class=\"change a-replace\" id=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_default()
+        .to_string();
+    chromium::screenshot_at(
+        &work.path("show.html"),
+        &tainted_id,
+        &artifacts.join("regions-opened.png"),
+        1200,
+        1250,
+        &work.dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 
     let dom = run.dom;
     assert_eq!(shown_counts(&dom), json_counts(&json));

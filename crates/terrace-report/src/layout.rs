@@ -9,7 +9,7 @@
 //! height wraps into further sub-columns. The layout is a pure function of
 //! the input, so the same plan always draws the same picture.
 
-use crate::escape;
+use crate::{escape, escape_text};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -17,6 +17,8 @@ use std::fmt::Write as _;
 pub struct Node {
     pub id: String,
     pub label: String,
+    /// A second, smaller line (the module instance); empty for none.
+    pub sublabel: String,
     /// The full text shown as the node's tooltip.
     pub title: String,
     /// The CSS class giving its colour (`a-create`...).
@@ -32,12 +34,14 @@ pub struct Graph {
 }
 
 const NODE_WIDTH: usize = 262;
-const NODE_HEIGHT: usize = 26;
+const NODE_HEIGHT: usize = 36;
 const COLUMN_GAP: usize = 40;
 const ROW_GAP: usize = 8;
 const BAND_TITLE: usize = 24;
 const BAND_PAD: usize = 12;
 const LABEL_CHARS: usize = 30;
+/// The second line is smaller: more characters fit.
+const SUBLABEL_CHARS: usize = 42;
 
 /// Depth of every node: 0 for one depending on no other node, else one
 /// more than the deepest of its dependencies. A cycle (which a valid plan
@@ -87,12 +91,14 @@ fn depths(graph: &Graph) -> Vec<usize> {
     depth
 }
 
-fn shorten(label: &str) -> String {
+/// `label` in at most `limit` characters, keeping its end (the instance
+/// key) and marking the cut with `…`.
+fn shorten(label: &str, limit: usize) -> String {
     let count = label.chars().count();
-    if count <= LABEL_CHARS {
+    if count <= limit {
         return label.to_string();
     }
-    let tail: String = label.chars().skip(count - (LABEL_CHARS - 1)).collect();
+    let tail: String = label.chars().skip(count - (limit - 1)).collect();
     format!("…{tail}")
 }
 
@@ -170,7 +176,7 @@ pub fn render_svg(graph: &Graph) -> String {
              <text x=\"{BAND_PAD}\" y=\"{}\">{}</text></g>",
             width - 4,
             y + 17,
-            escape(name)
+            escape_text(name)
         );
     }
     svg.push_str("<g class=\"edges\">");
@@ -195,21 +201,34 @@ pub fn render_svg(graph: &Graph) -> String {
     svg.push_str("</g>");
     for (i, node) in graph.nodes.iter().enumerate() {
         let (x, y) = position[i];
-        let label = shorten(&node.label);
-        // The tooltip only where the label does not already say it all.
-        let title = if label == node.label {
+        let label = shorten(&node.label, LABEL_CHARS);
+        let sublabel = shorten(&node.sublabel, SUBLABEL_CHARS);
+        // The tooltip only where the labels do not already say it all.
+        let title = if label == node.label && sublabel == node.sublabel {
             String::new()
         } else {
-            format!("<title>{}</title>", escape(&node.title))
+            format!("<title>{}</title>", escape_text(&node.title))
+        };
+        let (text_y, sub) = if sublabel.is_empty() {
+            (y + 22, String::new())
+        } else {
+            (
+                y + 15,
+                format!(
+                    "<text class=\"sub\" x=\"{}\" y=\"{}\">{}</text>",
+                    x + 6,
+                    y + 30,
+                    escape_text(&sublabel)
+                ),
+            )
         };
         let _ = write!(
             svg,
             "<a href=\"#{id}\" class=\"node {class}\">{title}<rect x=\"{x}\" y=\"{y}\" \
-             width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\"/><text x=\"{}\" y=\"{}\">{} {}</text></a>",
+             width=\"{NODE_WIDTH}\" height=\"{NODE_HEIGHT}\"/><text x=\"{}\" y=\"{text_y}\">{} {}</text>{sub}</a>",
             x + 6,
-            y + 17,
-            escape(node.symbol),
-            escape(&label),
+            escape_text(node.symbol),
+            escape_text(&label),
             id = escape(&node.id),
             class = node.class,
         );
@@ -226,6 +245,7 @@ mod tests {
         Node {
             id: id.to_string(),
             label: id.to_string(),
+            sublabel: String::new(),
             title: id.to_string(),
             class: "a-create",
             symbol: "+",
@@ -268,7 +288,7 @@ mod tests {
     #[test]
     fn long_labels_keep_their_end() {
         let long = "module.network.aws_subnet.private[\"eu-west-1a\"]";
-        let short = shorten(long);
+        let short = shorten(long, LABEL_CHARS);
         assert_eq!(short.chars().count(), LABEL_CHARS);
         assert!(short.ends_with("[\"eu-west-1a\"]"));
     }

@@ -582,10 +582,19 @@ fn plan_sections(
             .entry(change.addr.config_resource())
             .or_default()
             .push(graph.nodes.len());
+        let module = &change.addr.module;
         graph.nodes.push(Node {
             id: format!("c{n}"),
             title: format!("{address} ({verb})"),
-            label: address,
+            label: match &change.deposed {
+                Some(d) => format!("{} (deposed {d})", change.addr.resource),
+                None => change.addr.resource.to_string(),
+            },
+            sublabel: if module.is_root() {
+                String::new()
+            } else {
+                module.to_string()
+            },
             class,
             symbol,
             cluster: provider_instance_label(&change.provider),
@@ -720,6 +729,7 @@ fn config_sections(input: &ReportInput, body: &mut String, graph: &mut Graph) {
         graph.nodes.push(Node {
             id: format!("r{n}"),
             label: resource.resource.to_string(),
+            sublabel: String::new(),
             title: resource.to_string(),
             class: "a-config",
             symbol: "□",
@@ -826,7 +836,7 @@ ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 #graph .band text{fill:var(--muted);font-weight:700}
 #graph .edges path{fill:none;stroke:var(--muted);stroke-opacity:.55}
 #graph .node rect{fill:var(--bg);stroke-width:2;rx:4px}
-#graph .node text{fill:var(--fg)}
+#graph .node text{fill:var(--fg)}#graph .node text.sub{fill:var(--muted);font-size:10px}
 #graph .a-create rect{stroke:var(--create)}#graph .a-update rect{stroke:var(--update)}#graph .a-replace rect{stroke:var(--replace);stroke-dasharray:5 2}
 #graph .a-delete rect{stroke:var(--delete);stroke-dasharray:2 2}#graph .a-read rect{stroke:var(--read)}#graph .a-forget rect,#graph .a-noop rect{stroke:var(--forget)}#graph .a-config rect{stroke:var(--config)}
 #graph .node:hover rect,#graph .node:focus rect,#graph .node.selected rect{stroke-width:4}

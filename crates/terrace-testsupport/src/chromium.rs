@@ -98,6 +98,19 @@ pub fn screenshot(
     height: u32,
     scratch: &Path,
 ) -> Result<(), String> {
+    screenshot_at(page, "", png, width, height, scratch)
+}
+
+/// [`screenshot`] of `page#fragment` (the page's script may act on the
+/// fragment, e.g. open the element it names); no fragment when empty.
+pub fn screenshot_at(
+    page: &Path,
+    fragment: &str,
+    png: &Path,
+    width: u32,
+    height: u32,
+    scratch: &Path,
+) -> Result<(), String> {
     let profile = scratch.join("chromium-profile-shot");
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
@@ -109,7 +122,11 @@ pub fn screenshot(
         .arg("--hide-scrollbars")
         .arg(format!("--window-size={width},{height}"))
         .arg(format!("--screenshot={}", png.display()))
-        .arg(file_url(page))
+        .arg(if fragment.is_empty() {
+            file_url(page)
+        } else {
+            format!("{}#{fragment}", file_url(page))
+        })
         .output()
         .map_err(|e| format!("running {CHROMIUM}: {e}"))?;
     if !out.status.success() || !png.exists() {
