@@ -589,10 +589,15 @@ pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTex
     }
     let mut outputs: Vec<&OutputChange> = plan.output_changes.iter().collect();
     outputs.sort_by(|a, b| a.name.cmp(&b.name));
+    let max_len = outputs
+        .iter()
+        .map(|oc| renderers::ensure_valid_attribute_name(&oc.name).len())
+        .max()
+        .unwrap_or(0);
     for oc in outputs {
         let cj = output_change_json(oc);
         let diff = differ::compute_diff_for_output(&structured(&cj, Matcher::Always));
-        let text = render_output_changes(&[(oc, diff)], &colorize);
+        let text = render_output_changes_aligned(&[(oc, diff)], &colorize, max_len);
         if !text.is_empty() {
             texts.outputs.push((oc.name.clone(), text));
         }
@@ -601,11 +606,25 @@ pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTex
 }
 
 fn render_output_changes(outputs: &[(&OutputChange, Diff)], colorize: &Colorize) -> String {
+    let max_len = outputs
+        .iter()
+        .map(|(oc, _)| renderers::ensure_valid_attribute_name(&oc.name).len())
+        .max()
+        .unwrap_or(0);
+    render_output_changes_aligned(outputs, colorize, max_len)
+}
+
+/// The output changes with names padded to `max_len`, so that outputs
+/// rendered one by one line up as they do together.
+fn render_output_changes_aligned(
+    outputs: &[(&OutputChange, Diff)],
+    colorize: &Colorize,
+    max_len: usize,
+) -> String {
     let escaped: Vec<String> = outputs
         .iter()
         .map(|(oc, _)| renderers::ensure_valid_attribute_name(&oc.name))
         .collect();
-    let max_len = escaped.iter().map(String::len).max().unwrap_or(0);
     let opts = Opts::new(*colorize);
     let mut lines = Vec::new();
     for ((_, diff), name) in outputs.iter().zip(&escaped) {
