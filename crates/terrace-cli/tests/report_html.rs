@@ -426,3 +426,53 @@ fn the_network_check_sees_a_page_that_loads_something() {
         loading_references(page)
     );
 }
+
+#[test]
+fn report_of_drift_shows_what_changed_outside() {
+    if !chromium::require_chromium() {
+        return;
+    }
+    let work = bundled("report-drift");
+    work.write(
+        "main.tf",
+        r#"
+resource "local_file" "f" {
+  filename = "${path.module}/out.txt"
+  content  = "hello"
+}
+resource "null_resource" "n" {
+  triggers = { c = local_file.f.content_md5 }
+}
+"#,
+    );
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    std::fs::remove_file(work.path("out.txt")).expect("removing the file outside");
+    work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
+    let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
+    work.write("show.html", &show.stdout);
+    let json = show_json(&work, "p.tfplan");
+    let dom = open_in_chromium(&work, &work.path("show.html"), "drift");
+    assert_eq!(shown_counts(&dom), json_counts(&json));
+    assert_changes_match_json(&dom, &json);
+    let drifted: Vec<&str> = json["resource_drift"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["address"].as_str())
+        .collect();
+    assert_eq!(drifted, ["local_file.f"]);
+    let section = dom
+        .find("<section id=\"drift\"")
+        .expect("the drift section");
+    let section = &dom[section..section + dom[section..].find("</section>").expect("its end")];
+    assert!(
+        section.contains("data-address=\"local_file.f\""),
+        "{section}"
+    );
+    let text = text_of(section);
+    assert!(text.contains("deleted"), "{text}");
+    assert!(
+        text.contains("- content_md5          = \"5d41402abc4b2a76b9719d911017c592\" -> null"),
+        "{text}"
+    );
+}

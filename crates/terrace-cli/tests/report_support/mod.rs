@@ -235,7 +235,8 @@ pub fn assert_changes_match_json(dom: &str, plan: &Json) {
             // Unchanged attributes of an update or replacement are hidden,
             // as in the text plan.
             let unchanged = !before.is_null() && before[name] == *value;
-            if unchanged {
+            // Null attributes of a new object are not shown either.
+            if unchanged || (value.is_null() && before.is_null()) {
                 continue;
             }
             if sensitive[name] == Json::Bool(true) {
