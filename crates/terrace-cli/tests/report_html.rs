@@ -159,6 +159,58 @@ fn report_of_a_plan_with_sensitive_values_matches_show_json_and_hides_them() {
         dom.contains("class=\"edges\"><path"),
         "no dependency edges drawn"
     );
+    // A graph node links to its change; following the link opens it and
+    // marks the node.
+    assert!(dom.contains(&format!("<a href=\"#{}\" class=\"node a-create\">", app.id)));
+    let opened = chromium::dump_dom_at(&work.path("show.html"), &app.id, &work.dir)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let tag_of = |dom: &str| {
+        let start = dom.find(&format!("id=\"{}\"", app.id)).expect("the change");
+        dom[start..start + dom[start..].find('>').expect("tag end")].to_string()
+    };
+    assert!(!tag_of(&dom).contains(" open"), "{}", tag_of(&dom));
+    assert!(
+        tag_of(&opened.dom).contains(" open"),
+        "following #{} did not open it: {}",
+        app.id,
+        tag_of(&opened.dom)
+    );
+    assert!(
+        opened.dom.contains(&format!(
+            "<a href=\"#{}\" class=\"node a-create selected\">",
+            app.id
+        )),
+        "the node is not marked"
+    );
+}
+
+#[test]
+fn report_counts_moves_and_says_where_from() {
+    if !chromium::require_chromium() {
+        return;
+    }
+    let work = bundled("report-moved");
+    work.write("main.tf", "resource \"null_resource\" \"old\" {}\n");
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    work.write(
+        "main.tf",
+        "resource \"null_resource\" \"new\" {}\n\nmoved {\n  from = null_resource.old\n  to   = null_resource.new\n}\n",
+    );
+    work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
+    let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
+    work.write("show.html", &show.stdout);
+    let json = show_json(&work, "p.tfplan");
+    let dom = open_in_chromium(&work, &work.path("show.html"), "moved");
+    assert_eq!(shown_counts(&dom), json_counts(&json));
+    assert_eq!(shown_counts(&dom)["move"], 1);
+    assert_changes_match_json(&dom, &json);
+    let changes = shown_changes(&dom);
+    assert_eq!(changes.len(), 1);
+    assert!(
+        changes[0].summary.contains("moved from null_resource.old"),
+        "{}",
+        changes[0].summary
+    );
 }
 
 #[test]

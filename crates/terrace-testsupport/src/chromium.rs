@@ -64,6 +64,12 @@ fn file_url(page: &Path) -> String {
 /// Loads `page` and returns its DOM after the scripts ran, with the
 /// network log of the load. `scratch` receives the profile and the log.
 pub fn dump_dom(page: &Path, scratch: &Path) -> Result<ChromiumRun, String> {
+    dump_dom_at(page, "", scratch)
+}
+
+/// [`dump_dom`] of `page#fragment` (no fragment when empty): what the
+/// page's script made of the fragment shows in the DOM.
+pub fn dump_dom_at(page: &Path, fragment: &str, scratch: &Path) -> Result<ChromiumRun, String> {
     let profile = scratch.join("chromium-profile-dom");
     let _ = std::fs::remove_dir_all(&profile);
     std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
@@ -72,7 +78,11 @@ pub fn dump_dom(page: &Path, scratch: &Path) -> Result<ChromiumRun, String> {
     let out = base_command(&profile)
         .arg(format!("--log-net-log={}", net_log.display()))
         .arg("--dump-dom")
-        .arg(file_url(page))
+        .arg(if fragment.is_empty() {
+            file_url(page)
+        } else {
+            format!("{}#{fragment}", file_url(page))
+        })
         .output()
         .map_err(|e| format!("running {CHROMIUM}: {e}"))?;
     if !out.status.success() {
