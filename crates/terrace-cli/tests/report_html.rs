@@ -59,6 +59,13 @@ fn open_in_chromium(work: &Work, page: &Path, name: &str) -> String {
     run.dom
 }
 
+/// Whether a change's address (as text) has the instance key `key`.
+fn changes_have_key(dom: &str, key: &str) -> bool {
+    shown_changes(dom)
+        .iter()
+        .any(|c| c.address.contains(&format!("[{key:?}]")))
+}
+
 const SECRET: &str = "hunter2-correct-horse-battery";
 
 fn sensitive_config() -> String {
@@ -71,7 +78,7 @@ variable "password" {{
 }}
 
 resource "random_pet" "name" {{
-  for_each = toset(["blue", "green"])
+  for_each = toset(["blue", "green", "<img src=x onerror=alert(1)>"])
   keepers  = {{ password = var.password }}
 }}
 
@@ -125,7 +132,9 @@ fn report_of_a_plan_with_sensitive_values_matches_show_json_and_hides_them() {
     let dom = open_in_chromium(&work, &work.path("show.html"), "sensitive");
     assert!(!dom.contains(SECRET), "the DOM holds the sensitive value");
     assert_eq!(shown_counts(&dom), json_counts(&json));
-    assert_eq!(shown_counts(&dom)["add"], 5);
+    assert_eq!(shown_counts(&dom)["add"], 7);
+    assert!(!dom.contains("<img"), "a key became markup");
+    assert!(changes_have_key(&dom, "<img src=x onerror=alert(1)>"));
     assert_changes_match_json(&dom, &json);
     let changes = shown_changes(&dom);
     let app = changes
@@ -471,11 +480,11 @@ fn the_network_check_sees_a_page_that_loads_something() {
         requests.iter().any(|u| u.contains("leak.invalid")),
         "{requests:?}"
     );
+    assert!(!loading_references(page).is_empty());
     assert_eq!(
-        loading_references(page).len(),
-        1,
-        "{:?}",
-        loading_references(page)
+        loading_references("<p>&lt;img src=x&gt; url(http://x) <a href=\"#c1\">x</a></p>"),
+        Vec::<String>::new(),
+        "escaped text and fragment links load nothing"
     );
 }
 

@@ -322,31 +322,87 @@ pub fn page_requests(net_log: &str) -> Vec<String> {
     out
 }
 
-/// What in the file itself would make a browser load something: any
-/// `src`/`srcset`/`action`/`poster`/`data` attribute, a link that is not
-/// to a fragment of the page, CSS `url()`/`@import` other than
-/// `url(#...)`, and elements that embed other documents.
+/// What in the file itself would make a browser load something: in any
+/// tag, a `src`/`srcset`/`action`/`poster`/`data`/`background` attribute or
+/// an `href` that is not to a fragment of the page, and the elements that
+/// embed or point at other documents; in a style element, `@import` or a
+/// `url()` other than `url(#...)`. Text never counts: the page escapes
+/// every `<` in it, so each raw `<` starts a tag.
 pub fn loading_references(html: &str) -> Vec<String> {
     let lower = html.to_ascii_lowercase();
     let mut found = Vec::new();
-    for needle in [
-        " src=", " srcset=", " action=", " poster=", " data=", "@import", "<link", "<iframe",
-        "<object", "<embed", "<base",
-    ] {
-        if let Some(p) = lower.find(needle) {
-            found.push(lower[p..(p + 80).min(lower.len())].to_string());
+    let mut pos = 0;
+    while let Some(start) = lower[pos..].find('<').map(|p| p + pos) {
+        let end = lower[start..]
+            .find('>')
+            .map(|e| e + start)
+            .unwrap_or(lower.len());
+        let tag = &lower[start..end];
+        let name: String = tag[1..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '/')
+            .collect();
+        if [
+            "link", "iframe", "object", "embed", "base", "img", "image", "audio", "video",
+            "source", "frame", "meta",
+        ]
+        .contains(&name.as_str())
+            && !(name == "meta" && !tag.contains("http-equiv=\"refresh\""))
+        {
+            found.push(tag.to_string());
         }
-    }
-    for needle in [" href=", "url("] {
-        let mut pos = 0;
-        while let Some(p) = lower[pos..].find(needle) {
-            let at = pos + p + needle.len();
-            let rest = lower[at..].trim_start_matches(['"', '\'']);
-            if !rest.starts_with('#') {
-                found.push(lower[at..(at + 80).min(lower.len())].to_string());
+        for attribute in [
+            " src=",
+            " srcset=",
+            " action=",
+            " poster=",
+            " data=",
+            " background=",
+            " xlink:href=",
+        ] {
+            if tag.contains(attribute) {
+                found.push(tag.to_string());
             }
-            pos = at;
         }
+        let mut at = 0;
+        while let Some(p) = tag[at..].find(" href=") {
+            let value = tag[at + p + " href=".len()..].trim_start_matches(['"', '\'']);
+            if !value.starts_with('#') {
+                found.push(tag.to_string());
+            }
+            at += p + 1;
+        }
+        if name == "style" {
+            let close = lower[end..]
+                .find("</style>")
+                .map(|c| c + end)
+                .unwrap_or(lower.len());
+            let style = &lower[end..close];
+            if style.contains("@import") {
+                found.push("@import".to_string());
+            }
+            let mut at = 0;
+            while let Some(p) = style[at..].find("url(") {
+                let value = style[at + p + 4..].trim_start_matches(['"', '\'']);
+                if !value.starts_with('#') {
+                    found.push(style[at + p..(at + p + 60).min(style.len())].to_string());
+                }
+                at += p + 1;
+            }
+            pos = close;
+            continue;
+        }
+        if name == "script" {
+            if tag.contains(" src") {
+                found.push(tag.to_string());
+            }
+            pos = lower[end..]
+                .find("</script>")
+                .map(|c| c + end)
+                .unwrap_or(lower.len());
+            continue;
+        }
+        pos = end;
     }
     found
 }
