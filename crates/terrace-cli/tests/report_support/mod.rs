@@ -347,7 +347,7 @@ pub fn loading_references(html: &str) -> Vec<String> {
             "source", "frame", "meta",
         ]
         .contains(&name.as_str())
-            && !(name == "meta" && !tag.contains("http-equiv=\"refresh\""))
+            && (name != "meta" || tag.contains("http-equiv=\"refresh\""))
         {
             found.push(tag.to_string());
         }
