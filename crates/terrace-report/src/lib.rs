@@ -807,7 +807,7 @@ details.group{border:1px solid var(--border);border-radius:6px;margin:8px 0;padd
 section{content-visibility:auto;contain-intrinsic-size:auto 600px}
 details.group>summary{cursor:pointer;padding:4px 0;font-weight:600}
 .group-count,.fqn,.hint,.mode{color:var(--muted);font-weight:400;font-size:13px}
-details.change,details.drift{margin:2px 0 2px 8px;border-left:4px solid var(--border);padding-left:8px}
+details.change,details.drift{margin:2px 0 2px 8px;border-left:4px solid var(--border);padding-left:8px;content-visibility:auto;contain-intrinsic-size:auto 22px}
 details.change>summary,details.drift>summary{cursor:pointer;padding:2px 0}
 .a-create{border-left-color:var(--create)!important}.a-create b{color:var(--create)}
 .a-update{border-left-color:var(--update)!important}.a-update b{color:var(--update)}
