@@ -547,10 +547,14 @@ impl Operation {
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
-                let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
-                nothing_planned.errored = true;
-                if let Some(d) = self.write_html_report(&nothing_planned, &all) {
-                    all.push(d);
+                if self.args.html.is_some() {
+                    // The report of a plan that stopped before planning
+                    // anything: its errors.
+                    let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
+                    nothing_planned.errored = true;
+                    if let Some(d) = self.write_html_report(&nothing_planned, &all) {
+                        all.push(d);
+                    }
                 }
                 self.print_diagnostics(&all);
                 return 1;
