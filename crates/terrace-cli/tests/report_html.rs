@@ -537,3 +537,35 @@ resource "null_resource" "n" {
         "{text}"
     );
 }
+
+#[test]
+fn plan_html_reports_errors_found_before_planning() {
+    let work = Work::new(
+        "report-invalid",
+        Overrides {
+            bundled: false,
+            aws: false,
+        },
+    );
+    work.write("main.tf", "output \"x\" {\n  value = var.missing\n}\n");
+    let run = work.terrace(&["plan", "-html=plan.html"]);
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    assert!(
+        run.stderr
+            .contains("Reference to undeclared input variable"),
+        "{}",
+        run.output()
+    );
+    let html = std::fs::read_to_string(work.path("plan.html")).expect("the report");
+    assert!(html.contains("status-errored"));
+    let diagnostics = html
+        .find("<section id=\"diagnostics\"")
+        .expect("the diagnostics section");
+    let text = text_of(&html[diagnostics..]);
+    assert!(
+        text.contains("Reference to undeclared input variable"),
+        "{text}"
+    );
+    assert!(text.contains("value = var.missing"), "{text}");
+    assert_eq!(loading_references(&html), Vec::<String>::new());
+}
