@@ -920,6 +920,36 @@ mod tests {
     }
 
     #[test]
+    fn attribute_paths_read_as_configuration_spells_them() {
+        let path = AttributePath::root()
+            .attribute("tags")
+            .key("Name")
+            .attribute("x")
+            .index(2);
+        assert_eq!(path_text(&path), "tags[\"Name\"].x[2]");
+    }
+
+    #[test]
+    fn provider_instances_are_named_as_a_provider_argument_names_them() {
+        let cases = [
+            (
+                "provider[\"registry.terraform.io/hashicorp/aws\"].by_region[\"eu-west-1\"]",
+                "aws.by_region[\"eu-west-1\"]",
+            ),
+            ("provider[\"registry.terraform.io/hashicorp/null\"]", "null"),
+            (
+                "module.net.provider[\"registry.terraform.io/hashicorp/aws\"].west",
+                "module.net.aws.west",
+            ),
+        ];
+        for (text, label) in cases {
+            let provider =
+                AbsProviderInstance::parse_str(text).unwrap_or_else(|d| panic!("{text}: {d:?}"));
+            assert_eq!(provider_instance_label(&provider), label, "{text}");
+        }
+    }
+
+    #[test]
     fn diff_lines_keep_their_symbols_and_are_escaped() {
         let html = diff_html(
             "  + name = \"<x>\"\n  # forces replacement\n      id = 1",
