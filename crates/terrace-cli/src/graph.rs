@@ -2,7 +2,8 @@
 //! depends on, as the DOT document terraform 1.11's `terraform graph`
 //! prints by default (resources only, dependencies through locals,
 //! variables, outputs and module calls followed to the resources behind
-//! them; one cluster per module).
+//! them; one cluster per module). With `-html`, the same graph as a
+//! self-contained HTML page with the graph drawn as SVG.
 
 use crate::providers::{load, print_diagnostics, source_map};
 use std::collections::BTreeMap;
@@ -14,14 +15,21 @@ const USAGE: &str = "Usage: terrace [global options] graph [options]
 
   Produces a representation of the dependency graph between different
   objects in the current configuration, in the DOT format.
+
+Options:
+
+  -html       Output a self-contained HTML page with the graph drawn,
+              instead of DOT.
 ";
 
 pub fn run(dir: &Path, argv: &[String]) -> i32 {
     let mut color = std::env::var_os("NO_COLOR").is_none();
+    let mut html = false;
     for arg in crate::args::parse(argv) {
         match arg {
             crate::args::Arg::Flag { name, value } => match (name.as_str(), value) {
                 ("no-color", None) => color = false,
+                ("html", None) => html = true,
                 ("help" | "h", _) => {
                     eprint!("{USAGE}");
                     return 0;
@@ -37,13 +45,24 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
             }
         }
     }
-    let Some((config, _warnings)) = load(dir, color) else {
+    let Some((config, warnings)) = load(dir, color) else {
         return 1;
     };
     let sources = source_map(&config);
     let graph = crate::validate::static_context(dir, &config)
         .and_then(|ctx| terrace_engine::resource_graph(&ctx));
     match graph {
+        Ok(graph) if html => {
+            let title = dir
+                .canonicalize()
+                .ok()
+                .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "configuration".to_string());
+            crate::write_stdout(&crate::report::config_html(
+                &title, &graph, &warnings, &sources,
+            ));
+            0
+        }
         Ok(graph) => {
             out!("{}", render_dot(&graph));
             0

@@ -51,6 +51,8 @@ Other options:
 
   -detailed-exitcode    Exit with 0 when there are no changes, 2 when there
                         are, 1 on errors.
+  -html=FILE            Also write the plan as a self-contained HTML report
+                        to FILE (written for a failed plan too).
   -out=FILE             Save the plan to FILE.{COMMON_OPTIONS}"
         ),
         Command::Apply => format!(

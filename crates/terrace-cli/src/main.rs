@@ -46,6 +46,7 @@ mod provider_factory;
 mod providers;
 mod providers_lock;
 mod providers_schema;
+mod report;
 mod show;
 mod state_command;
 mod state_list;

@@ -506,6 +506,31 @@ impl Operation {
         print_diagnostics(diags, &self.sources, self.color());
     }
 
+    /// `plan -html=FILE`: the report of `plan` and the run's diagnostics;
+    /// the diagnostic saying why it could not be written, if so.
+    fn write_html_report(&self, plan: &Plan, diagnostics: &[Diagnostic]) -> Option<Diagnostic> {
+        let path = self.args.html.as_deref()?;
+        if self.args.command != Command::Plan {
+            return None;
+        }
+        let dependencies = terrace_engine::resource_graph(&self.ctx).unwrap_or_default();
+        let title = self
+            .dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "plan".to_string());
+        let page = crate::report::plan_html(
+            &title,
+            plan,
+            &self.schemas(),
+            &dependencies,
+            diagnostics,
+            &self.sources,
+        );
+        crate::report::write(path, &page)
+    }
+
     fn render_options(&self) -> RenderOptions {
         RenderOptions::new(self.color())
     }
@@ -529,6 +554,15 @@ impl Operation {
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
+                if self.args.html.is_some() {
+                    // The report of a plan that stopped before planning
+                    // anything: its errors.
+                    let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
+                    nothing_planned.errored = true;
+                    if let Some(d) = self.write_html_report(&nothing_planned, &all) {
+                        all.push(d);
+                    }
+                }
                 self.print_diagnostics(&all);
                 return 1;
             }
@@ -565,6 +599,13 @@ impl Operation {
             let failed = has_errors(&all);
             // Errors of provider instances left out do not stop the rest.
             all.extend(plan.isolated_errors.iter().cloned());
+            if let Some(d) = self.write_html_report(&plan, &all) {
+                all.push(d);
+                if !failed {
+                    self.print_diagnostics(&all);
+                    return 1;
+                }
+            }
             self.unavailable_providers = plan.unavailable_providers.clone();
             self.deferred = (
                 plan.deferred_providers.clone(),

@@ -42,6 +42,8 @@ pub struct OperationArgs {
     pub replace: Vec<AbsResourceInstance>,
     pub variables: Vec<VariableArgument>,
     pub out: Option<PathBuf>,
+    /// `plan -html=FILE`: where the HTML report goes.
+    pub html: Option<PathBuf>,
     /// `apply PLANFILE`.
     pub plan_file: Option<PathBuf>,
     /// `import ADDR ID`: the address text and the ID.
@@ -74,6 +76,7 @@ impl OperationArgs {
             replace: Vec::new(),
             variables: Vec::new(),
             out: None,
+            html: None,
             plan_file: None,
             import: None,
             detailed_exitcode: false,
@@ -244,6 +247,10 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
                 },
                 ("out", Some(path)) if command == Command::Plan => {
                     args.out = Some(PathBuf::from(path));
+                    Ok(())
+                }
+                ("html", Some(path)) if command == Command::Plan && !path.is_empty() => {
+                    args.html = Some(PathBuf::from(path));
                     Ok(())
                 }
                 ("parallelism", Some(n)) => match n.parse::<usize>() {

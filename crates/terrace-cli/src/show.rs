@@ -2,7 +2,8 @@
 //! state file or saved plan at PATH) as Terraform shows it: every object
 //! as `state show` prints it, then the root outputs ("No state." without
 //! a state), or the plan as `plan` rendered it; with `-json`, Terraform's
-//! JSON state or plan document.
+//! JSON state or plan document; with `-html PLANFILE`, terrace's
+//! self-contained HTML report of the plan.
 
 // A command reports at most a few diagnostics, so returning them by value
 // costs nothing worth boxing for.
@@ -29,6 +30,9 @@ Options:
   -no-color           If specified, output won't contain any color.
   -json               If specified, output the state in a machine-readable
                       form.
+  -html               Output a saved plan as one self-contained HTML page:
+                      the summary, the changes by provider instance and by
+                      module instance, and their dependency graph.
 ";
 
 const HELP_HINT: &str = "For more help on using this command, run:\n  terrace show -help";
@@ -37,6 +41,7 @@ pub fn run(argv: &[String]) -> i32 {
     let mut ui = Ui::new();
     let (flags, positionals) = state_meta::parse_args(argv, &[]);
     let mut json = false;
+    let mut html = false;
     let mut problems = Vec::new();
     for (name, value) in flags {
         match name.as_str() {
@@ -45,6 +50,10 @@ pub fn run(argv: &[String]) -> i32 {
                 return 0;
             }
             "no-color" => ui.color = false,
+            "html" => match state_meta::parse_bool("html", value.as_deref()) {
+                Ok(b) => html = b,
+                Err(e) => problems.push(Diagnostic::error("Failed to parse command-line flags", e)),
+            },
             "json" => match state_meta::parse_bool("json", value.as_deref()) {
                 Ok(b) => json = b,
                 Err(e) => problems.push(Diagnostic::error("Failed to parse command-line flags", e)),
@@ -59,6 +68,18 @@ pub fn run(argv: &[String]) -> i32 {
         problems.push(Diagnostic::error(
             "Too many command line arguments",
             "Expected at most one positional argument.",
+        ));
+    }
+    if json && html {
+        problems.push(Diagnostic::error(
+            "Invalid combination of options",
+            "The -json and -html options cannot be used together.",
+        ));
+    }
+    if html && positionals.is_empty() {
+        problems.push(Diagnostic::error(
+            "A saved plan is required",
+            "The -html option shows a saved plan: run terrace show -html PLANFILE.",
         ));
     }
     if json {
@@ -121,7 +142,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
     // The configuration a plan was made from, as the plan file keeps it.
-    let config = match (&shown, json) {
+    let config = match (&shown, json || html) {
         (Shown::Plan(file), true) => {
             let snapshot = crate::planfile_io::config_files(file);
             let options = terrace_config::loader::LoadOptions {
@@ -154,6 +175,37 @@ pub fn run(argv: &[String]) -> i32 {
     let configuration = config
         .as_ref()
         .map(|c| crate::jsonconfig::configuration_json(c, &|p| schemas.provider(p)));
+    if html {
+        let Shown::Plan(file) = &shown else {
+            ui.diagnostics(&[Diagnostic::error(
+                "A saved plan is required",
+                format!(
+                    "The -html option shows a saved plan; {} is a state file.",
+                    positionals.first().map(String::as_str).unwrap_or_default()
+                ),
+            )]);
+            return 1;
+        };
+        let dependencies = config
+            .as_ref()
+            .map(|c| crate::report::dependencies(Path::new("."), c))
+            .unwrap_or_default();
+        let sources = config
+            .as_ref()
+            .map(crate::providers::source_map)
+            .unwrap_or_default();
+        let title = positionals.first().map(String::as_str).unwrap_or("plan");
+        let page = crate::report::plan_html(
+            title,
+            &file.plan,
+            &lookup,
+            &dependencies,
+            &file.plan.isolated_errors,
+            &sources,
+        );
+        crate::write_stdout(&page);
+        return 0;
+    }
     let document = match (&shown, json) {
         (Shown::State(state), true) => {
             terrace_plans::json::state_json(state.as_ref(), &lookup).map_err(|e| e.to_string())

@@ -1,6 +1,6 @@
 //! The one rule for tests that need something from outside the project:
 //! `terraform`, `moto_server`, the hashicorp/aws provider package, `python3`,
-//! `git`, or the shared fixtures in `../shared`.
+//! `git`, headless `chromium`, or the shared fixtures in `../shared`.
 //!
 //! Under CI (`CI` set to `true` or `1`) a missing tool fails the test, so a
 //! CI run can never be green having tested nothing. Elsewhere the test
@@ -16,6 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+pub mod chromium;
 pub mod fuzz;
 
 /// The hashicorp/aws 5.100.0 package directory of the machine image, in a

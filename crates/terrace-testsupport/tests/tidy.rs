@@ -5,7 +5,8 @@
 //! a test can look for such a tool on its own:
 //!
 //! - printing its own `skipped` line;
-//! - probing a program (`terraform`, `git`, `python3`, `moto_server`) for
+//! - probing a program (`terraform`, `git`, `python3`, `moto_server`,
+//!   `chromium`) for
 //!   `version`/`--version`/`--help` with `Command` instead of
 //!   `terrace_testsupport::probe`/`require_*`;
 //! - naming the image's provider mirror (`/opt/tf-plugins`) or `../shared`
@@ -15,7 +16,14 @@
 use std::path::{Path, PathBuf};
 
 /// The programs from outside the project that tests use.
-const OUTSIDE_PROGRAMS: &[&str] = &["terraform", "git", "python3", "python", "moto_server"];
+const OUTSIDE_PROGRAMS: &[&str] = &[
+    "terraform",
+    "git",
+    "python3",
+    "python",
+    "moto_server",
+    "chromium",
+];
 
 /// Arguments that only ask a program whether it is there.
 const PROBE_ARGUMENTS: &[&str] = &["\"version\"", "\"--version\"", "\"--help\"", "\"-V\""];

@@ -516,12 +516,115 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
     out
 }
 
+/// The text of each part of a plan as `render_plan` prints it, one entry
+/// per shown item, for renderers that lay the plan out differently (the
+/// HTML report). The texts carry the same diff semantics as the human
+/// plan: sensitive values `(sensitive value)`, unknowns `(known after
+/// apply)`, `# forces replacement` markers.
+#[derive(Clone, Debug, Default)]
+pub struct PlanItemTexts {
+    /// Index into `plan.changes` and the change's block of text (its `#`
+    /// comment lines, then the diff), for every change the human plan
+    /// shows.
+    pub changes: Vec<(usize, String)>,
+    /// Index into `plan.drift` and its text, for every drifted object the
+    /// human plan would show (relevant to the plan, or every one in
+    /// refresh-only mode).
+    pub drift: Vec<(usize, String)>,
+    /// Output name and its one-line-or-more diff (`+ name = value`), for
+    /// every output that changes.
+    pub outputs: Vec<(String, String)>,
+}
+
+/// Renders every shown change, drifted object and output change of
+/// `plan` separately, without colour.
+pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTexts {
+    let colorize = Colorize { enabled: false };
+    let empty_schema = Schema::default();
+    let diff_of = |rc: &ResourceInstanceChange, relevant: Matcher| -> Diff {
+        let schema = schema_for(rc, schemas);
+        let schema = schema.as_deref().unwrap_or(&empty_schema);
+        let cj = resource_change_json(rc, schema);
+        let mut change = structured(&cj, relevant);
+        if rc.action == Action::Forget {
+            change = change.as_no_op();
+        }
+        if schema.block.attributes.is_empty() && schema.block.block_types.is_empty() {
+            return differ::compute_diff_for_output(&change);
+        }
+        differ::compute_diff_for_block(&change, &schema.block)
+    };
+    let index_of = |list: &[ResourceInstanceChange], rc: &ResourceInstanceChange| {
+        list.iter()
+            .position(|c| std::ptr::eq(c, rc))
+            .unwrap_or_default()
+    };
+    let mut texts = PlanItemTexts::default();
+    for rc in sorted_changes(&plan.changes) {
+        let rendered = RenderedChange {
+            rc,
+            diff: diff_of(rc, Matcher::Always),
+        };
+        if rc.action == Action::Delete && rc.addr.resource.resource.mode != ResourceMode::Managed {
+            continue;
+        }
+        if let Some(text) = render_change(&rendered, Cause::Change, &colorize) {
+            texts.changes.push((index_of(&plan.changes, rc), text));
+        }
+    }
+    for rc in sorted_changes(&plan.drift) {
+        let Some(matcher) = drift_matcher(plan, rc) else {
+            continue;
+        };
+        let rendered = RenderedChange {
+            rc,
+            diff: diff_of(rc, matcher),
+        };
+        if plan.mode != PlanMode::RefreshOnly && rendered.diff.action == Action::NoOp {
+            continue;
+        }
+        if let Some(text) = render_change(&rendered, Cause::Drift, &colorize) {
+            texts.drift.push((index_of(&plan.drift, rc), text));
+        }
+    }
+    let mut outputs: Vec<&OutputChange> = plan.output_changes.iter().collect();
+    outputs.sort_by(|a, b| a.name.cmp(&b.name));
+    let max_len = outputs
+        .iter()
+        .map(|oc| renderers::ensure_valid_attribute_name(&oc.name).len())
+        .max()
+        .unwrap_or(0);
+    for oc in outputs {
+        let cj = output_change_json(oc);
+        let diff = differ::compute_diff_for_output(&structured(&cj, Matcher::Always));
+        let text = render_output_changes_aligned(&[(oc, diff)], &colorize, max_len);
+        if !text.is_empty() {
+            texts.outputs.push((oc.name.clone(), text));
+        }
+    }
+    texts
+}
+
 fn render_output_changes(outputs: &[(&OutputChange, Diff)], colorize: &Colorize) -> String {
+    let max_len = outputs
+        .iter()
+        .map(|(oc, _)| renderers::ensure_valid_attribute_name(&oc.name).len())
+        .max()
+        .unwrap_or(0);
+    render_output_changes_aligned(outputs, colorize, max_len)
+}
+
+/// The output changes with names padded to `max_len`, so that outputs
+/// rendered one by one line up as they do together.
+fn render_output_changes_aligned(
+    outputs: &[(&OutputChange, Diff)],
+    colorize: &Colorize,
+    max_len: usize,
+) -> String {
     let escaped: Vec<String> = outputs
         .iter()
         .map(|(oc, _)| renderers::ensure_valid_attribute_name(&oc.name))
         .collect();
-    let max_len = escaped.iter().map(String::len).max().unwrap_or(0);
     let opts = Opts::new(*colorize);
     let mut lines = Vec::new();
     for ((_, diff), name) in outputs.iter().zip(&escaped) {

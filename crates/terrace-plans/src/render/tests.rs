@@ -135,3 +135,54 @@ fn plan_footers() {
         format!("\n{rule}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terrace apply\" now.\n")
     );
 }
+
+#[test]
+fn each_item_text_is_the_part_of_the_plan_text_it_stands_for() {
+    let mut items = 0;
+    for dir in case_dirs() {
+        let schemas = load_schemas(&read_json(&dir.join("schemas.json")));
+        let plan = plan_from_json(
+            &read_json(&dir.join("plan.json")),
+            case_mode(&dir),
+            &schemas,
+        );
+        let whole = render_plan(&plan, &lookup(&schemas), &RenderOptions::new(false));
+        let texts = render_plan_items(&plan, &lookup(&schemas));
+        for (index, text) in texts.changes.iter().chain(&texts.drift) {
+            assert!(*index < plan.changes.len().max(plan.drift.len()));
+            assert!(
+                whole.contains(text.as_str()),
+                "{}: {text:?} is not in\n{whole}",
+                dir.display()
+            );
+            items += 1;
+        }
+        for (name, text) in &texts.outputs {
+            assert!(text.contains(name.as_str()), "{text:?}");
+            assert!(whole.contains(text.as_str()), "{}: {text:?}", dir.display());
+            items += 1;
+        }
+        // Every change block of the whole text (a `#` comment line after
+        // an empty line) is the start of an item.
+        let firsts: Vec<&str> = texts
+            .changes
+            .iter()
+            .chain(&texts.drift)
+            .filter_map(|(_, t)| t.lines().next())
+            .collect();
+        let lines: Vec<&str> = whole.lines().collect();
+        for pair in lines.windows(2) {
+            let starts_block =
+                pair[0].is_empty() && (pair[1].starts_with("  # ") || pair[1].starts_with(" # "));
+            if starts_block {
+                assert!(
+                    firsts.contains(&pair[1]),
+                    "{}: no item for {:?}",
+                    dir.display(),
+                    pair[1]
+                );
+            }
+        }
+    }
+    assert!(items > 0, "no items rendered");
+}
