@@ -92,6 +92,31 @@ pub fn run(argv: &[String]) -> i32 {
             }
         }
     };
+    // A plain state file is pushed as it is; an encrypted one (the
+    // `errored.tfstate` an apply left behind) is decrypted with the
+    // configuration's state encryption first.
+    let bytes = if terrace_states::encryption::is_envelope(&bytes) {
+        let codec = match crate::encryption_config::load_of_dir(std::path::Path::new(".")) {
+            Ok((encryption, _)) => encryption.state(),
+            Err(diags) => {
+                ui.legacy_diagnostics(&diags);
+                return 1;
+            }
+        };
+        if !codec.is_enabled() {
+            ui.error(&format!("Error reading source state {source:?}: the state is encrypted and requires a valid encryption configuration to decrypt"));
+            return 1;
+        }
+        match codec.decrypt(&bytes) {
+            Ok((plain, _)) => plain,
+            Err(e) => {
+                ui.error(&format!("Error reading source state {source:?}: {e}"));
+                return 1;
+            }
+        }
+    } else {
+        bytes
+    };
     let pushed = if bytes.iter().all(u8::is_ascii_whitespace) {
         State::new_empty()
     } else {
@@ -219,12 +244,12 @@ fn push_locked(
     ui: &Ui,
 ) -> Result<(), ()> {
     let existing = match std::fs::read(existing_path) {
-        Ok(b) if !b.iter().all(u8::is_ascii_whitespace) => match statefile::read(&b) {
+        Ok(b) if !b.iter().all(u8::is_ascii_whitespace) => match backend.decode_stored(&b) {
             Ok((state, _)) => Some(state),
-            Err(diags) => {
+            Err(e) => {
                 ui.legacy_diagnostics(&[terrace_syntax::Diagnostic::error(
                     "Failed to refresh destination state",
-                    StateError::Invalid(diags).to_string(),
+                    e.to_string(),
                 )]);
                 return Err(());
             }

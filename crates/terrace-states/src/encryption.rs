@@ -196,7 +196,10 @@ impl Pbkdf2Metadata {
         };
         let iterations = int("iterations")?;
         let key_length = int("key_length")?;
-        let hash = v.get("hash_function").and_then(|h| h.as_str()).unwrap_or("");
+        let hash = v
+            .get("hash_function")
+            .and_then(|h| h.as_str())
+            .unwrap_or("");
         if salt.is_empty() || iterations == 0 || key_length == 0 || hash.is_empty() {
             return Ok(None);
         }
@@ -224,18 +227,12 @@ impl Pbkdf2Metadata {
 pub fn pbkdf2_derive(passphrase: &[u8], meta: &Pbkdf2Metadata) -> Vec<u8> {
     let mut key = vec![0u8; meta.key_length];
     match meta.hash_function {
-        HashFunction::Sha256 => pbkdf2::pbkdf2_hmac::<sha2::Sha256>(
-            passphrase,
-            &meta.salt,
-            meta.iterations,
-            &mut key,
-        ),
-        HashFunction::Sha512 => pbkdf2::pbkdf2_hmac::<sha2::Sha512>(
-            passphrase,
-            &meta.salt,
-            meta.iterations,
-            &mut key,
-        ),
+        HashFunction::Sha256 => {
+            pbkdf2::pbkdf2_hmac::<sha2::Sha256>(passphrase, &meta.salt, meta.iterations, &mut key)
+        }
+        HashFunction::Sha512 => {
+            pbkdf2::pbkdf2_hmac::<sha2::Sha512>(passphrase, &meta.salt, meta.iterations, &mut key)
+        }
     }
     key
 }
@@ -379,11 +376,11 @@ pub fn aes_gcm_seal_with_nonce(
         32 => aes_gcm::Aes256Gcm::new_from_slice(key)
             .map_err(|e| e.to_string())?
             .encrypt(nonce_ref, payload),
-        24 => aes_gcm::AesGcm::<aes_gcm::aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(
-            key,
-        )
-        .map_err(|e| e.to_string())?
-        .encrypt(nonce_ref, payload),
+        24 => {
+            aes_gcm::AesGcm::<aes_gcm::aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(key)
+                .map_err(|e| e.to_string())?
+                .encrypt(nonce_ref, payload)
+        }
         n => return Err(format!("crypto/aes: invalid key size {n}")),
     }
     .map_err(|_| "encryption failed".to_string())?;
@@ -412,12 +409,16 @@ pub fn aes_gcm_open(key: &[u8], aad: &[u8], data: &[u8]) -> Result<Vec<u8>, Stri
         32 => aes_gcm::Aes256Gcm::new_from_slice(key)
             .map_err(|e| e.to_string())?
             .decrypt(nonce, payload),
-        24 => aes_gcm::AesGcm::<aes_gcm::aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(
-            key,
-        )
-        .map_err(|e| e.to_string())?
-        .decrypt(nonce, payload),
-        n => return Err(format!("decryption failed: crypto/aes: invalid key size {n}")),
+        24 => {
+            aes_gcm::AesGcm::<aes_gcm::aes::Aes192, aes_gcm::aead::consts::U12>::new_from_slice(key)
+                .map_err(|e| e.to_string())?
+                .decrypt(nonce, payload)
+        }
+        n => {
+            return Err(format!(
+                "decryption failed: crypto/aes: invalid key size {n}"
+            ))
+        }
     };
     // Go's wording for a wrong key or tampered data.
     opened.map_err(|_| "decryption failed: cipher: message authentication failed".to_string())
@@ -440,13 +441,14 @@ struct Encryptor {
     meta: BTreeMap<String, String>,
 }
 
-/// One target's methods, in fallback order, and its prepared encryptor
-/// (`None` when the first method is `unencrypted`).
-#[derive(Clone)]
+/// One target's methods, in fallback order, and its encryptor (`None`
+/// when the first method is `unencrypted`), prepared on the first write:
+/// a command that only reads does not pay for deriving a key it never
+/// uses.
 pub struct Target {
     name: String,
     methods: Vec<Method>,
-    encryptor: Option<Encryptor>,
+    encryptor: std::sync::OnceLock<Result<Option<Encryptor>, EncryptionError>>,
 }
 
 impl std::fmt::Debug for Target {
@@ -462,7 +464,11 @@ impl Target {
     /// `name` names the target in messages (`state`, `plan`,
     /// `remote.default`...). `methods` is the method, then its fallbacks.
     /// With `enforced`, an `unencrypted` method anywhere is refused.
-    pub fn new(name: &str, methods: Vec<Method>, enforced: bool) -> Result<Target, EncryptionError> {
+    pub fn new(
+        name: &str,
+        methods: Vec<Method>,
+        enforced: bool,
+    ) -> Result<Target, EncryptionError> {
         if enforced && methods.iter().any(Method::is_unencrypted) {
             return Err(EncryptionError::new(
                 "Unencrypted method is forbidden",
@@ -480,23 +486,39 @@ impl Target {
                 keys.validate()?;
             }
         }
-        let encryptor = match first {
-            Method::Unencrypted { .. } => None,
-            Method::AesGcm { keys, aad, .. } => {
-                let (key, meta) = keys.encryption_key()?;
-                check_aes_key_length(&key, "encryption")?;
-                Some(Encryptor {
-                    key,
-                    aad: aad.clone(),
-                    meta: [(keys.meta_key().to_string(), meta)].into_iter().collect(),
-                })
-            }
-        };
+        if let Method::AesGcm {
+            keys: KeyProvider::Pbkdf2(p),
+            ..
+        } = first
+        {
+            // What the derived key's length will be, checked now rather
+            // than at the first write.
+            check_aes_key_length(&vec![0; p.key_length], "encryption")?;
+        }
         Ok(Target {
             name: name.to_string(),
             methods,
-            encryptor,
+            encryptor: std::sync::OnceLock::new(),
         })
+    }
+
+    fn encryptor(&self) -> Result<Option<&Encryptor>, EncryptionError> {
+        let prepared = self.encryptor.get_or_init(|| match &self.methods[0] {
+            Method::Unencrypted { .. } => Ok(None),
+            Method::AesGcm { keys, aad, .. } => {
+                let (key, meta) = keys.encryption_key()?;
+                check_aes_key_length(&key, "encryption")?;
+                Ok(Some(Encryptor {
+                    key,
+                    aad: aad.clone(),
+                    meta: [(keys.meta_key().to_string(), meta)].into_iter().collect(),
+                }))
+            }
+        });
+        match prepared {
+            Ok(e) => Ok(e.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -505,13 +527,13 @@ impl Target {
 
     /// Whether files are written encrypted.
     pub fn encrypts(&self) -> bool {
-        self.encryptor.is_some()
+        !self.methods[0].is_unencrypted()
     }
 
     /// `meta`, `encrypted_data`, `encryption_version` as JSON members
     /// (without braces); `None` when writing unencrypted.
     fn seal(&self, plain: &[u8]) -> Result<Option<String>, EncryptionError> {
-        let Some(enc) = &self.encryptor else {
+        let Some(enc) = self.encryptor()? else {
             return Ok(None);
         };
         let sealed = aes_gcm_seal(&enc.key, &enc.aad, plain).map_err(|e| {
@@ -726,7 +748,10 @@ impl StateCodec {
             return Ok(plain.to_vec());
         };
         let doc: serde_json::Value = serde_json::from_slice(plain).map_err(|e| {
-            EncryptionError::new("Failed to encrypt", format!("encryption failed for {}: {e}", target.name))
+            EncryptionError::new(
+                "Failed to encrypt",
+                format!("encryption failed for {}: {e}", target.name),
+            )
         })?;
         let Some(members) = target.seal(plain)? else {
             return Ok(plain.to_vec());

@@ -131,9 +131,7 @@ fn a_fallback_reads_what_the_old_key_wrote_and_the_new_key_writes() {
 #[test]
 fn unencrypted_state_needs_the_unencrypted_method() {
     let strict = state_codec(vec![aes_gcm("m", pbkdf2("k", PASSPHRASE))], false);
-    let err = strict
-        .decrypt(PLAIN_STATE.as_bytes())
-        .expect_err("refused");
+    let err = strict.decrypt(PLAIN_STATE.as_bytes()).expect_err("refused");
     assert_eq!(
         err.detail,
         "encountered unencrypted payload without unencrypted method configured"
@@ -174,18 +172,27 @@ fn enforced_refuses_the_unencrypted_method() {
 #[test]
 fn weak_pbkdf2_settings_are_refused() {
     let mut p = Pbkdf2KeyProvider::new("key_provider.pbkdf2.k", "short");
-    let err = Target::new("state", vec![aes_gcm("m", KeyProvider::Pbkdf2(p.clone()))], false)
-        .expect_err("refused");
+    let err = Target::new(
+        "state",
+        vec![aes_gcm("m", KeyProvider::Pbkdf2(p.clone()))],
+        false,
+    )
+    .expect_err("refused");
     assert_eq!(err.summary, "Unable to build encryption key data");
     assert!(
-        err.detail.contains("passphrase is too short (minimum 16 characters)"),
+        err.detail
+            .contains("passphrase is too short (minimum 16 characters)"),
         "{}",
         err.detail
     );
     p.passphrase = PASSPHRASE.into();
     p.iterations = 1000;
-    let err = Target::new("state", vec![aes_gcm("m", KeyProvider::Pbkdf2(p.clone()))], false)
-        .expect_err("refused");
+    let err = Target::new(
+        "state",
+        vec![aes_gcm("m", KeyProvider::Pbkdf2(p.clone()))],
+        false,
+    )
+    .expect_err("refused");
     assert!(err.detail.contains("dangerously low"), "{}", err.detail);
     p.iterations = PBKDF2_MINIMUM_ITERATIONS;
     p.key_length = 20;
@@ -225,8 +232,8 @@ fn an_unknown_envelope_version_is_refused() {
 fn a_state_in_opentofus_format_decrypts() {
     let data = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
     let stored = std::fs::read(format!("{data}opentofu_pbkdf2_aes_gcm.tfstate")).expect("fixture");
-    let expected = std::fs::read(format!("{data}opentofu_pbkdf2_aes_gcm.plain.json"))
-        .expect("fixture");
+    let expected =
+        std::fs::read(format!("{data}opentofu_pbkdf2_aes_gcm.plain.json")).expect("fixture");
     let codec = StateCodec(Some(Arc::new(
         Target::new(
             "state",
@@ -252,18 +259,35 @@ fn a_state_in_opentofus_format_decrypts() {
     let ours = codec.encrypt(&plain).expect("encrypts");
     let keys = |bytes: &[u8]| -> Vec<String> {
         let text = String::from_utf8_lossy(bytes).to_string();
-        ["\"serial\":", "\"lineage\":", "\"meta\":", "\"encrypted_data\":", "\"encryption_version\":"]
-            .iter()
-            .map(|k| format!("{k}@{}", text.find(k).map(|_| "present").unwrap_or("absent")))
-            .collect()
+        [
+            "\"serial\":",
+            "\"lineage\":",
+            "\"meta\":",
+            "\"encrypted_data\":",
+            "\"encryption_version\":",
+        ]
+        .iter()
+        .map(|k| {
+            format!(
+                "{k}@{}",
+                text.find(k).map(|_| "present").unwrap_or("absent")
+            )
+        })
+        .collect()
     };
     assert_eq!(keys(&ours), keys(&stored));
     let order = |bytes: &[u8]| -> Vec<usize> {
         let text = String::from_utf8_lossy(bytes).to_string();
-        ["\"serial\":", "\"lineage\":", "\"meta\":", "\"encrypted_data\":", "\"encryption_version\":"]
-            .iter()
-            .filter_map(|k| text.find(k))
-            .collect()
+        [
+            "\"serial\":",
+            "\"lineage\":",
+            "\"meta\":",
+            "\"encrypted_data\":",
+            "\"encryption_version\":",
+        ]
+        .iter()
+        .filter_map(|k| text.find(k))
+        .collect()
     };
     let ours_order = order(&ours);
     assert!(ours_order.windows(2).all(|w| w[0] < w[1]), "{ours_order:?}");
@@ -296,7 +320,10 @@ fn a_plan_round_trips_and_a_plain_plan_needs_the_unencrypted_method() {
     let zip = b"PK\x03\x04 pretend zip".to_vec();
     let stored = plan.encrypt(&zip).expect("encrypts");
     let text = String::from_utf8(stored.clone()).expect("text");
-    assert!(text.starts_with("{\"meta\":{\"key_provider.pbkdf2.k\":\""), "{text}");
+    assert!(
+        text.starts_with("{\"meta\":{\"key_provider.pbkdf2.k\":\""),
+        "{text}"
+    );
     assert!(text.ends_with(",\"encryption_version\":\"v0\"}"), "{text}");
     assert_eq!(plan.decrypt(&stored).expect("decrypts"), zip);
     let err = plan.decrypt(&zip).expect_err("refused");
@@ -317,7 +344,9 @@ fn aes_gcm_matches_the_standard_test_vector() {
             .collect()
     };
     let key = hex("feffe9928665731c6d6a8f9467308308");
-    let nonce: [u8; 12] = hex("cafebabefacedbaddecaf888").try_into().unwrap_or([0; 12]);
+    let nonce: [u8; 12] = hex("cafebabefacedbaddecaf888")
+        .try_into()
+        .unwrap_or([0; 12]);
     let plain = hex("d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255");
     let sealed = aes_gcm_seal_with_nonce(&key, &[], &nonce, &plain).expect("seals");
     let expected_ct = hex("42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985");

@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_syntax::Diagnostics;
 
 use super::local::{
     valid_workspace_name, DeleteOutcome, SelectOutcome, StateError, WorkspaceError,
 };
 use super::lockinfo::{LockError, LockInfo};
 use super::{Backend, OpenOptions, DEFAULT_WORKSPACE, ERRORED_STATE_FILENAME};
+use crate::encryption::{ReadStatus, StateCodec};
 use crate::model::State;
-use crate::statefile;
 
 /// Where a remote backend keeps its states.
 pub trait RemoteStore: Send {
@@ -53,6 +53,11 @@ pub struct RemoteBackend {
     lock: Option<String>,
     snapshot: Option<State>,
     snapshot_loaded: bool,
+    codec: StateCodec,
+    /// The last read used a fallback method: the next write stores the
+    /// state again even when it has not changed, moving it to the first
+    /// method.
+    needs_migration: bool,
 }
 
 impl RemoteBackend {
@@ -67,7 +72,15 @@ impl RemoteBackend {
             lock: None,
             snapshot: None,
             snapshot_loaded: false,
+            codec: StateCodec::disabled(),
+            needs_migration: false,
         }
+    }
+
+    /// States are stored encrypted as `codec` says.
+    pub fn with_encryption(mut self, codec: StateCodec) -> RemoteBackend {
+        self.codec = codec;
+        self
     }
 
     fn list(&mut self) -> Result<Vec<String>, WorkspaceError> {
@@ -88,10 +101,8 @@ impl RemoteBackend {
             if existing.as_ref().is_none_or(|b| b.is_empty()) {
                 let mut state = State::new_empty();
                 state.terraform_version = self.version.clone();
-                let (bytes, diags) = statefile::write_with_diagnostics(&state);
-                if diags.iter().any(Diagnostic::is_error) {
-                    return Err(WorkspaceError::State(StateError::Serialize(diags)));
-                }
+                let bytes =
+                    super::encode_state(&self.codec, &state).map_err(WorkspaceError::State)?;
                 self.store.put(name, &bytes).map_err(fail)?;
             }
             Ok(())
@@ -120,14 +131,12 @@ impl RemoteBackend {
     }
 
     fn persist(&mut self, new: State) -> Result<(), StateError> {
-        let (bytes, diags) = statefile::write_with_diagnostics(&new);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &new)?;
         let workspace = self.workspace.clone();
         self.store
             .put(&workspace, &bytes)
             .map_err(|e| StateError::Io(format!("Failed to upload state: {e}")))?;
+        self.needs_migration = false;
         self.snapshot = Some(new);
         self.snapshot_loaded = true;
         Ok(())
@@ -310,7 +319,8 @@ impl Backend for RemoteBackend {
             self.snapshot_loaded = true;
             return Ok((None, Vec::new()));
         };
-        let (state, warnings) = statefile::read(&bytes).map_err(StateError::Invalid)?;
+        let (state, warnings, status) = super::decode_state(&self.codec, &bytes)?;
+        self.needs_migration = status == ReadStatus::Migration;
         self.snapshot = Some(state.clone());
         self.snapshot_loaded = true;
         Ok((Some(state), warnings))
@@ -325,7 +335,7 @@ impl Backend for RemoteBackend {
         match &self.snapshot {
             Some(prev) => {
                 new.lineage = prev.lineage.clone();
-                if prev.deep_eq_ignoring_serial(&new) {
+                if prev.deep_eq_ignoring_serial(&new) && !self.needs_migration {
                     // Nothing changed: the stored snapshot stays, as
                     // terraform leaves a remote state it has no news for.
                     return Ok(prev.serial);
@@ -360,10 +370,7 @@ impl Backend for RemoteBackend {
         let path = self.dir.join(ERRORED_STATE_FILENAME);
         let mut s = state.clone();
         s.terraform_version = self.version.clone();
-        let (bytes, diags) = statefile::write_with_diagnostics(&s);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &s)?;
         super::local::atomic_write(&path, &bytes, None).map_err(StateError::Io)?;
         Ok(path)
     }
