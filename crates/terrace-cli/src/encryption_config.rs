@@ -552,15 +552,21 @@ pub fn load(
     if let Some(t) = &raw.remote_default {
         enc.remote_default = build_target(&raw, "remote.default", t, &eval)?;
     }
-    for (name, t) in &raw.remote_named {
-        if let Some(target) = build_target(
-            &raw,
-            &format!("remote.remote_state_datasource.{name}"),
-            t,
-            &eval,
-        )? {
-            enc.remote_named.insert(name.clone(), target);
-        }
+    // Choosing a method per data source needs the data source's address
+    // where the state is read, which the built-in provider is not given:
+    // refused by name rather than read with the wrong key.
+    if let Some((name, _)) = raw.remote_named.first() {
+        return Err(vec![at(
+            Diagnostic::error(
+                "Unsupported encryption configuration",
+                format!(
+                    "{} reads every terraform_remote_state data source with the \"default\" of remote_state_data_sources; a remote_state_data_source block ({}) is not implemented. Move its method to \"default\".",
+                    crate::PRODUCT,
+                    quote(name)
+                ),
+            ),
+            &range,
+        )]);
     }
     Ok((enc, diags))
 }

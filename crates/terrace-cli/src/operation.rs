@@ -481,7 +481,10 @@ impl Operation {
             return Err(unlock_and_fail(&mut backend, &diags));
         }
         let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
-        let factory = Arc::new(CliProviderFactory::new(executables, &working_dir));
+        let factory = Arc::new(
+            CliProviderFactory::new(executables, &working_dir)
+                .with_remote_state_encryption(encryption.remote_state_default()),
+        );
         let config = Arc::new(config);
         let ctx = Context {
             config: config.clone(),

@@ -524,3 +524,43 @@ fn configuration_mistakes_are_diagnosed() {
     );
     assert!(!work.path("terraform.tfstate").exists());
 }
+
+#[test]
+fn terraform_remote_state_decrypts_with_remote_state_data_sources() {
+    let producer = work("enc-remote-producer");
+    producer.write(
+        "main.tf",
+        &config(&format!(
+            "{}{}",
+            key("k", PASSPHRASE),
+            state_target("aes_gcm.k", None, false)
+        )),
+    );
+    producer.terrace_ok(&["init"], 0);
+    producer.terrace_ok(&["apply", "-auto-approve"], 0);
+    envelope(&producer.state_bytes());
+    let path = producer.path("terraform.tfstate").display().to_string();
+
+    let consumer = work("enc-remote-consumer");
+    let data = format!(
+        "data \"terraform_remote_state\" \"p\" {{\n  backend = \"local\"\n  config = {{\n    path = {path:?}\n  }}\n}}\n\noutput \"read\" {{\n  value = data.terraform_remote_state.p.outputs.o\n}}\n"
+    );
+    // Without a method for remote states, the encrypted state is refused.
+    consumer.write("main.tf", &data);
+    consumer.terrace_ok(&["init"], 0);
+    let refused = consumer.terrace(&["apply", "-auto-approve"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+
+    consumer.write(
+        "main.tf",
+        &format!(
+            "terraform {{\n  encryption {{\n{}    remote_state_data_sources {{\n      default {{\n        method = method.aes_gcm.k\n      }}\n    }}\n  }}\n}}\n\n{data}",
+            key("k", PASSPHRASE)
+        ),
+    );
+    consumer.terrace_ok(&["apply", "-auto-approve"], 0);
+    let output = consumer.terrace_ok(&["output", "-raw", "read"], 0);
+    assert_eq!(output.stdout, SECRET);
+    // Only remote states are decrypted: this state stays plain.
+    assert!(consumer.state().get("encryption_version").is_none());
+}

@@ -718,6 +718,12 @@ impl Encryption {
         PlanCodec(self.plan.clone())
     }
 
+    /// For every `terraform_remote_state` data source: the `default` of
+    /// `remote_state_data_sources`.
+    pub fn remote_state_default(&self) -> StateCodec {
+        StateCodec(self.remote_default.clone())
+    }
+
     /// For the `terraform_remote_state` data source named `name`.
     pub fn remote_state(&self, name: &str) -> StateCodec {
         StateCodec(
