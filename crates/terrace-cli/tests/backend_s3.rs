@@ -318,3 +318,61 @@ fn force_unlock_removes_a_killed_applys_lock_file() {
 fn force_unlock_removes_a_killed_applys_dynamodb_lock() {
     force_unlock_after_kill(LockMode::DynamoDb);
 }
+
+/// The `encryption` block wraps what the s3 backend stores: the object is
+/// OpenTofu's envelope (the state is not in it in the clear), the lock
+/// digest is of the stored bytes, and a wrong passphrase changes nothing.
+#[test]
+fn an_encrypted_state_is_stored_in_s3_as_an_envelope() {
+    let Some((moto, work)) = start(LockMode::DynamoDb) else {
+        return;
+    };
+    let encryption = |passphrase: &str| {
+        format!(
+            "terraform {{\n  encryption {{\n    key_provider \"pbkdf2\" \"k\" {{\n      passphrase = \"{passphrase}\"\n      iterations = 200000\n    }}\n    method \"aes_gcm\" \"k\" {{\n      keys = key_provider.pbkdf2.k\n    }}\n    state {{\n      method = method.aes_gcm.k\n    }}\n  }}\n}}\n"
+        )
+    };
+    work.write("encryption.tf", &encryption("correct-horse-battery-staple"));
+    work.terrace_ok(&["init"], 0);
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    let stored = object(&moto, KEY);
+    assert_eq!(stored["encryption_version"], "v0", "{stored}");
+    assert!(stored.get("resources").is_none(), "{stored}");
+    assert_eq!(stored["serial"], 1, "{stored}");
+    let text = moto.query(&format!(
+        "s3 = client('s3', 'us-east-1')\n\
+         print(json.dumps(s3.get_object(Bucket='{BUCKET}', Key='{KEY}')['Body'].read().decode()))\n"
+    ));
+    let text = text.as_str().expect("object text").to_string();
+    assert!(!text.contains("kv_entry"), "{text}");
+    let digest = items(&moto)[format!("{BUCKET}/{KEY}-md5")]["Digest"].clone();
+    assert_eq!(
+        digest,
+        md5_hex(text.as_bytes()),
+        "the digest is of the stored bytes"
+    );
+
+    let plan = work.terrace(&["plan", "-detailed-exitcode"]);
+    assert_eq!(plan.code, Some(0), "{}", plan.output());
+    work.terrace_ok(&["apply", "-auto-approve", "-var", "n=4"], 0);
+    let pulled: serde_json::Value =
+        serde_json::from_str(&work.terrace_ok(&["state", "pull"], 0).stdout).expect("state JSON");
+    assert_eq!(resources_in(&pulled), 4);
+
+    let before = object(&moto, KEY);
+    work.write("encryption.tf", &encryption("a-different-long-passphrase"));
+    let refused = work.terrace(&["apply", "-auto-approve", "-var", "n=5"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    assert!(
+        refused
+            .all()
+            .contains("decryption failed for all provided methods"),
+        "{}",
+        refused.output()
+    );
+    assert_eq!(object(&moto, KEY), before, "the stored state is unchanged");
+    assert_eq!(
+        lock_info(&moto, LockMode::DynamoDb),
+        serde_json::Value::Null
+    );
+}
