@@ -930,6 +930,7 @@ mod tests {
         let (state, diagnostics) = read(
             &local(obj(&[("path", Value::string("bad.tfstate"))])),
             &dir.0,
+            &StateCodec::disabled(),
         );
         assert!(state.is_null());
         assert_eq!(
