@@ -150,6 +150,13 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
     };
     let paths = local.state_paths(&workspace);
     drop(probe);
+    let codec = match crate::encryption_config::load_of_dir(Path::new(".")) {
+        Ok((encryption, _)) => encryption.state(),
+        Err(diags) => {
+            ui.legacy_diagnostics(&diags);
+            return Err(());
+        }
+    };
 
     // The backend keeps the lineage and serial of the state it read
     // last; reading the pushed state itself (staged next to the real one)
@@ -165,7 +172,8 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
         },
     )
     .with_data_dir(crate::providers::data_dir(Path::new(".")))
-    .with_version(TERRAFORM_VERSION);
+    .with_version(TERRAFORM_VERSION)
+    .with_encryption(codec);
     backend.use_workspace(workspace);
     if !state_meta::lock(&mut backend, flags, "state-push", ui) {
         return Err(());
@@ -203,10 +211,18 @@ fn push_remote(
         return Err(());
     }
     let result = (|| {
-        let loaded = state_meta::read_state(backend).map_err(|d| {
-            ui.legacy_diagnostics(&d);
-        })?;
-        let existing = loaded.state;
+        let existing = if crate::journal::folded_into(journal, pushed) {
+            backend
+                .read_state()
+                .map_err(|e| ui.legacy_diagnostics(&e.to_diagnostics()))?
+                .0
+        } else {
+            state_meta::read_state(backend)
+                .map_err(|d| {
+                    ui.legacy_diagnostics(&d);
+                })?
+                .state
+        };
         if !force {
             if let Err(msg) = check_valid_import(pushed, existing.as_ref()) {
                 ui.error(&format!("Failed to write state: {msg}"));
@@ -267,7 +283,8 @@ fn push_locked(
     };
     // Objects an interrupted apply recorded count as part of what is
     // being replaced.
-    let existing = match (existing, journal.exists()) {
+    let journal_settled = crate::journal::folded_into(journal, pushed);
+    let existing = match (existing, journal.exists() && !journal_settled) {
         (Some(state), true) => {
             match crate::journal::recover(
                 journal,
@@ -293,7 +310,14 @@ fn push_locked(
     let mut staged_state = pushed.clone();
     staged_state.serial = pushed_serial(pushed, existing.as_ref());
     staged_state.terraform_version = TERRAFORM_VERSION.to_string();
-    if let Err(e) = std::fs::write(staged, statefile::write(&staged_state)) {
+    let staged_bytes = match backend.encode_stored(&staged_state) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            ui.error(&format!("Failed to write state: {e}"));
+            return Err(());
+        }
+    };
+    if let Err(e) = std::fs::write(staged, staged_bytes) {
         ui.error(&format!(
             "Failed to write state: open {}: {}",
             staged.display(),

@@ -376,3 +376,66 @@ fn an_encrypted_state_is_stored_in_s3_as_an_envelope() {
         serde_json::Value::Null
     );
 }
+
+fn create_bucket_and_table(moto: &Moto) {
+    moto.query(&format!(
+        "s3 = client('s3', 'us-east-1')\n\
+         s3.create_bucket(Bucket='{BUCKET}')\n\
+         ddb = client('dynamodb', 'us-east-1')\n\
+         ddb.create_table(TableName='{TABLE}', KeySchema=[{{'AttributeName': 'LockID', 'KeyType': 'HASH'}}], \
+         AttributeDefinitions=[{{'AttributeName': 'LockID', 'AttributeType': 'S'}}], BillingMode='PAY_PER_REQUEST')\n\
+         print(json.dumps(True))\n"
+    ));
+}
+
+/// The S3 server dies (moto killed) while an apply creates objects: the
+/// apply ends in error with every object in `errored.tfstate`, and on a
+/// new server `state push` of that file recovers them all.
+fn server_killed_mid_apply(mode: LockMode) {
+    let Some((mut moto, work)) = start(mode) else {
+        return;
+    };
+    work.terrace_ok(&["init", "-input=false"], 0);
+    work.terrace_ok(&["apply", "-auto-approve", "-var", "n=1"], 0);
+
+    work.write(HOLD, "held by the test\n");
+    let apply = work.spawn_terrace(&["apply", "-auto-approve", "-var", "n=4"]);
+    wait_until(
+        "the apply to start creating",
+        Duration::from_secs(120),
+        || apply.stdout(),
+        |out| out.contains(": Creating..."),
+    );
+    moto.kill();
+    std::fs::remove_file(work.path(HOLD)).expect("releasing the kv lock");
+    let done = apply.finish(Duration::from_secs(300));
+    assert_eq!(done.code, Some(1), "{}", done.output());
+    assert!(
+        done.stderr.contains("Failed to persist state to backend")
+            && done.stderr.contains("errored.tfstate"),
+        "{}",
+        done.output()
+    );
+    let errored: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(work.path("errored.tfstate")).expect("errored.tfstate was written"),
+    )
+    .expect("errored.tfstate is a state");
+    assert_eq!(resources_in(&errored), 4);
+
+    moto.restart();
+    create_bucket_and_table(&moto);
+    work.terrace_ok(&["state", "push", "errored.tfstate"], 0);
+    assert_eq!(resources_in(&object(&moto, KEY)), 4);
+    assert!(lock_info(&moto, mode).is_null(), "no lock is left");
+    work.terrace_ok(&["plan", "-detailed-exitcode", "-var", "n=4"], 0);
+}
+
+#[test]
+fn a_server_killed_mid_apply_with_a_lock_file_leaves_errored_state() {
+    server_killed_mid_apply(LockMode::LockFile);
+}
+
+#[test]
+fn a_server_killed_mid_apply_with_dynamodb_locks_leaves_errored_state() {
+    server_killed_mid_apply(LockMode::DynamoDb);
+}

@@ -564,3 +564,38 @@ fn terraform_remote_state_decrypts_with_remote_state_data_sources() {
     // Only remote states are decrypted: this state stays plain.
     assert!(consumer.state().get("encryption_version").is_none());
 }
+
+/// `state push` of a plain state (what `state pull` printed) stores it
+/// encrypted, as every write of the state is; pushing an encrypted file
+/// decrypts it first.
+#[test]
+fn state_push_stores_the_pushed_state_encrypted() {
+    let work = work("enc-push");
+    work.write(
+        "main.tf",
+        &config(&format!(
+            "{}{}",
+            key("k", PASSPHRASE),
+            state_target("aes_gcm.k", None, false)
+        )),
+    );
+    work.terrace_ok(&["init"], 0);
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    let encrypted = work.state_bytes();
+    let pulled = work.terrace_ok(&["state", "pull"], 0).stdout;
+    work.write("pulled.tfstate", &pulled);
+    std::fs::write(work.path("encrypted-copy.tfstate"), &encrypted).expect("copy");
+
+    work.terrace_ok(&["state", "rm", "terraform_data.d"], 0);
+    envelope(&work.state_bytes());
+    work.terrace_ok(&["state", "push", "-force", "pulled.tfstate"], 0);
+    envelope(&work.state_bytes());
+    let list = work.terrace_ok(&["state", "list"], 0);
+    assert_eq!(list.stdout.trim(), "terraform_data.d");
+
+    work.terrace_ok(&["state", "rm", "terraform_data.d"], 0);
+    work.terrace_ok(&["state", "push", "-force", "encrypted-copy.tfstate"], 0);
+    envelope(&work.state_bytes());
+    let plan = plan_exit(&work);
+    assert_eq!(plan.code, Some(0), "{}", plan.output());
+}

@@ -340,6 +340,12 @@ impl LocalBackend {
         super::decode_state(&self.codec, bytes).map(|(state, warnings, _)| (state, warnings))
     }
 
+    /// The bytes this backend would store for `state` (encrypted as its
+    /// files are).
+    pub fn encode_stored(&self, state: &State) -> Result<Vec<u8>, StateError> {
+        super::encode_state(&self.codec, state)
+    }
+
     /// The version recorded in lock metadata and written states.
     pub fn with_version(mut self, version: impl Into<String>) -> LocalBackend {
         self.version = version.into();
