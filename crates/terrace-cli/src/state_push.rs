@@ -211,17 +211,21 @@ fn push_remote(
         return Err(());
     }
     let result = (|| {
-        let existing = if crate::journal::folded_into(journal, pushed) {
-            backend
-                .read_state()
-                .map_err(|e| ui.legacy_diagnostics(&e.to_diagnostics()))?
-                .0
-        } else {
-            state_meta::read_state(backend)
-                .map_err(|d| {
-                    ui.legacy_diagnostics(&d);
-                })?
-                .state
+        // A journal that does not fit the stored state any more (the
+        // backend lost its data) is settled by pushing a state that holds
+        // everything it records.
+        let existing = match state_meta::read_state(backend) {
+            Ok(loaded) => loaded.state,
+            Err(_) if crate::journal::folded_into(journal, pushed) => {
+                backend
+                    .read_state()
+                    .map_err(|e| ui.legacy_diagnostics(&e.to_diagnostics()))?
+                    .0
+            }
+            Err(d) => {
+                ui.legacy_diagnostics(&d);
+                return Err(());
+            }
         };
         if !force {
             if let Err(msg) = check_valid_import(pushed, existing.as_ref()) {
@@ -283,8 +287,7 @@ fn push_locked(
     };
     // Objects an interrupted apply recorded count as part of what is
     // being replaced.
-    let journal_settled = crate::journal::folded_into(journal, pushed);
-    let existing = match (existing, journal.exists() && !journal_settled) {
+    let existing = match (existing, journal.exists()) {
         (Some(state), true) => {
             match crate::journal::recover(
                 journal,
@@ -293,6 +296,7 @@ fn push_locked(
             ) {
                 Ok(crate::journal::Recovery::Replayed { state, .. }) => Some(state),
                 Ok(_) => Some(state),
+                Err(_) if crate::journal::folded_into(journal, pushed) => Some(state),
                 Err(d) => {
                     ui.legacy_diagnostics(&[*d]);
                     return Err(());
