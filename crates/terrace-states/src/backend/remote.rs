@@ -407,3 +407,105 @@ pub fn journal_path_for(data_dir: &Path, type_name: &str, location: &str) -> Pat
         .join("journals")
         .join(format!("{type_name}-{hex}.journal"))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encryption::{KeyProvider, Method, Pbkdf2KeyProvider, Target};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    /// A store in memory, shared with the test that inspects it.
+    struct MemoryStore(Arc<Mutex<BTreeMap<String, Vec<u8>>>>);
+
+    impl RemoteStore for MemoryStore {
+        fn type_name(&self) -> &'static str {
+            "memory"
+        }
+        fn workspaces(&mut self) -> Result<Vec<String>, String> {
+            Ok(vec![DEFAULT_WORKSPACE.to_string()])
+        }
+        fn get(&mut self, workspace: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self
+                .0
+                .lock()
+                .map_err(|e| e.to_string())?
+                .get(workspace)
+                .cloned())
+        }
+        fn put(&mut self, workspace: &str, bytes: &[u8]) -> Result<(), String> {
+            self.0
+                .lock()
+                .map_err(|e| e.to_string())?
+                .insert(workspace.to_string(), bytes.to_vec());
+            Ok(())
+        }
+        fn delete(&mut self, workspace: &str) -> Result<(), String> {
+            self.0.lock().map_err(|e| e.to_string())?.remove(workspace);
+            Ok(())
+        }
+        fn lock(&mut self, _: &str, _: &mut LockInfo) -> Result<(), LockError> {
+            Ok(())
+        }
+        fn unlock(&mut self, _: &str, _: &str) -> Result<(), LockError> {
+            Ok(())
+        }
+        fn location(&self, workspace: &str) -> String {
+            format!("memory/{workspace}")
+        }
+    }
+
+    /// A state read through a fallback is stored again with the first
+    /// method even when nothing in it changed: that is how a state moves
+    /// into encryption (or to a new key) on a remote backend.
+    #[test]
+    fn an_unchanged_state_read_through_a_fallback_is_rewritten() {
+        let stored = Arc::new(Mutex::new(BTreeMap::new()));
+        let opts = OpenOptions {
+            dir: std::env::temp_dir(),
+            data_dir: std::env::temp_dir().join("terrace-remote-migration-test"),
+            version: "1.11.4".to_string(),
+        };
+        let mut plain = RemoteBackend::new(Box::new(MemoryStore(stored.clone())), &opts);
+        plain.use_workspace(DEFAULT_WORKSPACE.to_string());
+        let state = State::new_empty();
+        Backend::write_state(&mut plain, &state).expect("written");
+        let before = stored.lock().expect("store")[DEFAULT_WORKSPACE].clone();
+        assert!(!crate::encryption::is_envelope(&before));
+
+        let mut keys =
+            Pbkdf2KeyProvider::new("key_provider.pbkdf2.k", "correct-horse-battery-staple");
+        keys.iterations = crate::encryption::PBKDF2_MINIMUM_ITERATIONS;
+        let target = Target::new(
+            "state",
+            vec![
+                Method::AesGcm {
+                    address: "method.aes_gcm.k".into(),
+                    keys: KeyProvider::Pbkdf2(keys),
+                    aad: Vec::new(),
+                },
+                Method::Unencrypted {
+                    address: "method.unencrypted.m".into(),
+                },
+            ],
+            false,
+        )
+        .expect("valid");
+        let mut encrypted = RemoteBackend::new(Box::new(MemoryStore(stored.clone())), &opts)
+            .with_encryption(StateCodec(Some(Arc::new(target))));
+        encrypted.use_workspace(DEFAULT_WORKSPACE.to_string());
+        let (read, _) = Backend::read_state(&mut encrypted).expect("read through the fallback");
+        let read = read.expect("a state");
+        Backend::write_state(&mut encrypted, &read).expect("written");
+        let after = stored.lock().expect("store")[DEFAULT_WORKSPACE].clone();
+        assert!(
+            crate::encryption::is_envelope(&after),
+            "rewritten encrypted"
+        );
+
+        // Read with the first method now: an unchanged state stays as it is.
+        let (again, _) = Backend::read_state(&mut encrypted).expect("read");
+        Backend::write_state(&mut encrypted, &again.expect("a state")).expect("written");
+        assert_eq!(stored.lock().expect("store")[DEFAULT_WORKSPACE], after);
+    }
+}
