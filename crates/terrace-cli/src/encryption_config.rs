@@ -17,7 +17,7 @@ use terrace_config::body::{Attribute, Body, BodySchema};
 use terrace_config::model::Module;
 use terrace_config::static_eval::StaticContext;
 use terrace_states::encryption::{
-    Encryption, HashFunction, KeyProvider, Method, Pbkdf2KeyProvider, Target,
+    AwsKmsKeyProvider, Encryption, HashFunction, KeyProvider, Method, Pbkdf2KeyProvider, Target,
 };
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 use terrace_value::gostr::quote;
@@ -30,6 +30,8 @@ struct NamedBlock {
     type_name: String,
     name: String,
     attributes: BTreeMap<String, Attribute>,
+    /// `aws_kms`'s `endpoints` block.
+    endpoints: BTreeMap<String, Attribute>,
     range: SourceRange,
 }
 
@@ -71,12 +73,29 @@ fn decode_target(body: &Body, enforceable: bool) -> (TargetBlock, Diagnostics) {
 }
 
 fn decode_named(block: &terrace_config::body::Block) -> (NamedBlock, Diagnostics) {
-    let (attrs, diags) = block.body.just_attributes();
+    let type_name = block.labels.first().cloned().unwrap_or_default();
+    let mut endpoints = BTreeMap::new();
+    let (attrs, diags) = if type_name == "aws_kms" {
+        let (content, rest, mut diags) = block
+            .body
+            .partial_content(&BodySchema::new().block("endpoints"));
+        for b in &content.blocks {
+            let (attrs, more) = b.body.just_attributes();
+            diags.extend(more);
+            endpoints.extend(attrs.into_iter().map(|a| (a.name.clone(), a)));
+        }
+        let (attrs, more) = rest.just_attributes();
+        diags.extend(more);
+        (attrs, diags)
+    } else {
+        block.body.just_attributes()
+    };
     (
         NamedBlock {
-            type_name: block.labels.first().cloned().unwrap_or_default(),
+            type_name,
             name: block.labels.get(1).cloned().unwrap_or_default(),
             attributes: attrs.into_iter().map(|a| (a.name.clone(), a)).collect(),
+            endpoints,
             range: block.def_range.clone(),
         },
         diags,
@@ -143,7 +162,10 @@ fn merge_named(base: &mut Vec<NamedBlock>, over: Vec<NamedBlock>) {
             .iter_mut()
             .find(|b| b.type_name == o.type_name && b.name == o.name)
         {
-            Some(b) => b.attributes.extend(o.attributes),
+            Some(b) => {
+                b.attributes.extend(o.attributes);
+                b.endpoints.extend(o.endpoints);
+            }
             None => base.push(o),
         }
     }
@@ -293,8 +315,82 @@ fn reference(attr: &Attribute, root: &str) -> Option<(String, String)> {
     }
 }
 
+fn build_aws_kms(block: &NamedBlock, eval: &Evaluator) -> Result<KeyProvider, Diagnostics> {
+    let address = format!("key_provider.{}.{}", block.type_name, block.name);
+    let subject = format!("encryption.{address}");
+    let allowed = [
+        "kms_key_id",
+        "key_spec",
+        "region",
+        "access_key",
+        "secret_key",
+        "token",
+        "insecure",
+        "skip_credentials_validation",
+        "skip_requesting_account_id",
+        "skip_metadata_api_check",
+        "encrypted_metadata_alias",
+    ];
+    for (name, attr) in &block.attributes {
+        if !allowed.contains(&name.as_str()) {
+            return Err(vec![Diagnostic::error(
+                "Unsupported argument",
+                format!(
+                    "{} does not implement the argument {} of the aws_kms key provider.",
+                    crate::PRODUCT,
+                    quote(name)
+                ),
+            )
+            .with_subject(attr.name_range.clone())]);
+        }
+    }
+    let text = |name: &str| -> Result<Option<String>, Diagnostics> {
+        match block.attributes.get(name) {
+            Some(a) => eval.string(a, &subject).map(Some),
+            None => Ok(None),
+        }
+    };
+    let env = |names: &[&str]| {
+        names
+            .iter()
+            .find_map(|n| std::env::var(n).ok().filter(|v| !v.is_empty()))
+    };
+    let region = text("region")?
+        .or_else(|| env(&["AWS_REGION", "AWS_DEFAULT_REGION"]))
+        .unwrap_or_default();
+    let endpoint = match block.endpoints.get("kms") {
+        Some(a) => eval.string(a, &subject)?,
+        None => env(&["AWS_ENDPOINT_URL_KMS", "AWS_ENDPOINT_URL"])
+            .unwrap_or_else(|| format!("https://kms.{region}.amazonaws.com")),
+    };
+    let insecure = match block.attributes.get("insecure") {
+        Some(a) => eval.bool(a, &subject)?,
+        None => false,
+    };
+    Ok(KeyProvider::AwsKms(AwsKmsKeyProvider {
+        meta_key: text("encrypted_metadata_alias")?
+            .filter(|a| !a.is_empty())
+            .unwrap_or(address.clone()),
+        key_id: text("kms_key_id")?.unwrap_or_default(),
+        key_spec: text("key_spec")?.unwrap_or_default(),
+        region,
+        endpoint,
+        access_key: text("access_key")?
+            .or_else(|| env(&["AWS_ACCESS_KEY_ID"]))
+            .unwrap_or_default(),
+        secret_key: text("secret_key")?
+            .or_else(|| env(&["AWS_SECRET_ACCESS_KEY"]))
+            .unwrap_or_default(),
+        token: text("token")?.or_else(|| env(&["AWS_SESSION_TOKEN"])),
+        insecure,
+    }))
+}
+
 fn build_key_provider(block: &NamedBlock, eval: &Evaluator) -> Result<KeyProvider, Diagnostics> {
     let address = format!("key_provider.{}.{}", block.type_name, block.name);
+    if block.type_name == "aws_kms" {
+        return build_aws_kms(block, eval);
+    }
     if block.type_name != "pbkdf2" {
         return Err(vec![Diagnostic::error(
             "Unknown key_provider type",

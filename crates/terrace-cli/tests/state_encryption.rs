@@ -599,3 +599,94 @@ fn state_push_stores_the_pushed_state_encrypted() {
     let plan = plan_exit(&work);
     assert_eq!(plan.code, Some(0), "{}", plan.output());
 }
+
+/// The `aws_kms` key provider against moto: KMS generates the data key,
+/// the envelope keeps it encrypted by KMS (`ciphertext_blob`), reading
+/// asks KMS to decrypt it; a state under pbkdf2 moves to KMS through a
+/// fallback, and with the KMS key gone the state is refused and left as
+/// it is.
+#[test]
+fn the_aws_kms_key_provider_encrypts_with_a_kms_data_key() {
+    if !terrace_testsupport::require_moto() {
+        return;
+    }
+    let mut moto = engine_support::Moto::start();
+    let key_id = moto.query(
+        "kms = client('kms', 'us-east-1')\nprint(json.dumps(kms.create_key()['KeyMetadata']['KeyId']))\n",
+    );
+    let key_id = key_id.as_str().expect("a key id").to_string();
+    let kms = format!(
+        "    key_provider \"aws_kms\" \"kms\" {{\n      kms_key_id = \"{key_id}\"\n      key_spec   = \"AES_256\"\n      region     = \"us-east-1\"\n      access_key = \"test\"\n      secret_key = \"test\"\n      endpoints {{\n        kms = \"{}\"\n      }}\n    }}\n    method \"aes_gcm\" \"kms\" {{\n      keys = key_provider.aws_kms.kms\n    }}\n",
+        moto.endpoint
+    );
+    let work = work("enc-kms");
+    work.write(
+        "main.tf",
+        &config(&format!(
+            "{}{}",
+            key("k", PASSPHRASE),
+            state_target("aes_gcm.k", None, false)
+        )),
+    );
+    work.terrace_ok(&["init"], 0);
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+
+    work.write(
+        "main.tf",
+        &config(&format!(
+            "{}{kms}{}",
+            key("k", PASSPHRASE),
+            state_target("aes_gcm.kms", Some("aes_gcm.k"), false)
+        )),
+    );
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    let stored = envelope(&work.state_bytes());
+    assert_eq!(meta_keys(&stored), vec!["key_provider.aws_kms.kms"]);
+    let meta = base64_decode(
+        stored["meta"]["key_provider.aws_kms.kms"]
+            .as_str()
+            .expect("meta"),
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&meta).expect("meta JSON");
+    assert!(meta["ciphertext_blob"].is_string(), "{meta}");
+
+    work.write(
+        "main.tf",
+        &config(&format!(
+            "{kms}{}",
+            state_target("aes_gcm.kms", None, false)
+        )),
+    );
+    let plan = plan_exit(&work);
+    assert_eq!(plan.code, Some(0), "{}", plan.output());
+
+    // A KMS that no longer has the key (a new, empty server).
+    moto.restart();
+    let before = work.state_bytes();
+    let refused = work.terrace(&["apply", "-auto-approve"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    assert!(
+        flat(&refused).contains("key_provider.aws_kms.kms failed with error"),
+        "{}",
+        refused.output()
+    );
+    assert_eq!(work.state_bytes(), before, "the state file is unchanged");
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    let (mut buffer, mut bits) = (0u32, 0);
+    for c in text.bytes().filter(|c| *c != b'=') {
+        let Some(v) = ALPHABET.iter().position(|a| *a == c) else {
+            continue;
+        };
+        buffer = (buffer << 6) | v as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((buffer >> bits) as u8);
+        }
+    }
+    out
+}

@@ -9,7 +9,7 @@
 //! These modules are the only code in terrace that reaches the network for
 //! state.
 
-mod aws;
+pub(crate) mod aws;
 pub mod http;
 pub mod local;
 mod lockinfo;
