@@ -367,7 +367,7 @@ fn build_aws_kms(block: &NamedBlock, eval: &Evaluator) -> Result<KeyProvider, Di
         Some(a) => eval.bool(a, &subject)?,
         None => false,
     };
-    Ok(KeyProvider::AwsKms(AwsKmsKeyProvider {
+    Ok(KeyProvider::AwsKms(Box::new(AwsKmsKeyProvider {
         meta_key: text("encrypted_metadata_alias")?
             .filter(|a| !a.is_empty())
             .unwrap_or(address.clone()),
@@ -383,7 +383,7 @@ fn build_aws_kms(block: &NamedBlock, eval: &Evaluator) -> Result<KeyProvider, Di
             .unwrap_or_default(),
         token: text("token")?.or_else(|| env(&["AWS_SESSION_TOKEN"])),
         insecure,
-    }))
+    })))
 }
 
 fn build_key_provider(block: &NamedBlock, eval: &Evaluator) -> Result<KeyProvider, Diagnostics> {

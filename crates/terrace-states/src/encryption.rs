@@ -352,7 +352,7 @@ impl AwsKmsKeyProvider {
 #[derive(Clone, Debug)]
 pub enum KeyProvider {
     Pbkdf2(Pbkdf2KeyProvider),
-    AwsKms(AwsKmsKeyProvider),
+    AwsKms(Box<AwsKmsKeyProvider>),
 }
 
 impl KeyProvider {
