@@ -28,6 +28,9 @@ pub struct TerraformProvider {
     /// relative to: the directory terrace runs in (after `-chdir`).
     working_dir: PathBuf,
     schema: Arc<ProviderSchema>,
+    /// How `terraform_remote_state` decrypts the states it reads (the
+    /// configuration's `remote_state_data_sources`).
+    remote_state_codec: terrace_states::encryption::StateCodec,
 }
 
 impl TerraformProvider {
@@ -35,7 +38,17 @@ impl TerraformProvider {
         TerraformProvider {
             working_dir: working_dir.into(),
             schema: Arc::new(schema::provider_schema()),
+            remote_state_codec: terrace_states::encryption::StateCodec::disabled(),
         }
+    }
+
+    /// `terraform_remote_state` reads states encrypted as `codec` says.
+    pub fn with_remote_state_encryption(
+        mut self,
+        codec: terrace_states::encryption::StateCodec,
+    ) -> TerraformProvider {
+        self.remote_state_codec = codec;
+        self
     }
 
     /// The schema, without an instance (for `providers schema` and
@@ -208,7 +221,7 @@ impl Provider for TerraformProvider {
 
     fn read_data_source(&self, request: ReadDataSourceRequest) -> ReadDataSourceResponse {
         let (state, diagnostics) = if request.type_name == schema::TERRAFORM_REMOTE_STATE {
-            remote_state::read(&request.config, &self.working_dir)
+            remote_state::read(&request.config, &self.working_dir, &self.remote_state_codec)
         } else {
             (
                 Value::null(terrace_value::Type::Dynamic),

@@ -13,6 +13,7 @@ use crate::outputs::{read_outputs, ReadOutputs};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use terrace_providers::{AttributePath, Diagnostic, Diagnostics};
+use terrace_states::encryption::StateCodec;
 use terrace_value::convert::{convert, format_path, PathStep};
 use terrace_value::{Type, Value};
 
@@ -251,7 +252,7 @@ fn coerce_local_config(config: &Value) -> Result<LocalBackend, String> {
 /// Reads the data source. The result is null when the backend cannot be
 /// used at all; when the state is missing it carries empty outputs along
 /// with the error, as Terraform's does.
-pub fn read(config: &Value, working_dir: &Path) -> (Value, Diagnostics) {
+pub fn read(config: &Value, working_dir: &Path, codec: &StateCodec) -> (Value, Diagnostics) {
     let ty = crate::schema::remote_state_schema().implied_type();
     let mut diagnostics = Diagnostics::new();
     if !config.is_wholly_known() || !config.ty().is_object() {
@@ -265,7 +266,7 @@ pub fn read(config: &Value, working_dir: &Path) -> (Value, Diagnostics) {
         .as_str()
         .filter(|n| REMOTE_BACKENDS.contains(n))
     {
-        return read_remote(config, name, working_dir);
+        return read_remote(config, name, working_dir, codec);
     }
     let backend = match backend_from_config(config) {
         Ok(backend) => backend,
@@ -302,7 +303,7 @@ pub fn read(config: &Value, working_dir: &Path) -> (Value, Diagnostics) {
     }
 
     let state_path = working_dir.join(backend.state_path(&workspace_name));
-    match read_state_file(&state_path) {
+    match read_state_file(&state_path, codec) {
         Err(more) => {
             diagnostics.extend(more);
             return (Value::null(ty), diagnostics);
@@ -331,7 +332,12 @@ const REMOTE_BACKENDS: [&str; 3] = ["s3", "pg", "http"];
 /// backend's configuration schema, the backend configured (the
 /// environment variables it reads included), and the workspace's state
 /// read without a lock, as terraform reads it.
-fn read_remote(config: &Value, name: &str, working_dir: &Path) -> (Value, Diagnostics) {
+fn read_remote(
+    config: &Value,
+    name: &str,
+    working_dir: &Path,
+    codec: &StateCodec,
+) -> (Value, Diagnostics) {
     let ty = crate::schema::remote_state_schema().implied_type();
     let invalid = |message: String| {
         Diagnostics::from(
@@ -351,11 +357,12 @@ fn read_remote(config: &Value, name: &str, working_dir: &Path) -> (Value, Diagno
         data_dir: working_dir.join(".terraform"),
         version: terrace_states::TERRAFORM_VERSION.to_string(),
     };
-    let mut backend = match terrace_states::backend::open_remote(
+    let mut backend = match terrace_states::backend::open_remote_encrypted(
         name,
         &settings,
         &terrace_states::backend::process_env,
         &opts,
+        codec.clone(),
     ) {
         Ok(b) => b,
         Err(message) => {
@@ -488,7 +495,7 @@ fn create_workspace_dir(
         .map_err(|e| format!("mkdir {}: {}", dir.display(), go_error_text(&e)))
 }
 
-fn read_state_file(path: &Path) -> Result<ReadOutputs, Diagnostics> {
+fn read_state_file(path: &Path, codec: &StateCodec) -> Result<ReadOutputs, Diagnostics> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(ReadOutputs::NoState),
@@ -504,7 +511,13 @@ fn read_state_file(path: &Path) -> Result<ReadOutputs, Diagnostics> {
             .into())
         }
     };
-    read_outputs(&bytes)
+    if bytes.is_empty() {
+        return Ok(ReadOutputs::NoState);
+    }
+    let (plain, _) = codec
+        .decrypt(&bytes)
+        .map_err(|e| Diagnostics::from(Diagnostic::error(e.summary, e.detail)))?;
+    read_outputs(&plain)
 }
 
 /// An OS error as Go prints it: the lower-case C library text without
@@ -799,7 +812,7 @@ mod tests {
             ),
             ("defaults", defaults.clone()),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0);
+        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
         assert!(diagnostics.is_empty(), "{diagnostics}");
         let want_outputs = obj(&[
             ("extra", Value::string("e")),
@@ -830,7 +843,11 @@ mod tests {
     fn default_path_and_workspaces() {
         let dir = TempDir::new("workspaces");
         dir.write("terraform.tfstate", FIXTURE);
-        let (state, diagnostics) = read(&local(Value::null(Type::Dynamic)), &dir.0);
+        let (state, diagnostics) = read(
+            &local(Value::null(Type::Dynamic)),
+            &dir.0,
+            &StateCodec::disabled(),
+        );
         assert!(diagnostics.is_empty(), "{diagnostics}");
         assert!(attribute(&state, "defaults").raw_equals(&Value::null(Type::Dynamic)));
         assert!(attribute(&outputs_of(&state), "n").raw_equals(&Value::int(42)));
@@ -851,7 +868,7 @@ mod tests {
             ),
             ("workspace", Value::string("staging")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0);
+        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
         assert!(diagnostics.is_empty(), "{diagnostics}");
         assert!(outputs_of(&state).raw_equals(&obj(&[("only", Value::bool(true))])));
     }
@@ -863,7 +880,7 @@ mod tests {
             ("backend", Value::string("local")),
             ("workspace", Value::string("nope")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0);
+        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
         assert_eq!(
             described(&diagnostics),
             one(
@@ -878,7 +895,11 @@ mod tests {
 
         // An empty file is no state either.
         dir.write("terraform.tfstate", "");
-        let (_, diagnostics) = read(&local(Value::null(Type::Dynamic)), &dir.0);
+        let (_, diagnostics) = read(
+            &local(Value::null(Type::Dynamic)),
+            &dir.0,
+            &StateCodec::disabled(),
+        );
         assert_eq!(
             diagnostics.iter().next().map(|d| d.summary.as_str()),
             Some("Unable to find remote state")
@@ -889,7 +910,11 @@ mod tests {
     fn unreadable_and_invalid_states() {
         let dir = TempDir::new("invalid");
         std::fs::create_dir_all(dir.0.join("adir")).unwrap_or_else(|e| panic!("{e}"));
-        let (state, diagnostics) = read(&local(obj(&[("path", Value::string("adir"))])), &dir.0);
+        let (state, diagnostics) = read(
+            &local(obj(&[("path", Value::string("adir"))])),
+            &dir.0,
+            &StateCodec::disabled(),
+        );
         assert!(state.is_null());
         let first = diagnostics
             .iter()
@@ -905,6 +930,7 @@ mod tests {
         let (state, diagnostics) = read(
             &local(obj(&[("path", Value::string("bad.tfstate"))])),
             &dir.0,
+            &StateCodec::disabled(),
         );
         assert!(state.is_null());
         assert_eq!(
@@ -923,7 +949,7 @@ mod tests {
             ("config", obj(&[("workspace_dir", Value::string("file"))])),
             ("workspace", Value::string("w")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0);
+        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
         assert!(state.is_null());
         let got = described(&diagnostics);
         assert_eq!(got.len(), 1);
@@ -942,10 +968,14 @@ mod tests {
     #[test]
     fn read_rejects_bad_backends() {
         let dir = TempDir::new("bad-backend");
-        let (state, diagnostics) = read(&config(&[("backend", Value::string("foo"))]), &dir.0);
+        let (state, diagnostics) = read(
+            &config(&[("backend", Value::string("foo"))]),
+            &dir.0,
+            &StateCodec::disabled(),
+        );
         assert!(state.is_null());
         assert_eq!(diagnostics.len(), 1);
-        let (state, diagnostics) = read(&Value::string("x"), &dir.0);
+        let (state, diagnostics) = read(&Value::string("x"), &dir.0, &StateCodec::disabled());
         assert!(state.is_null());
         assert!(diagnostics.has_errors());
     }

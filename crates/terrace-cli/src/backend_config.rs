@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use terrace_config::model::Module;
 use terrace_states::backend::local::LocalBackendOptions;
 use terrace_states::backend::{schema, Backend, LocalBackend};
+use terrace_states::encryption::StateCodec;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::gostr::quote;
 use terrace_value::{Type, Value};
@@ -150,24 +151,6 @@ fn init_required(reason: &str) -> Diagnostic {
     )
 }
 
-/// OpenTofu's client-side state encryption (an `encryption` block, or
-/// `TF_ENCRYPTION`) is not implemented: such a configuration is refused
-/// rather than its state written, or read, in the clear.
-pub fn refuse_state_encryption(root: &Module) -> Result<(), Diagnostics> {
-    let from_env = std::env::var_os("TF_ENCRYPTION").is_some_and(|v| !v.is_empty());
-    if root.encryption.is_none() && !from_env {
-        return Ok(());
-    }
-    let mut d = Diagnostic::error(
-        "Unsupported state encryption",
-        format!("This configuration asks for its state and plans to be encrypted (OpenTofu's encryption {}), which {PRODUCT} does not implement. {PRODUCT} will not read or write this state unencrypted instead. Use OpenTofu for this working directory, or remove the encryption configuration (after decrypting the state with a fallback) to use {PRODUCT}.", if from_env { "configuration in TF_ENCRYPTION" } else { "block" }),
-    );
-    if let Some(e) = &root.encryption {
-        d = d.with_subject(e.decl_range.clone());
-    }
-    Err(vec![d])
-}
-
 /// The refusal of a backend type terrace does not implement.
 pub fn unsupported_backend(type_name: &str) -> Diagnostic {
     Diagnostic::error(
@@ -218,11 +201,14 @@ impl WorkingBackend {
     /// The backend on the current workspace (`TF_WORKSPACE`, else the
     /// selected one). `local` adds the command line's `-state`,
     /// `-state-out` and `-backup`, which a remote backend does not use.
+    /// States are read and written through `codec` (the configuration's
+    /// state encryption), on every backend type.
     pub fn open(
         &self,
         dir: &Path,
         data_dir: &Path,
         local: LocalBackendOptions,
+        codec: &StateCodec,
     ) -> Result<Box<dyn Backend>, Diagnostics> {
         let mut backend: Box<dyn Backend> = match self {
             WorkingBackend::Local(settings) => Box::new(
@@ -235,7 +221,8 @@ impl WorkingBackend {
                     },
                 )
                 .with_data_dir(data_dir)
-                .with_version(crate::operation::TERRAFORM_VERSION),
+                .with_version(crate::operation::TERRAFORM_VERSION)
+                .with_encryption(codec.clone()),
             ),
             WorkingBackend::Remote { type_name, config } => {
                 let opts = terrace_states::backend::OpenOptions {
@@ -243,11 +230,12 @@ impl WorkingBackend {
                     data_dir: data_dir.to_path_buf(),
                     version: crate::operation::TERRAFORM_VERSION.to_string(),
                 };
-                let remote = terrace_states::backend::open_remote(
+                let remote = terrace_states::backend::open_remote_encrypted(
                     type_name,
                     config,
                     &terrace_states::backend::process_env,
                     &opts,
+                    codec.clone(),
                 )
                 .map_err(|e| vec![configure_failed(type_name, &e)])?;
                 Box::new(remote)
@@ -508,7 +496,6 @@ pub fn write_saved_backend(path: &Path, working: &WorkingBackend, hash: u32) -> 
 /// The working directory's backend, given its root module, or why there
 /// is none to use.
 pub fn working_backend(data_dir: &Path, root: &Module) -> Result<WorkingBackend, Diagnostics> {
-    refuse_state_encryption(root)?;
     let saved = read_saved_backend(&backend_state_path(data_dir))?;
     if root.cloud.is_some() {
         return Err(vec![unsupported_backend("cloud")]);
@@ -636,10 +623,11 @@ pub fn migrate_state(
     from: &WorkingBackend,
     to: &WorkingBackend,
     opts: &MigrateOptions,
+    codec: &StateCodec,
 ) -> Result<bool, Diagnostics> {
     let (from_type, to_type) = (from.type_name().to_string(), to.type_name().to_string());
-    let mut source = from.open(dir, data_dir, LocalBackendOptions::default())?;
-    let mut destination = to.open(dir, data_dir, LocalBackendOptions::default())?;
+    let mut source = from.open(dir, data_dir, LocalBackendOptions::default(), codec)?;
+    let mut destination = to.open(dir, data_dir, LocalBackendOptions::default(), codec)?;
     let current = source.workspace().to_string();
     let workspaces = source.workspaces().map_err(|e| {
         vec![Diagnostic::error(

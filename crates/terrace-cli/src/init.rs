@@ -744,7 +744,10 @@ impl Init {
             with_settings, write_saved_backend, MigrateOptions, WorkingBackend,
         };
         use terrace_states::backend::schema;
-        crate::backend_config::refuse_state_encryption(module)?;
+        let (encryption, encryption_warnings) =
+            crate::encryption_config::load_in_dir(Path::new("."), module, &self.o.variables)?;
+        self.keep_warnings(encryption_warnings);
+        let codec = encryption.state();
         let state_file = data_dir().join("terraform.tfstate");
         let saved = read_saved_backend(&state_file)?;
         if module.cloud.is_some() {
@@ -787,6 +790,7 @@ impl Init {
                     &from,
                     &WorkingBackend::default(),
                     &migrate,
+                    &codec,
                 )?;
             }
             std::fs::remove_file(&state_file).map_err(|e| {
@@ -835,7 +839,7 @@ impl Init {
         };
         // The new backend must configure (a missing bucket, a bad URL)
         // before anything is recorded or moved.
-        effective.open(root, &data_dir(), Default::default())?;
+        effective.open(root, &data_dir(), Default::default(), &codec)?;
         let unchanged = saved.as_ref().is_some_and(|s| {
             s.type_name == type_name
                 && s.hash == u64::from(block_hash)
@@ -849,14 +853,15 @@ impl Init {
             match (&saved, current) {
                 // First configuration: the default local state moves in.
                 (None, Ok(from)) => {
-                    let copied = migrate_state(root, &data_dir(), &from, &effective, &migrate)?;
+                    let copied =
+                        migrate_state(root, &data_dir(), &from, &effective, &migrate, &codec)?;
                     if copied {
                         empty_default_state()?;
                     }
                 }
                 (Some(_), Ok(from)) if self.o.migrate_state => {
                     say(&self.c(&format!("[reset][bold]Backend configuration changed![reset]\n\n{PRODUCT_TITLE} has detected that the configuration specified for the backend\nhas changed. {PRODUCT_TITLE} will now check for existing state in the backends.\n")));
-                    migrate_state(root, &data_dir(), &from, &effective, &migrate)?;
+                    migrate_state(root, &data_dir(), &from, &effective, &migrate, &codec)?;
                 }
                 (Some(_), Err(diags)) if self.o.migrate_state => return Err(diags),
                 _ => return Err(vec![backend_changed()]),

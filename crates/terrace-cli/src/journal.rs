@@ -526,6 +526,23 @@ fn replay(entries: &[Json], state: &mut State) -> usize {
     applied
 }
 
+/// Whether `state` already holds every object the journal at `path`
+/// records: the `errored.tfstate` of the apply that wrote the journal
+/// does, so pushing it settles the journal whatever the stored state has
+/// become meanwhile (a backend that lost its data).
+pub fn folded_into(path: &Path, state: &State) -> bool {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let parsed = parse(&text);
+    if parsed.legacy || parsed.all.is_empty() {
+        return false;
+    }
+    let mut replayed = state.clone();
+    replay(&parsed.all, &mut replayed);
+    replayed.deep_eq_ignoring_serial(state)
+}
+
 pub fn remove(path: &Path) {
     let _ = std::fs::remove_file(path);
 }

@@ -23,6 +23,7 @@ mod args;
 mod backend_config;
 mod completion;
 mod console;
+mod encryption_config;
 mod fmt;
 mod force_unlock;
 mod format;

@@ -111,6 +111,8 @@ struct Operation {
     /// What a plan saved now records besides itself.
     backend_settings: crate::backend_config::WorkingBackend,
     locks_text: Option<String>,
+    /// The configuration's state and plan encryption.
+    encryption: terrace_states::encryption::Encryption,
     /// Warnings of a plan applied without asking: shown with the apply's
     /// own diagnostics, after the apply, as terraform shows them.
     deferred_warnings: Diagnostics,
@@ -141,12 +143,24 @@ impl Operation {
         };
         // A saved plan decides the configuration, the variables and the
         // backend: what it was made with, not what is here now.
-        let saved = match &args.plan_file {
-            Some(path) => match crate::planfile_io::read(path) {
-                Ok(file) => Some(file),
+        // A saved plan is decrypted with the working directory's
+        // encryption configuration, which also encrypts the state the
+        // apply writes.
+        let saved_plan_encryption = match &args.plan_file {
+            Some(_) => match crate::encryption_config::load_of_dir_with(dir, &args.variables) {
+                Ok(loaded) => Some(loaded),
                 Err(d) => return Err(fail(&d, &SourceMap::new())),
             },
             None => None,
+        };
+        let saved = match (&args.plan_file, &saved_plan_encryption) {
+            (Some(path), Some((encryption, _))) => {
+                match crate::planfile_io::read(path, &encryption.plan()) {
+                    Ok(file) => Some(file),
+                    Err(d) => return Err(fail(&d, &SourceMap::new())),
+                }
+            }
+            _ => None,
         };
         let snapshot_files = saved.as_ref().map(crate::planfile_io::config_files);
         let files: &dyn ConfigFiles = match &snapshot_files {
@@ -260,6 +274,27 @@ impl Operation {
             return Err(fail(&diags, &sources));
         }
 
+        // State and plan encryption: what `encryption` and TF_ENCRYPTION
+        // configure, evaluated with this run's variables.
+        let encryption = match saved_plan_encryption {
+            Some((encryption, warnings)) => {
+                diags.extend(warnings);
+                encryption
+            }
+            None => {
+                match crate::encryption_config::load(&config.module, Some(&config.static_context)) {
+                    Ok((encryption, warnings)) => {
+                        diags.extend(warnings);
+                        encryption
+                    }
+                    Err(d) => {
+                        diags.extend(d);
+                        return Err(fail(&diags, &sources));
+                    }
+                }
+            }
+        };
+
         // The backend: the plan's, or the working directory's as `init`
         // configured it; never a silent fallback to a local state.
         let backend_settings = match &saved {
@@ -285,6 +320,7 @@ impl Operation {
                     .map(|p| p.to_string_lossy().into_owned()),
                 ..LocalBackendOptions::default()
             },
+            &encryption.state(),
         ) {
             Ok(b) => b,
             Err(d) => return Err(fail(&d, &sources)),
@@ -451,7 +487,10 @@ impl Operation {
             return Err(unlock_and_fail(&mut backend, &diags));
         }
         let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
-        let factory = Arc::new(CliProviderFactory::new(executables, &working_dir));
+        let factory = Arc::new(
+            CliProviderFactory::new(executables, &working_dir)
+                .with_remote_state_encryption(encryption.remote_state_default()),
+        );
         let config = Arc::new(config);
         let ctx = Context {
             config: config.clone(),
@@ -481,6 +520,7 @@ impl Operation {
             apply_time_variables,
             backend_settings,
             locks_text,
+            encryption,
             deferred_warnings: Diagnostics::new(),
             unavailable_providers: Vec::new(),
             deferred: (Vec::new(), Vec::new()),
@@ -654,7 +694,9 @@ impl Operation {
                         apply_time_variables: self.apply_time_variables.clone(),
                     },
                 );
-                if let Err(d) = crate::planfile_io::write(&out, &plan, &context) {
+                if let Err(d) =
+                    crate::planfile_io::write(&out, &plan, &context, &self.encryption.plan())
+                {
                     self.print_diagnostics(&d);
                     return 1;
                 }

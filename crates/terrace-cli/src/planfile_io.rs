@@ -109,7 +109,14 @@ pub fn backend_settings(file: &PlanFile) -> Result<WorkingBackend, Diagnostics> 
     })
 }
 
-pub fn write(path: &Path, plan: &Plan, context: &PlanContext) -> Result<(), Diagnostics> {
+/// Writes the plan file, encrypted as the configuration's plan
+/// encryption says.
+pub fn write(
+    path: &Path,
+    plan: &Plan,
+    context: &PlanContext,
+    codec: &terrace_states::encryption::PlanCodec,
+) -> Result<(), Diagnostics> {
     let failed = |detail: String| {
         vec![Diagnostic::error(
             "Failed to write plan file",
@@ -117,10 +124,18 @@ pub fn write(path: &Path, plan: &Plan, context: &PlanContext) -> Result<(), Diag
         )]
     };
     let bytes = planfile::write(plan, context).map_err(|e| failed(e.to_string()))?;
+    let bytes = codec
+        .encrypt(&bytes)
+        .map_err(|e| vec![Diagnostic::error(e.summary, e.detail)])?;
     std::fs::write(path, bytes).map_err(|e| failed(format!("{}: {e}", path.display())))
 }
 
-pub fn read(path: &Path) -> Result<PlanFile, Diagnostics> {
+/// Reads a plan file, decrypting it first as the configuration's plan
+/// encryption says.
+pub fn read(
+    path: &Path,
+    codec: &terrace_states::encryption::PlanCodec,
+) -> Result<PlanFile, Diagnostics> {
     let bytes = std::fs::read(path).map_err(|e| {
         vec![Diagnostic::error(
             "Failed to load plan file",
@@ -130,10 +145,18 @@ pub fn read(path: &Path) -> Result<PlanFile, Diagnostics> {
             ),
         )]
     })?;
+    let bytes = codec
+        .decrypt(&bytes)
+        .map_err(|e| vec![Diagnostic::error(e.summary, e.detail)])?;
     planfile::read(&bytes).map_err(|e| {
+        let why = if terrace_states::encryption::is_envelope(&bytes) {
+            "the given plan file is encrypted and requires a valid encryption configuration to decrypt".to_string()
+        } else {
+            e.to_string()
+        };
         vec![Diagnostic::error(
             "Failed to load plan file",
-            format!("Failed to read plan from plan file: {e}"),
+            format!("Failed to read plan from plan file: {why}"),
         )]
     })
 }

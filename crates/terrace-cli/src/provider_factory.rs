@@ -27,6 +27,8 @@ pub struct CliProviderFactory {
     /// Plugin processes started to answer a schema request and not yet
     /// handed out.
     idle: Mutex<HashMap<ProviderAddr, Vec<PluginProvider>>>,
+    /// How the built-in `terraform_remote_state` decrypts what it reads.
+    remote_state_codec: terrace_states::encryption::StateCodec,
 }
 
 impl CliProviderFactory {
@@ -40,7 +42,18 @@ impl CliProviderFactory {
             cache: SchemaCache::from_env(),
             schemas: Mutex::new(HashMap::new()),
             idle: Mutex::new(HashMap::new()),
+            remote_state_codec: terrace_states::encryption::StateCodec::disabled(),
         }
+    }
+
+    /// `terraform_remote_state` decrypts the states it reads as `codec`
+    /// says.
+    pub fn with_remote_state_encryption(
+        mut self,
+        codec: terrace_states::encryption::StateCodec,
+    ) -> CliProviderFactory {
+        self.remote_state_codec = codec;
+        self
     }
 
     fn executable(&self, provider: &ProviderAddr) -> Result<&PathBuf, Diagnostics> {
@@ -63,6 +76,7 @@ impl CliProviderFactory {
 
     fn builtin(&self) -> terrace_builtin::TerraformProvider {
         terrace_builtin::TerraformProvider::new(self.working_dir.clone())
+            .with_remote_state_encryption(self.remote_state_codec.clone())
     }
 }
 

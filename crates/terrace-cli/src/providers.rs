@@ -173,13 +173,16 @@ pub fn working_state_providers(
             .unwrap_or_else(|| Diagnostic::error("Failed to select the backend", String::new()))
     };
     let working = crate::backend_config::working_backend_of_dir(dir, data_dir).map_err(first)?;
-    if let crate::backend_config::WorkingBackend::Local(_) = working {
+    let (encryption, _) = crate::encryption_config::load_of_dir(dir).map_err(first)?;
+    let codec = encryption.state();
+    if let (crate::backend_config::WorkingBackend::Local(_), false) = (&working, codec.is_enabled())
+    {
         return state_providers(&local_state_path(dir, data_dir)?);
     }
-    // A remote state is read through its backend, then looked at as the
-    // same document a local file holds.
+    // A remote or encrypted state is read through its backend, then
+    // looked at as the same document a local file holds.
     let mut backend = working
-        .open(dir, data_dir, Default::default())
+        .open(dir, data_dir, Default::default(), &codec)
         .map_err(first)?;
     let state = match backend.read_state() {
         Ok((Some(state), _)) => state,

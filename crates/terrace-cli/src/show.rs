@@ -263,6 +263,41 @@ fn read_file(path: &str) -> Result<Shown, Diagnostic> {
             ));
         }
     };
+    // An encrypted plan or state file is decrypted with the working
+    // directory's encryption configuration first.
+    let bytes = if terrace_states::encryption::is_envelope(&bytes) {
+        let encryption = match crate::encryption_config::load_of_dir(std::path::Path::new(".")) {
+            Ok((encryption, _)) => encryption,
+            Err(diags) => {
+                let first = diags.into_iter().find(|d| d.is_error());
+                return Err(first.unwrap_or_else(|| {
+                    Diagnostic::error("Invalid encryption configuration", String::new())
+                }));
+            }
+        };
+        let not_configured =
+            "the file is encrypted and requires a valid encryption configuration to decrypt"
+                .to_string();
+        let as_state = match encryption.state() {
+            codec if codec.is_enabled() => codec
+                .decrypt(&bytes)
+                .map(|(plain, _)| plain)
+                .map_err(|e| e.to_string()),
+            _ => Err(not_configured.clone()),
+        };
+        let as_plan = match encryption.plan() {
+            codec if codec.is_enabled() => codec.decrypt(&bytes).map_err(|e| e.to_string()),
+            _ => Err(not_configured),
+        };
+        match (as_state, as_plan) {
+            (Ok(plain), _) | (_, Ok(plain)) => plain,
+            (Err(state_error), Err(plan_error)) => {
+                return Err(unreadable(&state_error, &plan_error));
+            }
+        }
+    } else {
+        bytes
+    };
     let plan_error = match planfile::read(&bytes) {
         Ok(file) => return Ok(Shown::Plan(Box::new(file))),
         Err(e) => format!("couldn't load the provided path as a local plan file ({e})"),

@@ -244,14 +244,18 @@ pub fn open_backend(opts: LocalBackendOptions) -> Result<Box<dyn Backend>, Strin
     // implement.
     let working = crate::backend_config::working_backend_of_dir(Path::new("."), &data_dir)
         .map_err(as_text)?;
+    // Warnings of the encryption configuration are not repeated by every
+    // state command; its errors stop them.
+    let (encryption, _) = crate::encryption_config::load_of_dir(Path::new(".")).map_err(as_text)?;
+    let codec = encryption.state();
     // `-state PATH` names a local state file whatever the backend is.
     if let (crate::backend_config::WorkingBackend::Remote { .. }, Some(_)) = (&working, &opts.state)
     {
         return crate::backend_config::WorkingBackend::default()
-            .open(dir, &data_dir, opts)
+            .open(dir, &data_dir, opts, &codec)
             .map_err(as_text);
     }
-    working.open(dir, &data_dir, opts).map_err(as_text)
+    working.open(dir, &data_dir, opts, &codec).map_err(as_text)
 }
 
 /// Where an interrupted apply on this backend's state left its journal.

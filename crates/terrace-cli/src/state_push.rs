@@ -92,6 +92,31 @@ pub fn run(argv: &[String]) -> i32 {
             }
         }
     };
+    // A plain state file is pushed as it is; an encrypted one (the
+    // `errored.tfstate` an apply left behind) is decrypted with the
+    // configuration's state encryption first.
+    let bytes = if terrace_states::encryption::is_envelope(&bytes) {
+        let codec = match crate::encryption_config::load_of_dir(std::path::Path::new(".")) {
+            Ok((encryption, _)) => encryption.state(),
+            Err(diags) => {
+                ui.legacy_diagnostics(&diags);
+                return 1;
+            }
+        };
+        if !codec.is_enabled() {
+            ui.error(&format!("Error reading source state {source:?}: the state is encrypted and requires a valid encryption configuration to decrypt"));
+            return 1;
+        }
+        match codec.decrypt(&bytes) {
+            Ok((plain, _)) => plain,
+            Err(e) => {
+                ui.error(&format!("Error reading source state {source:?}: {e}"));
+                return 1;
+            }
+        }
+    } else {
+        bytes
+    };
     let pushed = if bytes.iter().all(u8::is_ascii_whitespace) {
         State::new_empty()
     } else {
@@ -125,6 +150,13 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
     };
     let paths = local.state_paths(&workspace);
     drop(probe);
+    let codec = match crate::encryption_config::load_of_dir(Path::new(".")) {
+        Ok((encryption, _)) => encryption.state(),
+        Err(diags) => {
+            ui.legacy_diagnostics(&diags);
+            return Err(());
+        }
+    };
 
     // The backend keeps the lineage and serial of the state it read
     // last; reading the pushed state itself (staged next to the real one)
@@ -140,7 +172,8 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
         },
     )
     .with_data_dir(crate::providers::data_dir(Path::new(".")))
-    .with_version(TERRAFORM_VERSION);
+    .with_version(TERRAFORM_VERSION)
+    .with_encryption(codec);
     backend.use_workspace(workspace);
     if !state_meta::lock(&mut backend, flags, "state-push", ui) {
         return Err(());
@@ -178,10 +211,22 @@ fn push_remote(
         return Err(());
     }
     let result = (|| {
-        let loaded = state_meta::read_state(backend).map_err(|d| {
-            ui.legacy_diagnostics(&d);
-        })?;
-        let existing = loaded.state;
+        // A journal that does not fit the stored state any more (the
+        // backend lost its data) is settled by pushing a state that holds
+        // everything it records.
+        let existing = match state_meta::read_state(backend) {
+            Ok(loaded) => loaded.state,
+            Err(_) if crate::journal::folded_into(journal, pushed) => {
+                backend
+                    .read_state()
+                    .map_err(|e| ui.legacy_diagnostics(&e.to_diagnostics()))?
+                    .0
+            }
+            Err(d) => {
+                ui.legacy_diagnostics(&d);
+                return Err(());
+            }
+        };
         if !force {
             if let Err(msg) = check_valid_import(pushed, existing.as_ref()) {
                 ui.error(&format!("Failed to write state: {msg}"));
@@ -219,12 +264,12 @@ fn push_locked(
     ui: &Ui,
 ) -> Result<(), ()> {
     let existing = match std::fs::read(existing_path) {
-        Ok(b) if !b.iter().all(u8::is_ascii_whitespace) => match statefile::read(&b) {
+        Ok(b) if !b.iter().all(u8::is_ascii_whitespace) => match backend.decode_stored(&b) {
             Ok((state, _)) => Some(state),
-            Err(diags) => {
+            Err(e) => {
                 ui.legacy_diagnostics(&[terrace_syntax::Diagnostic::error(
                     "Failed to refresh destination state",
-                    StateError::Invalid(diags).to_string(),
+                    e.to_string(),
                 )]);
                 return Err(());
             }
@@ -251,6 +296,7 @@ fn push_locked(
             ) {
                 Ok(crate::journal::Recovery::Replayed { state, .. }) => Some(state),
                 Ok(_) => Some(state),
+                Err(_) if crate::journal::folded_into(journal, pushed) => Some(state),
                 Err(d) => {
                     ui.legacy_diagnostics(&[*d]);
                     return Err(());
@@ -268,7 +314,14 @@ fn push_locked(
     let mut staged_state = pushed.clone();
     staged_state.serial = pushed_serial(pushed, existing.as_ref());
     staged_state.terraform_version = TERRAFORM_VERSION.to_string();
-    if let Err(e) = std::fs::write(staged, statefile::write(&staged_state)) {
+    let staged_bytes = match backend.encode_stored(&staged_state) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            ui.error(&format!("Failed to write state: {e}"));
+            return Err(());
+        }
+    };
+    if let Err(e) = std::fs::write(staged, staged_bytes) {
         ui.error(&format!(
             "Failed to write state: open {}: {}",
             staged.display(),

@@ -342,3 +342,62 @@ fn terraform_remote_state_reads_outputs_from_pg() {
         assert!(plan.stdout.contains("No changes."), "{}", plan.output());
     }
 }
+
+/// PostgreSQL stops (`pg_ctl stop -m immediate`) while an apply creates
+/// objects: the apply ends in error with every object it made in
+/// `errored.tfstate` (encrypted, as the state is), the stored state is the
+/// one from before, and once the server is back `state push` of that file
+/// recovers everything.
+#[test]
+fn a_database_stopping_mid_apply_leaves_errored_state_that_state_push_recovers() {
+    let Some(pg) = Postgres::start() else {
+        return;
+    };
+    let work = Work::with_mirror("pg-stop");
+    work.write("main.tf", &main_tf(&pg_block(&pg)));
+    work.write(
+        "encryption.tf",
+        "terraform {\n  encryption {\n    key_provider \"pbkdf2\" \"k\" {\n      passphrase = \"correct-horse-battery-staple\"\n      iterations = 200000\n    }\n    method \"aes_gcm\" \"k\" {\n      keys = key_provider.pbkdf2.k\n    }\n    state {\n      method = method.aes_gcm.k\n    }\n  }\n}\n",
+    );
+    work.terrace_ok(&["init", "-input=false"], 0);
+    work.terrace_ok(&["apply", "-auto-approve", "-var", "n=1"], 0);
+    let before = pg.sql("SELECT data FROM terraform_remote_state.states WHERE name = 'default'");
+    assert!(before.contains("\"encryption_version\":\"v0\""), "{before}");
+
+    work.write(HOLD, "held by the test\n");
+    let apply = work.spawn_terrace(&["apply", "-auto-approve", "-var", "n=4"]);
+    wait_until(
+        "the apply to start creating",
+        Duration::from_secs(120),
+        || apply.stdout(),
+        |out| out.contains(": Creating..."),
+    );
+    pg.stop_immediately();
+    std::fs::remove_file(work.path(HOLD)).expect("releasing the kv lock");
+    let done = apply.finish(Duration::from_secs(300));
+    assert_eq!(done.code, Some(1), "{}", done.output());
+    assert!(
+        done.stderr.contains("Failed to persist state to backend")
+            && done.stderr.contains("errored.tfstate"),
+        "{}",
+        done.output()
+    );
+    let errored = std::fs::read(work.path("errored.tfstate")).expect("errored.tfstate was written");
+    let errored_text = String::from_utf8_lossy(&errored).to_string();
+    assert!(
+        errored_text.contains("\"encryption_version\":\"v0\"")
+            && !errored_text.contains("kv_entry"),
+        "errored.tfstate is encrypted as the state is: {errored_text}"
+    );
+
+    pg.restart();
+    assert_eq!(
+        pg.sql("SELECT data FROM terraform_remote_state.states WHERE name = 'default'"),
+        before,
+        "the stored state is the one from before the apply"
+    );
+    work.terrace_ok(&["state", "push", "errored.tfstate"], 0);
+    let list = work.terrace_ok(&["state", "list"], 0);
+    assert_eq!(list.stdout.lines().count(), 4, "{}", list.output());
+    work.terrace_ok(&["plan", "-detailed-exitcode", "-var", "n=4"], 0);
+}

@@ -318,3 +318,124 @@ fn force_unlock_removes_a_killed_applys_lock_file() {
 fn force_unlock_removes_a_killed_applys_dynamodb_lock() {
     force_unlock_after_kill(LockMode::DynamoDb);
 }
+
+/// The `encryption` block wraps what the s3 backend stores: the object is
+/// OpenTofu's envelope (the state is not in it in the clear), the lock
+/// digest is of the stored bytes, and a wrong passphrase changes nothing.
+#[test]
+fn an_encrypted_state_is_stored_in_s3_as_an_envelope() {
+    let Some((moto, work)) = start(LockMode::DynamoDb) else {
+        return;
+    };
+    let encryption = |passphrase: &str| {
+        format!(
+            "terraform {{\n  encryption {{\n    key_provider \"pbkdf2\" \"k\" {{\n      passphrase = \"{passphrase}\"\n      iterations = 200000\n    }}\n    method \"aes_gcm\" \"k\" {{\n      keys = key_provider.pbkdf2.k\n    }}\n    state {{\n      method = method.aes_gcm.k\n    }}\n  }}\n}}\n"
+        )
+    };
+    work.write("encryption.tf", &encryption("correct-horse-battery-staple"));
+    work.terrace_ok(&["init"], 0);
+    work.terrace_ok(&["apply", "-auto-approve"], 0);
+    let stored = object(&moto, KEY);
+    assert_eq!(stored["encryption_version"], "v0", "{stored}");
+    assert!(stored.get("resources").is_none(), "{stored}");
+    assert_eq!(stored["serial"], 1, "{stored}");
+    let text = moto.query(&format!(
+        "s3 = client('s3', 'us-east-1')\n\
+         print(json.dumps(s3.get_object(Bucket='{BUCKET}', Key='{KEY}')['Body'].read().decode()))\n"
+    ));
+    let text = text.as_str().expect("object text").to_string();
+    assert!(!text.contains("kv_entry"), "{text}");
+    let digest = items(&moto)[format!("{BUCKET}/{KEY}-md5")]["Digest"].clone();
+    assert_eq!(
+        digest,
+        md5_hex(text.as_bytes()),
+        "the digest is of the stored bytes"
+    );
+
+    let plan = work.terrace(&["plan", "-detailed-exitcode"]);
+    assert_eq!(plan.code, Some(0), "{}", plan.output());
+    work.terrace_ok(&["apply", "-auto-approve", "-var", "n=4"], 0);
+    let pulled: serde_json::Value =
+        serde_json::from_str(&work.terrace_ok(&["state", "pull"], 0).stdout).expect("state JSON");
+    assert_eq!(resources_in(&pulled), 4);
+
+    let before = object(&moto, KEY);
+    work.write("encryption.tf", &encryption("a-different-long-passphrase"));
+    let refused = work.terrace(&["apply", "-auto-approve", "-var", "n=5"]);
+    assert_eq!(refused.code, Some(1), "{}", refused.output());
+    assert!(
+        refused
+            .all()
+            .contains("decryption failed for all provided methods"),
+        "{}",
+        refused.output()
+    );
+    assert_eq!(object(&moto, KEY), before, "the stored state is unchanged");
+    assert_eq!(
+        lock_info(&moto, LockMode::DynamoDb),
+        serde_json::Value::Null
+    );
+}
+
+fn create_bucket_and_table(moto: &Moto) {
+    moto.query(&format!(
+        "s3 = client('s3', 'us-east-1')\n\
+         s3.create_bucket(Bucket='{BUCKET}')\n\
+         ddb = client('dynamodb', 'us-east-1')\n\
+         ddb.create_table(TableName='{TABLE}', KeySchema=[{{'AttributeName': 'LockID', 'KeyType': 'HASH'}}], \
+         AttributeDefinitions=[{{'AttributeName': 'LockID', 'AttributeType': 'S'}}], BillingMode='PAY_PER_REQUEST')\n\
+         print(json.dumps(True))\n"
+    ));
+}
+
+/// The S3 server dies (moto killed) while an apply creates objects: the
+/// apply ends in error with every object in `errored.tfstate`, and on a
+/// new server `state push` of that file recovers them all.
+fn server_killed_mid_apply(mode: LockMode) {
+    let Some((mut moto, work)) = start(mode) else {
+        return;
+    };
+    work.terrace_ok(&["init", "-input=false"], 0);
+    work.terrace_ok(&["apply", "-auto-approve", "-var", "n=1"], 0);
+
+    work.write(HOLD, "held by the test\n");
+    let apply = work.spawn_terrace(&["apply", "-auto-approve", "-var", "n=4"]);
+    wait_until(
+        "the apply to start creating",
+        Duration::from_secs(120),
+        || apply.stdout(),
+        |out| out.contains(": Creating..."),
+    );
+    moto.kill();
+    std::fs::remove_file(work.path(HOLD)).expect("releasing the kv lock");
+    let done = apply.finish(Duration::from_secs(300));
+    assert_eq!(done.code, Some(1), "{}", done.output());
+    assert!(
+        done.stderr.contains("Failed to persist state to backend")
+            && done.stderr.contains("errored.tfstate"),
+        "{}",
+        done.output()
+    );
+    let errored: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(work.path("errored.tfstate")).expect("errored.tfstate was written"),
+    )
+    .expect("errored.tfstate is a state");
+    assert_eq!(resources_in(&errored), 4);
+
+    moto.restart();
+    create_bucket_and_table(&moto);
+    work.terrace_ok(&["state", "push", "errored.tfstate"], 0);
+    assert_eq!(resources_in(&object(&moto, KEY)), 4);
+    assert!(lock_info(&moto, mode).is_null(), "no lock is left");
+    work.terrace_ok(&["plan", "-detailed-exitcode", "-var", "n=4"], 0);
+}
+
+#[test]
+fn a_server_killed_mid_apply_with_a_lock_file_leaves_errored_state() {
+    server_killed_mid_apply(LockMode::LockFile);
+}
+
+#[test]
+fn a_server_killed_mid_apply_with_dynamodb_locks_leaves_errored_state() {
+    server_killed_mid_apply(LockMode::DynamoDb);
+}

@@ -317,36 +317,6 @@ fn a_backend_terrace_does_not_implement_is_refused_by_every_command() {
     );
 }
 
-/// State encryption is not implemented: a configuration that asks for it
-/// is refused by every command that would read or write its state, and no
-/// state is written in the clear.
-#[test]
-fn a_configuration_asking_for_state_encryption_is_refused() {
-    let work = builtin_only("encryption");
-    work.write(
-        "main.tf",
-        "terraform {\n  encryption {\n    key_provider \"pbkdf2\" \"k\" {\n      passphrase = \"correct-horse-battery-staple\"\n    }\n    method \"aes_gcm\" \"m\" {\n      keys = key_provider.pbkdf2.k\n    }\n    state {\n      method = method.aes_gcm.m\n    }\n  }\n}\n\nresource \"terraform_data\" \"d\" {}\n",
-    );
-    for command in [
-        &["init"][..],
-        &["plan"],
-        &["apply", "-auto-approve"],
-        &["state", "list"],
-    ] {
-        let run = work.terrace(command);
-        assert_eq!(run.code, Some(1), "{command:?}:\n{}", run.output());
-        assert!(
-            run.all().contains("Unsupported state encryption"),
-            "{command:?}:\n{}",
-            run.output()
-        );
-    }
-    assert!(
-        !work.path("terraform.tfstate").exists(),
-        "no state was written in the clear"
-    );
-}
-
 const LOCAL_PATH_BACKEND: &str =
     "terraform {\n  backend \"local\" {\n    path = \"state/x.tfstate\"\n  }\n}\n";
 

@@ -324,10 +324,16 @@ impl Body {
                 file,
                 body,
                 hidden_attrs,
-                ..
+                hidden_blocks,
             } => {
                 let mut diags = Vec::new();
-                if let Some(block) = body.blocks.first() {
+                // Blocks a partial decode already took are not this
+                // decoder's (HCL hides them too).
+                if let Some(block) = body
+                    .blocks
+                    .iter()
+                    .find(|b| !hidden_blocks.contains(&b.block_type))
+                {
                     diags.push(
                         Diagnostic::error(
                             format!("Unexpected {} block", quote(&block.block_type)),
@@ -1061,6 +1067,22 @@ mod tests {
         assert_eq!(
             summaries(&diags),
             ["Unexpected \"ebs\" block: Blocks are not allowed here."]
+        );
+    }
+
+    /// A block a partial decode took is not an error of the arguments
+    /// decoded from the rest, even when it comes first.
+    #[test]
+    fn just_attributes_skips_blocks_a_partial_decode_took() {
+        let body = native("endpoints {\n  kms = \"x\"\n}\nregion = \"r\"\n");
+        let (content, remain, diags) = body.partial_content(&BodySchema::new().block("endpoints"));
+        assert!(diags.is_empty());
+        assert_eq!(content.blocks.len(), 1);
+        let (attrs, diags) = remain.just_attributes();
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            attrs.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(),
+            ["region"]
         );
     }
 

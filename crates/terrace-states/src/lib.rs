@@ -10,6 +10,7 @@
 //!   working directory, workspaces, locking, backups, atomic writes).
 
 pub mod backend;
+pub mod encryption;
 mod flatmap;
 pub mod gojson;
 pub mod model;

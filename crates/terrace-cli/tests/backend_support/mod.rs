@@ -291,11 +291,18 @@ impl Postgres {
                 "--no-sync",
             ],
         );
+        server.start_server();
+        Some(server)
+    }
+
+    fn start_server(&self) {
+        let data = self.dir.join("data");
         let options = format!(
-            "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
-            server.dir.display()
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off",
+            self.port,
+            self.dir.display()
         );
-        server.run(
+        self.run(
             "pg_ctl",
             &[
                 "-D",
@@ -303,12 +310,23 @@ impl Postgres {
                 "-o",
                 &options,
                 "-l",
-                &server.dir.join("log").display().to_string(),
+                &self.dir.join("log").display().to_string(),
                 "-w",
                 "start",
             ],
         );
-        Some(server)
+    }
+
+    /// `pg_ctl stop -m immediate`: the server goes away at once, as in a
+    /// crash (what was committed is recovered on the next start).
+    pub fn stop_immediately(&self) {
+        let data = self.dir.join("data").display().to_string();
+        self.run("pg_ctl", &["-D", &data, "-m", "immediate", "-w", "stop"]);
+    }
+
+    /// Starts the server again on the same port and data.
+    pub fn restart(&self) {
+        self.start_server();
     }
 
     pub fn conn_str(&self) -> String {

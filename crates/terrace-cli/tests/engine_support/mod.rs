@@ -565,6 +565,29 @@ impl Moto {
             .and_then(|listener| listener.local_addr())
             .map(|addr| addr.port())
             .unwrap_or_else(|e| panic!("finding a free port: {e}"));
+        Moto::start_on(port, env)
+    }
+
+    /// Kills the server (SIGKILL): everything it held is gone, as in a
+    /// crash of an in-memory service.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// A new, empty server on the port of this one (after [`Moto::kill`]).
+    pub fn restart(&mut self) {
+        let port = self
+            .endpoint
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse::<u16>().ok())
+            .unwrap_or_else(|| panic!("no port in {}", self.endpoint));
+        self.kill();
+        *self = Moto::start_on(port, &[]);
+    }
+
+    fn start_on(port: u16, env: &[(&str, &str)]) -> Moto {
         let child = Command::new("moto_server")
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .envs(env.iter().copied())

@@ -26,8 +26,8 @@ use std::time::{Duration, Instant};
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 use super::lockinfo::{multierror, LockError, LockInfo};
+use crate::encryption::StateCodec;
 use crate::model::{State, TERRAFORM_VERSION};
-use crate::statefile;
 
 pub const DEFAULT_WORKSPACE: &str = "default";
 pub const DEFAULT_STATE_FILENAME: &str = "terraform.tfstate";
@@ -292,6 +292,7 @@ pub struct LocalBackend {
     /// What was in the write path before this command: the backup content.
     backup_source: Option<Option<(Vec<u8>, State)>>,
     written_backup: bool,
+    codec: StateCodec,
 }
 
 impl LocalBackend {
@@ -312,6 +313,7 @@ impl LocalBackend {
             written: false,
             backup_source: None,
             written_backup: false,
+            codec: StateCodec::disabled(),
         };
         b.workspace = b.selected_workspace_file();
         b
@@ -323,6 +325,25 @@ impl LocalBackend {
         self.data_dir = self.dir.join(data_dir);
         self.workspace = self.selected_workspace_file();
         self
+    }
+
+    /// State files (and their backups, and `errored.tfstate`) are stored
+    /// encrypted as `codec` says.
+    pub fn with_encryption(mut self, codec: StateCodec) -> LocalBackend {
+        self.codec = codec;
+        self
+    }
+
+    /// A state file's stored bytes as a state, decrypted as this backend's
+    /// files are.
+    pub fn decode_stored(&self, bytes: &[u8]) -> Result<(State, Diagnostics), StateError> {
+        super::decode_state(&self.codec, bytes).map(|(state, warnings, _)| (state, warnings))
+    }
+
+    /// The bytes this backend would store for `state` (encrypted as its
+    /// files are).
+    pub fn encode_stored(&self, state: &State) -> Result<Vec<u8>, StateError> {
+        super::encode_state(&self.codec, state)
     }
 
     /// The version recorded in lock metadata and written states.
@@ -550,6 +571,7 @@ impl LocalBackend {
             written: false,
             backup_source: None,
             written_backup: false,
+            codec: self.codec.clone(),
         };
         if let Some(timeout) = lock_timeout {
             other
@@ -722,7 +744,7 @@ impl LocalBackend {
         file.read_to_end(&mut bytes)
             .map_err(|e| fail(go_path_error("read", &write, &e)))?;
         if self.backup_source.is_none() {
-            self.backup_source = Some(parse_backup_source(bytes));
+            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
         }
         let mut info = LockInfo::new(operation, self.version.clone());
         info.info = info_text.to_string();
@@ -802,7 +824,7 @@ impl LocalBackend {
         }
         // A file we cannot read leaves nothing loaded, so that writing
         // refuses to replace it.
-        let (state, warnings) = statefile::read(&bytes).map_err(StateError::Invalid)?;
+        let (state, warnings, _) = super::decode_state(&self.codec, &bytes)?;
         self.snapshot = Some(state.clone());
         self.snapshot_loaded = true;
         Ok((Some(state), warnings))
@@ -821,7 +843,7 @@ impl LocalBackend {
         }
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(parse_backup_source(bytes));
+            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -841,10 +863,7 @@ impl LocalBackend {
                 new.serial = state.serial + 1;
             }
         }
-        let (bytes, diags) = statefile::write_with_diagnostics(&new);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &new)?;
 
         let changed = match &self.backup_source {
             Some(Some((_, prev))) => {
@@ -896,14 +915,11 @@ impl LocalBackend {
         let write = self.resolve(&paths.write);
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(parse_backup_source(bytes));
+            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
-        let (bytes, diags) = statefile::write_with_diagnostics(&new);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &new)?;
         self.persist(&write, &paths, new, &bytes, true)
     }
 
@@ -922,10 +938,7 @@ impl LocalBackend {
         let path = self.dir.join(ERRORED_STATE_FILENAME);
         let mut s = state.clone();
         s.terraform_version = self.version.clone();
-        let (bytes, diags) = statefile::write_with_diagnostics(&s);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &s)?;
         atomic_write(&path, &bytes, None).map_err(StateError::Io)?;
         Ok(path)
     }
@@ -1043,11 +1056,11 @@ enum LockAttempt {
 }
 
 /// The previous content of the state file, when it is a readable state.
-fn parse_backup_source(bytes: Vec<u8>) -> Option<(Vec<u8>, State)> {
+fn parse_backup_source(codec: &StateCodec, bytes: Vec<u8>) -> Option<(Vec<u8>, State)> {
     if bytes.is_empty() {
         return None;
     }
-    let (state, _) = statefile::read(&bytes).ok()?;
+    let (state, _, _) = super::decode_state(codec, &bytes).ok()?;
     Some((bytes, state))
 }
 

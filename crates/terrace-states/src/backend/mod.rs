@@ -9,7 +9,7 @@
 //! These modules are the only code in terrace that reaches the network for
 //! state.
 
-mod aws;
+pub(crate) mod aws;
 pub mod http;
 pub mod local;
 mod lockinfo;
@@ -28,8 +28,36 @@ pub use local::{
 };
 pub use lockinfo::{go_time_string, rfc3339_nano, LockError, LockInfo};
 
+use crate::encryption::{ReadStatus, StateCodec};
 use crate::model::State;
-use terrace_syntax::Diagnostics;
+use crate::statefile;
+use terrace_syntax::{Diagnostic, Diagnostics};
+
+/// The state in stored bytes, decrypted as `codec` says first; a file
+/// that does not decrypt is invalid (nothing is loaded, so nothing
+/// replaces it).
+pub(crate) fn decode_state(
+    codec: &StateCodec,
+    bytes: &[u8],
+) -> Result<(State, Diagnostics, ReadStatus), StateError> {
+    let (plain, status) = codec
+        .decrypt(bytes)
+        .map_err(|e| StateError::Invalid(vec![Diagnostic::error(e.summary, e.detail)]))?;
+    let (state, warnings) = statefile::read(&plain).map_err(StateError::Invalid)?;
+    Ok((state, warnings, status))
+}
+
+/// The bytes to store for `state`: its file form, encrypted as `codec`
+/// says.
+pub(crate) fn encode_state(codec: &StateCodec, state: &State) -> Result<Vec<u8>, StateError> {
+    let (bytes, diags) = statefile::write_with_diagnostics(state);
+    if diags.iter().any(Diagnostic::is_error) {
+        return Err(StateError::Serialize(diags));
+    }
+    codec
+        .encrypt(&bytes)
+        .map_err(|e| StateError::Serialize(vec![Diagnostic::error(e.summary, e.detail)]))
+}
 
 /// A backend as commands use it: one workspace at a time, its state read,
 /// locked and written with terraform's rules (lineage kept, serial bumped
@@ -153,6 +181,17 @@ pub fn open_remote(
     env: &dyn Fn(&str) -> Option<String>,
     opts: &OpenOptions,
 ) -> Result<remote::RemoteBackend, String> {
+    open_remote_encrypted(type_name, config, env, opts, StateCodec::disabled())
+}
+
+/// [`open_remote`] with the states stored as `codec` encrypts them.
+pub fn open_remote_encrypted(
+    type_name: &str,
+    config: &terrace_value::Value,
+    env: &dyn Fn(&str) -> Option<String>,
+    opts: &OpenOptions,
+    codec: StateCodec,
+) -> Result<remote::RemoteBackend, String> {
     let settings = schema::Settings { config, env };
     let store: Box<dyn remote::RemoteStore> = match type_name {
         "pg" => Box::new(pg::PgStore::configure(&settings)?),
@@ -160,7 +199,7 @@ pub fn open_remote(
         "http" => Box::new(http::HttpStore::configure(&settings)?),
         other => return Err(format!("unsupported backend type {other:?}")),
     };
-    Ok(remote::RemoteBackend::new(store, opts))
+    Ok(remote::RemoteBackend::new(store, opts).with_encryption(codec))
 }
 
 /// The process environment, for [`open_remote`].

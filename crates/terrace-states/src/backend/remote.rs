@@ -7,15 +7,15 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use terrace_syntax::{Diagnostic, Diagnostics};
+use terrace_syntax::Diagnostics;
 
 use super::local::{
     valid_workspace_name, DeleteOutcome, SelectOutcome, StateError, WorkspaceError,
 };
 use super::lockinfo::{LockError, LockInfo};
 use super::{Backend, OpenOptions, DEFAULT_WORKSPACE, ERRORED_STATE_FILENAME};
+use crate::encryption::{ReadStatus, StateCodec};
 use crate::model::State;
-use crate::statefile;
 
 /// Where a remote backend keeps its states.
 pub trait RemoteStore: Send {
@@ -53,6 +53,11 @@ pub struct RemoteBackend {
     lock: Option<String>,
     snapshot: Option<State>,
     snapshot_loaded: bool,
+    codec: StateCodec,
+    /// The last read used a fallback method: the next write stores the
+    /// state again even when it has not changed, moving it to the first
+    /// method.
+    needs_migration: bool,
 }
 
 impl RemoteBackend {
@@ -67,7 +72,15 @@ impl RemoteBackend {
             lock: None,
             snapshot: None,
             snapshot_loaded: false,
+            codec: StateCodec::disabled(),
+            needs_migration: false,
         }
+    }
+
+    /// States are stored encrypted as `codec` says.
+    pub fn with_encryption(mut self, codec: StateCodec) -> RemoteBackend {
+        self.codec = codec;
+        self
     }
 
     fn list(&mut self) -> Result<Vec<String>, WorkspaceError> {
@@ -88,10 +101,8 @@ impl RemoteBackend {
             if existing.as_ref().is_none_or(|b| b.is_empty()) {
                 let mut state = State::new_empty();
                 state.terraform_version = self.version.clone();
-                let (bytes, diags) = statefile::write_with_diagnostics(&state);
-                if diags.iter().any(Diagnostic::is_error) {
-                    return Err(WorkspaceError::State(StateError::Serialize(diags)));
-                }
+                let bytes =
+                    super::encode_state(&self.codec, &state).map_err(WorkspaceError::State)?;
                 self.store.put(name, &bytes).map_err(fail)?;
             }
             Ok(())
@@ -120,14 +131,12 @@ impl RemoteBackend {
     }
 
     fn persist(&mut self, new: State) -> Result<(), StateError> {
-        let (bytes, diags) = statefile::write_with_diagnostics(&new);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &new)?;
         let workspace = self.workspace.clone();
         self.store
             .put(&workspace, &bytes)
             .map_err(|e| StateError::Io(format!("Failed to upload state: {e}")))?;
+        self.needs_migration = false;
         self.snapshot = Some(new);
         self.snapshot_loaded = true;
         Ok(())
@@ -310,7 +319,8 @@ impl Backend for RemoteBackend {
             self.snapshot_loaded = true;
             return Ok((None, Vec::new()));
         };
-        let (state, warnings) = statefile::read(&bytes).map_err(StateError::Invalid)?;
+        let (state, warnings, status) = super::decode_state(&self.codec, &bytes)?;
+        self.needs_migration = status == ReadStatus::Migration;
         self.snapshot = Some(state.clone());
         self.snapshot_loaded = true;
         Ok((Some(state), warnings))
@@ -325,7 +335,7 @@ impl Backend for RemoteBackend {
         match &self.snapshot {
             Some(prev) => {
                 new.lineage = prev.lineage.clone();
-                if prev.deep_eq_ignoring_serial(&new) {
+                if prev.deep_eq_ignoring_serial(&new) && !self.needs_migration {
                     // Nothing changed: the stored snapshot stays, as
                     // terraform leaves a remote state it has no news for.
                     return Ok(prev.serial);
@@ -360,10 +370,7 @@ impl Backend for RemoteBackend {
         let path = self.dir.join(ERRORED_STATE_FILENAME);
         let mut s = state.clone();
         s.terraform_version = self.version.clone();
-        let (bytes, diags) = statefile::write_with_diagnostics(&s);
-        if diags.iter().any(Diagnostic::is_error) {
-            return Err(StateError::Serialize(diags));
-        }
+        let bytes = super::encode_state(&self.codec, &s)?;
         super::local::atomic_write(&path, &bytes, None).map_err(StateError::Io)?;
         Ok(path)
     }
@@ -399,4 +406,106 @@ pub fn journal_path_for(data_dir: &Path, type_name: &str, location: &str) -> Pat
     data_dir
         .join("journals")
         .join(format!("{type_name}-{hex}.journal"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encryption::{KeyProvider, Method, Pbkdf2KeyProvider, Target};
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    /// A store in memory, shared with the test that inspects it.
+    struct MemoryStore(Arc<Mutex<BTreeMap<String, Vec<u8>>>>);
+
+    impl RemoteStore for MemoryStore {
+        fn type_name(&self) -> &'static str {
+            "memory"
+        }
+        fn workspaces(&mut self) -> Result<Vec<String>, String> {
+            Ok(vec![DEFAULT_WORKSPACE.to_string()])
+        }
+        fn get(&mut self, workspace: &str) -> Result<Option<Vec<u8>>, String> {
+            Ok(self
+                .0
+                .lock()
+                .map_err(|e| e.to_string())?
+                .get(workspace)
+                .cloned())
+        }
+        fn put(&mut self, workspace: &str, bytes: &[u8]) -> Result<(), String> {
+            self.0
+                .lock()
+                .map_err(|e| e.to_string())?
+                .insert(workspace.to_string(), bytes.to_vec());
+            Ok(())
+        }
+        fn delete(&mut self, workspace: &str) -> Result<(), String> {
+            self.0.lock().map_err(|e| e.to_string())?.remove(workspace);
+            Ok(())
+        }
+        fn lock(&mut self, _: &str, _: &mut LockInfo) -> Result<(), LockError> {
+            Ok(())
+        }
+        fn unlock(&mut self, _: &str, _: &str) -> Result<(), LockError> {
+            Ok(())
+        }
+        fn location(&self, workspace: &str) -> String {
+            format!("memory/{workspace}")
+        }
+    }
+
+    /// A state read through a fallback is stored again with the first
+    /// method even when nothing in it changed: that is how a state moves
+    /// into encryption (or to a new key) on a remote backend.
+    #[test]
+    fn an_unchanged_state_read_through_a_fallback_is_rewritten() {
+        let stored = Arc::new(Mutex::new(BTreeMap::new()));
+        let opts = OpenOptions {
+            dir: std::env::temp_dir(),
+            data_dir: std::env::temp_dir().join("terrace-remote-migration-test"),
+            version: "1.11.4".to_string(),
+        };
+        let mut plain = RemoteBackend::new(Box::new(MemoryStore(stored.clone())), &opts);
+        plain.use_workspace(DEFAULT_WORKSPACE.to_string());
+        let state = State::new_empty();
+        Backend::write_state(&mut plain, &state).expect("written");
+        let before = stored.lock().expect("store")[DEFAULT_WORKSPACE].clone();
+        assert!(!crate::encryption::is_envelope(&before));
+
+        let mut keys =
+            Pbkdf2KeyProvider::new("key_provider.pbkdf2.k", "correct-horse-battery-staple");
+        keys.iterations = crate::encryption::PBKDF2_MINIMUM_ITERATIONS;
+        let target = Target::new(
+            "state",
+            vec![
+                Method::AesGcm {
+                    address: "method.aes_gcm.k".into(),
+                    keys: KeyProvider::Pbkdf2(keys),
+                    aad: Vec::new(),
+                },
+                Method::Unencrypted {
+                    address: "method.unencrypted.m".into(),
+                },
+            ],
+            false,
+        )
+        .expect("valid");
+        let mut encrypted = RemoteBackend::new(Box::new(MemoryStore(stored.clone())), &opts)
+            .with_encryption(StateCodec(Some(Arc::new(target))));
+        encrypted.use_workspace(DEFAULT_WORKSPACE.to_string());
+        let (read, _) = Backend::read_state(&mut encrypted).expect("read through the fallback");
+        let read = read.expect("a state");
+        Backend::write_state(&mut encrypted, &read).expect("written");
+        let after = stored.lock().expect("store")[DEFAULT_WORKSPACE].clone();
+        assert!(
+            crate::encryption::is_envelope(&after),
+            "rewritten encrypted"
+        );
+
+        // Read with the first method now: an unchanged state stays as it is.
+        let (again, _) = Backend::read_state(&mut encrypted).expect("read");
+        Backend::write_state(&mut encrypted, &again.expect("a state")).expect("written");
+        assert_eq!(stored.lock().expect("store")[DEFAULT_WORKSPACE], after);
+    }
 }
