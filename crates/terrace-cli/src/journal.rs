@@ -34,7 +34,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
 use terrace_states::model::{DeposedKey, ObjectState, State};
-use terrace_states::statefile;
+use terrace_states::{gojson, statefile};
 use terrace_syntax::Diagnostic;
 
 const JOURNAL_FORMAT: u64 = 2;
@@ -192,19 +192,31 @@ impl Journal {
                     Some(object.clone()),
                 ),
             }
-            serde_json::from_slice::<Json>(&statefile::write(&one)).unwrap_or(Json::Null)
+            statefile::write_compact(&one).0
         });
-        let line = json!({
-            "addr": addr.to_string(),
-            "deposed": deposed.map(|k| k.to_string()),
-            "provider": provider.to_string(),
-            "state": state,
-        });
-        self.append(&line);
+        // The line is assembled as text, the state embedded as the state
+        // writer gives it: parsing it into a JSON tree only to print it
+        // again cost a third of an apply's time.
+        let mut line = String::from("{\"addr\":");
+        gojson::write_string(&mut line, &addr.to_string());
+        line.push_str(",\"deposed\":");
+        match deposed {
+            Some(key) => gojson::write_string(&mut line, &key.to_string()),
+            None => line.push_str("null"),
+        }
+        line.push_str(",\"provider\":");
+        gojson::write_string(&mut line, &provider.to_string());
+        line.push_str(",\"state\":");
+        line.push_str(state.as_deref().unwrap_or("null"));
+        line.push('}');
+        self.append_text(line);
     }
 
     fn append(&self, line: &Json) {
-        let mut text = line.to_string();
+        self.append_text(line.to_string());
+    }
+
+    fn append_text(&self, mut text: String) {
         text.push('\n');
         let mut guard = self.file();
         let Some(file) = guard.file.as_mut() else {

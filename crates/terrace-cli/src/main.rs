@@ -19,6 +19,13 @@ macro_rules! outln {
     };
 }
 
+/// mimalloc rather than the system allocator: terrace allocates many small,
+/// short-lived strings and values, and measured on the benchmark suite the
+/// system allocator's malloc/free took about a fifth of the CPU time (see
+/// docs/ARCHITECTURE.md, "Dependencies and why").
+#[global_allocator]
+static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod args;
 mod backend_config;
 mod completion;

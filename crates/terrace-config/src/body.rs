@@ -14,7 +14,7 @@
 
 use crate::expr::Expression;
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use terrace_syntax::ast::{
     Block as SyntaxBlock, Body as SyntaxBody, File, JsonProperty, JsonValue, JsonValueKind,
     NativeBody, SourceFile,
@@ -154,6 +154,12 @@ enum Kind {
         body: Arc<NativeBody>,
         hidden_attrs: Arc<BTreeSet<String>>,
         hidden_blocks: Arc<BTreeSet<String>>,
+        /// The expression of each of `body`'s attributes, by index, made
+        /// on first use and shared by every body derived from this one:
+        /// a body is decoded many times (validation, references, planning
+        /// each instance), and each decode would otherwise copy the
+        /// expression's syntax tree and analyse it afresh.
+        expressions: Arc<[OnceLock<Expression>]>,
     },
     Json {
         file: Arc<SourceFile>,
@@ -197,6 +203,9 @@ impl Body {
     pub fn native(file: &Arc<SourceFile>, body: NativeBody) -> Body {
         Body(Kind::Native {
             file: file.clone(),
+            expressions: (0..body.attributes.len())
+                .map(|_| OnceLock::new())
+                .collect(),
             body: Arc::new(body),
             hidden_attrs: Arc::default(),
             hidden_blocks: Arc::default(),
@@ -306,7 +315,8 @@ impl Body {
                 body,
                 hidden_attrs,
                 hidden_blocks,
-            } => native_partial(file, body, hidden_attrs, hidden_blocks, schema),
+                expressions,
+            } => native_partial(file, body, hidden_attrs, hidden_blocks, expressions, schema),
             Kind::Json {
                 file,
                 value,
@@ -325,6 +335,8 @@ impl Body {
                 body,
                 hidden_attrs,
                 hidden_blocks,
+                expressions,
+                ..
             } => {
                 let mut diags = Vec::new();
                 // Blocks a partial decode already took are not this
@@ -345,8 +357,9 @@ impl Body {
                 let attrs = body
                     .attributes
                     .iter()
-                    .filter(|a| !hidden_attrs.contains(&a.name))
-                    .map(|a| native_attribute(file, a))
+                    .enumerate()
+                    .filter(|(_, a)| !hidden_attrs.contains(&a.name))
+                    .map(|(index, a)| native_attribute(file, a, expressions.get(index)))
                     .collect();
                 (attrs, diags)
             }
@@ -427,6 +440,7 @@ impl Body {
             body,
             hidden_attrs,
             hidden_blocks,
+            ..
         } = &self.0
         else {
             return Vec::new();
@@ -566,10 +580,19 @@ fn first_char_span(file: &SourceFile, span: Span) -> Span {
     Span::new(start, (start + len).min(span.end as usize))
 }
 
-fn native_attribute(file: &Arc<SourceFile>, a: &terrace_syntax::ast::Attribute) -> Attribute {
+fn native_attribute(
+    file: &Arc<SourceFile>,
+    a: &terrace_syntax::ast::Attribute,
+    cached: Option<&OnceLock<Expression>>,
+) -> Attribute {
+    let make = || Expression::native(file, a.expr.clone());
+    let expr = match cached {
+        Some(cell) => cell.get_or_init(make).clone(),
+        None => make(),
+    };
     Attribute {
         name: a.name.clone(),
-        expr: Expression::native(file, a.expr.clone()),
+        expr,
         range: file.range(a.span),
         name_range: file.range(a.name_span),
     }
@@ -589,6 +612,7 @@ fn native_partial(
     body: &Arc<NativeBody>,
     hidden_attrs: &BTreeSet<String>,
     hidden_blocks: &BTreeSet<String>,
+    expressions: &Arc<[OnceLock<Expression>]>,
     schema: &BodySchema,
 ) -> (BodyContent, Body, Diagnostics) {
     let mut diags = Vec::new();
@@ -627,9 +651,11 @@ fn native_partial(
         }
     }
     // Source order for the claimed attributes.
-    for a in &body.attributes {
+    for (index, a) in body.attributes.iter().enumerate() {
         if !hidden_attrs.contains(&a.name) && schema.attributes.iter().any(|s| s.name == a.name) {
-            content.attributes.push(native_attribute(file, a));
+            content
+                .attributes
+                .push(native_attribute(file, a, expressions.get(index)));
         }
     }
     for block in &body.blocks {
@@ -656,6 +682,7 @@ fn native_partial(
         body: body.clone(),
         hidden_attrs: Arc::new(new_hidden_attrs),
         hidden_blocks: Arc::new(new_hidden_blocks),
+        expressions: expressions.clone(),
     });
     (content, remain, diags)
 }

@@ -24,6 +24,7 @@ use crate::static_eval::{
     VariableValues,
 };
 use crate::version::Version;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -730,6 +731,12 @@ struct TreeBuilder<'a> {
     options: &'a LoadOptions,
     settings: StaticSettings,
     manifest: HashMap<String, ManifestRecord>,
+    /// Each module directory as loaded (before static evaluation), by the
+    /// path its calls name it with (the path is part of the module: its
+    /// `source_dir` and the file names of diagnostics): a directory called
+    /// many times is read, parsed and decoded once, and its calls share the
+    /// syntax trees.
+    loaded_directories: RefCell<HashMap<PathBuf, (Option<Module>, Diagnostics)>>,
 }
 
 /// Loads the module tree rooted at `root_dir` (OpenTofu's `LoadConfig`).
@@ -765,6 +772,7 @@ pub fn load_config_from(
         options,
         settings,
         manifest,
+        loaded_directories: RefCell::new(HashMap::new()),
     };
     let (module, load_diags) = load_module_dir_in(files, root_dir);
     let module = module.unwrap_or_else(|| Module {
@@ -933,6 +941,18 @@ impl TreeBuilder<'_> {
         Ok((join_clean(&self.root_dir, &record.dir), installed))
     }
 
+    /// [`load_module_dir_in`], remembered per directory path.
+    fn load_directory(&self, dir: &Path) -> (Option<Module>, Diagnostics) {
+        if let Some(loaded) = self.loaded_directories.borrow().get(dir) {
+            return loaded.clone();
+        }
+        let loaded = load_module_dir_in(self.files, dir);
+        self.loaded_directories
+            .borrow_mut()
+            .insert(dir.to_path_buf(), loaded.clone());
+        loaded
+    }
+
     fn load_child(
         &self,
         parent: &Config,
@@ -978,7 +998,7 @@ impl TreeBuilder<'_> {
                 vec![Diagnostic::error("Recursive module call", detail).with_subject(call_subject)],
             );
         }
-        let (module, mut diags) = load_module_dir_in(self.files, &dir);
+        let (module, mut diags) = self.load_directory(&dir);
         let Some(mut module) = module else {
             return (
                 None,

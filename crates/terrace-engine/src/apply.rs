@@ -96,7 +96,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
                 }
             }
         }
-        deps.sort_by_key(|d| d.to_string());
+        deps.sort_by_cached_key(|d| d.to_string());
         deps.dedup();
         add_state_destroy_edges(&mut graph, addr, &deps);
     }

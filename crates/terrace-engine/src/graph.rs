@@ -619,7 +619,7 @@ fn resource_dependencies(
                     _ => None,
                 })
                 .collect();
-            deps.sort_by_key(|d| d.to_string());
+            deps.sort_by_cached_key(|d| d.to_string());
             deps.dedup();
             out.insert(r.clone(), deps);
         }

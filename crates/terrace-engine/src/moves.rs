@@ -192,6 +192,17 @@ pub(crate) fn implied_statements(
             _ => None,
         })
         .collect();
+    // Every configured resource is matched against the state; indexing the
+    // state's resources by resource address once keeps that linear in the
+    // number of resources instead of their product.
+    let mut state_by_resource: HashMap<(Module, &ResourceAddr), Vec<&ResourceState>> =
+        HashMap::new();
+    for (address, resource_state) in &state.resources {
+        state_by_resource
+            .entry((address.module.module(), &address.resource))
+            .or_default()
+            .push(resource_state);
+    }
     config.deep_each(&mut |c| {
         let decl = module_path(c);
         for r in c.module.managed_resources.values() {
@@ -205,12 +216,13 @@ pub(crate) fn implied_statements(
             } else {
                 (InstanceKey::Int(0), InstanceKey::None)
             };
-            let applies = state.resources.iter().any(|(a, rs)| {
-                a.resource == resource
-                    && a.module.is_for_module(&decl)
-                    && rs.instances.contains_key(&from)
-                    && !rs.instances.contains_key(&to)
-            });
+            let applies = state_by_resource
+                .get(&(decl.clone(), &resource))
+                .is_some_and(|found| {
+                    found.iter().any(|rs| {
+                        rs.instances.contains_key(&from) && !rs.instances.contains_key(&to)
+                    })
+                });
             if applies {
                 let ep = |key: InstanceKey| Ep::Resource {
                     rel: ModuleInstance::root(),

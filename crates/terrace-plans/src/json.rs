@@ -530,7 +530,7 @@ fn state_module(
     let mut kids = Vec::new();
     if let Some(cs) = children.get(m) {
         let mut cs: Vec<&ModuleInstance> = cs.iter().collect();
-        cs.sort_by_key(|c| c.to_string());
+        cs.sort_by_cached_key(|c| c.to_string());
         for c in cs {
             kids.push(state_module(state, c, children, schemas)?);
         }

@@ -1078,6 +1078,15 @@ pub fn write(state: &State) -> Vec<u8> {
 
 /// [`write`], with an error for each output left out.
 pub fn write_with_diagnostics(state: &State) -> (Vec<u8>, Diagnostics) {
+    let (compact, diags) = write_compact(state);
+    let mut text = gojson::indent(&compact);
+    text.push('\n');
+    (text.into_bytes(), diags)
+}
+
+/// The same document as [`write`] on one line, without the indentation and
+/// the final newline: for embedding a state in a JSON line.
+pub fn write_compact(state: &State) -> (String, Diagnostics) {
     let mut diags = Vec::new();
     let mut o = String::with_capacity(4096);
     o.push_str("{\"version\":4,\"terraform_version\":");
@@ -1140,10 +1149,7 @@ pub fn write_with_diagnostics(state: &State) -> (Vec<u8>, Diagnostics) {
     o.push_str("],\"check_results\":");
     write_check_results(&mut o, state.check_results.as_ref());
     o.push('}');
-
-    let mut text = gojson::indent(&o);
-    text.push('\n');
-    (text.into_bytes(), diags)
+    (o, diags)
 }
 
 fn mode_str(mode: ResourceMode) -> &'static str {

@@ -342,8 +342,18 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
             })
         })
         .collect();
+    // An unchanged object that was neither moved nor imported is never
+    // shown, and the diff of identical values is a no-op, which is what the
+    // "no changes" decision below would read from it: skipping it saves
+    // building its JSON form and diff, most of a no-op plan's rendering.
     let changes: Vec<RenderedChange> = sorted_changes(&plan.changes)
         .into_iter()
+        .filter(|rc| {
+            !(rc.action == Action::NoOp
+                && !rc.moved()
+                && rc.importing.is_none()
+                && rc.before.raw_equals(&rc.after))
+        })
         .map(|rc| RenderedChange {
             rc,
             diff: diff_of(rc, Matcher::Always),

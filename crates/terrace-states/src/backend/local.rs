@@ -290,7 +290,7 @@ pub struct LocalBackend {
     /// Once written, reads come from the write path.
     written: bool,
     /// What was in the write path before this command: the backup content.
-    backup_source: Option<Option<(Vec<u8>, State)>>,
+    backup_source: Option<BackupSource>,
     written_backup: bool,
     codec: StateCodec,
 }
@@ -744,7 +744,7 @@ impl LocalBackend {
         file.read_to_end(&mut bytes)
             .map_err(|e| fail(go_path_error("read", &write, &e)))?;
         if self.backup_source.is_none() {
-            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
+            self.backup_source = Some(unparsed_backup_source(bytes));
         }
         let mut info = LockInfo::new(operation, self.version.clone());
         info.info = info_text.to_string();
@@ -843,7 +843,7 @@ impl LocalBackend {
         }
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
+            self.backup_source = Some(unparsed_backup_source(bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -865,8 +865,11 @@ impl LocalBackend {
         }
         let bytes = super::encode_state(&self.codec, &new)?;
 
-        let changed = match &self.backup_source {
-            Some(Some((_, prev))) => {
+        let changed = match self
+            .backup_source
+            .as_ref()
+            .and_then(|b| b.state(&self.codec)) {
+            Some(prev) => {
                 let mut same = prev.clone();
                 same.lineage = new.lineage.clone();
                 !same.deep_eq_ignoring_serial(&new)
@@ -889,8 +892,16 @@ impl LocalBackend {
         back_up: bool,
     ) -> Result<(), StateError> {
         if back_up && !self.written_backup {
-            if let (Some(backup), Some(Some((prev_bytes, _)))) =
-                (&paths.backup, &self.backup_source)
+            let previous = self
+                .backup_source
+                .as_ref()
+                .filter(|source| source.state(&self.codec).is_some());
+            if let (
+                Some(backup),
+                Some(BackupSource {
+                    bytes: prev_bytes, ..
+                }),
+            ) = (&paths.backup, previous)
             {
                 let backup = self.resolve(backup);
                 atomic_write(&backup, prev_bytes, None).map_err(|e| {
@@ -915,7 +926,7 @@ impl LocalBackend {
         let write = self.resolve(&paths.write);
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(parse_backup_source(&self.codec, bytes));
+            self.backup_source = Some(unparsed_backup_source(bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -1056,12 +1067,36 @@ enum LockAttempt {
 }
 
 /// The previous content of the state file, when it is a readable state.
-fn parse_backup_source(codec: &StateCodec, bytes: Vec<u8>) -> Option<(Vec<u8>, State)> {
-    if bytes.is_empty() {
-        return None;
+/// The content of the state file before this command's first write. It is
+/// parsed only when a write needs it (to decide whether the state changed):
+/// a command that locks and never writes, like `plan`, reads a large state
+/// once rather than twice.
+struct BackupSource {
+    bytes: Vec<u8>,
+    parsed: std::sync::OnceLock<Option<State>>,
+}
+
+impl BackupSource {
+    /// The previous state; `None` when there was no file or it was not a
+    /// state file (`codec` decrypts an encrypted one).
+    fn state(&self, codec: &StateCodec) -> Option<&State> {
+        self.parsed
+            .get_or_init(|| {
+                if self.bytes.is_empty() {
+                    return None;
+                }
+                let (state, _, _) = super::decode_state(codec, &self.bytes).ok()?;
+                Some(state)
+            })
+            .as_ref()
     }
-    let (state, _, _) = super::decode_state(codec, &bytes).ok()?;
-    Some((bytes, state))
+}
+
+fn unparsed_backup_source(bytes: Vec<u8>) -> BackupSource {
+    BackupSource {
+        bytes,
+        parsed: std::sync::OnceLock::new(),
+    }
 }
 
 /// Whether everything the state tracks is gone: no managed resource
