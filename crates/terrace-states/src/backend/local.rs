@@ -868,7 +868,8 @@ impl LocalBackend {
         let changed = match self
             .backup_source
             .as_ref()
-            .and_then(|b| b.state(&self.codec)) {
+            .and_then(|b| b.state(&self.codec))
+        {
             Some(prev) => {
                 let mut same = prev.clone();
                 same.lineage = new.lineage.clone();
