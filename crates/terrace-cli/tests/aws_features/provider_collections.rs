@@ -8,9 +8,7 @@
 //! wrong region; then one region is dropped from the module and its
 //! parameter deleted through its instance.
 
-mod engine_support;
-
-use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
+use crate::engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
 use serde_json::json;
 
 const REGIONS: [&str; 3] = ["us-east-1", "eu-west-1", "ap-southeast-2"];

@@ -6,9 +6,7 @@
 //! parameters; the second creates each through its own region's instance
 //! (checked in moto region by region); the third plans no changes.
 
-mod engine_support;
-
-use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
+use crate::engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
 use serde_json::json;
 
 const REGIONS: [&str; 2] = ["us-east-1", "eu-west-1"];

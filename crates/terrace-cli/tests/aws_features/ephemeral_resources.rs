@@ -13,9 +13,7 @@
 //! moto; "No changes" on the next plan; and the refusal of an ephemeral
 //! value in an argument that is stored.
 
-mod engine_support;
-
-use engine_support::{
+use crate::engine_support::{
     aws_moto_provider_body, have_aws_and_moto, have_terraform, Moto, Overrides, Run, Work,
 };
 use serde_json::Value as Json;
