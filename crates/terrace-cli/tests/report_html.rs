@@ -290,6 +290,95 @@ resource "null_resource" "triggered" {
     assert!(pet.diff.contains("# forces replacement"), "{}", pet.diff);
 }
 
+/// `(address, status)` of each configuration object in the report's
+/// check results.
+fn shown_checks(dom: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(i) = rest.find("data-check=\"") {
+        rest = &rest[i + "data-check=\"".len()..];
+        let Some(end) = rest.find('"') else { break };
+        let address = rest[..end].to_string();
+        let status = rest
+            .find("data-status=\"")
+            .map(|j| &rest[j + "data-status=\"".len()..])
+            .and_then(|r| r.find('"').map(|e| r[..e].to_string()))
+            .unwrap_or_default();
+        out.push((address, status));
+    }
+    out
+}
+
+#[test]
+fn report_of_check_results_matches_show_json() {
+    if !chromium::require_chromium() {
+        return;
+    }
+    let work = bundled("report-checks");
+    work.write(
+        "main.tf",
+        r#"
+variable "size" {
+  default = 3
+  validation {
+    condition     = var.size > 0
+    error_message = "size must be positive"
+  }
+}
+resource "random_pet" "p" {
+  count  = 2
+  length = var.size
+  lifecycle {
+    postcondition {
+      condition     = length(split("-", self.id)) == var.size
+      error_message = "wrong length"
+    }
+  }
+}
+check "never" {
+  assert {
+    condition     = var.size > 10
+    error_message = "size is only ${var.size}"
+  }
+}
+output "first" {
+  value = random_pet.p[0].id
+  precondition {
+    condition     = length(random_pet.p) == 2
+    error_message = "two pets"
+  }
+}
+"#,
+    );
+    work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
+    let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
+    work.write("show.html", &show.stdout);
+    let json = show_json(&work, "p.tfplan");
+    let dom = open_in_chromium(&work, &work.path("show.html"), "checks");
+    let expected: Vec<(String, String)> = json["checks"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|c| {
+                    (
+                        c["address"]["to_display"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_string(),
+                        c["status"].as_str().unwrap_or_default().to_string(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(expected.len(), 4, "{}", json["checks"]);
+    assert_eq!(shown_checks(&dom), expected);
+    assert!(
+        dom.contains("size is only 3"),
+        "the failed assertion's message"
+    );
+}
+
 #[test]
 fn report_of_a_failed_plan_shows_the_errors_with_their_source() {
     if !chromium::require_chromium() {

@@ -5,9 +5,9 @@
 //! so the CLI can journal it.
 
 use crate::common::{
-    as_warnings, check_container, check_rule, decode_object, encode_object, expand_resource,
-    ignore_changes, now_rfc3339, set_aggregates, traversal_path, value_id, visit_local,
-    visit_module_call, visit_output, visit_variable, ResourceExpansion,
+    as_warnings, check_container, check_resource_rules, decode_object, encode_object,
+    expand_resource, ignore_changes, now_rfc3339, set_aggregates, traversal_path, value_id,
+    visit_local, visit_module_call, visit_output, visit_variable, ResourceExpansion,
 };
 use crate::graph::{self, add_state_destroy_edges, cycles, Graph, GraphKind, Node};
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, unmark};
@@ -116,6 +116,12 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         applying: true,
         validating: false,
         functions: Default::default(),
+        checks: if plan.mode == PlanMode::Destroy {
+            crate::checks::CheckTracker::for_apply(&ctx.config, plan.checks.as_ref()).for_destroy()
+        } else {
+            crate::checks::CheckTracker::for_apply(&ctx.config, plan.checks.as_ref())
+        },
+        resource_conditions_warn: false,
     };
     let mut by_resource: HashMap<ConfigResource, Vec<&ResourceInstanceChange>> = HashMap::new();
     let mut needed = HashSet::new();
@@ -183,6 +189,13 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
                 .collect()
         });
     save_outputs(&env, plan.mode, &mut state, only.as_ref());
+    // A refresh-only plan's apply evaluates nothing of its own: the
+    // results are those the refresh found.
+    state.check_results = if plan.mode == PlanMode::RefreshOnly {
+        plan.checks.clone()
+    } else {
+        env.checks.results()
+    };
     hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
     if !plan.targets.is_empty() || !plan.excludes.is_empty() {
         let (opt, opts, provided) = if plan.excludes.is_empty() {
@@ -369,6 +382,9 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             return Visit::Done(true);
         };
         let (expansion, d) = expand_resource(self.env, info);
+        if self.plan.mode != PlanMode::Destroy && !has_errors(&d) {
+            crate::common::report_resource_objects(self.env, info, &expansion);
+        }
         // While destroying, the expansion only serves references (as in
         // the destroy plan): what it cannot know any more, such as a
         // `count` from objects already deleted, is no error.
@@ -406,6 +422,10 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                     jobs.push(Box::new(move || self.record_import(info, c)));
                 } else {
                     self.record_provider_instance(c);
+                }
+                if r.preconditions.len() + r.postconditions.len() > 0 {
+                    let rep = reps.get(&c.addr).cloned().unwrap_or_default();
+                    jobs.push(Box::new(move || self.check_unchanged(info, c, rep)));
                 }
                 continue;
             }
@@ -609,10 +629,16 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let (Some(schema), Some(cfg_module)) = (&info.schema, info.module) else {
             return Ok(None);
         };
-        let scope = self
+        let mut scope = self
             .env
             .scope(cfg_module, c.addr.module.clone(), rep.clone());
-        let (config, mut diags) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let mut diags = Diagnostics::new();
+        check_resource_rules(self.env, &scope, &c.addr, false, &mut diags);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -640,6 +666,14 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             start.elapsed(),
             !failed,
         );
+        if let Some(check) = check_container(cfg_module, r) {
+            crate::common::report_check_data_source(
+                self.env,
+                &c.addr.module,
+                check,
+                failed.then_some(&diags),
+            );
+        }
         if failed {
             if let Some(check) = check_container(cfg_module, r) {
                 // Reported as warnings; the check's assertions are skipped.
@@ -661,6 +695,15 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             &c.provider.key,
             Some(obj),
         );
+        if !r.postconditions.is_empty() {
+            let mut post = Diagnostics::new();
+            scope.self_value = Some(marked.clone());
+            check_resource_rules(self.env, &scope, &c.addr, true, &mut post);
+            if has_errors(&post) {
+                return Err(post);
+            }
+            self.report(post);
+        }
         Ok(Some(marked))
     }
 
@@ -677,7 +720,13 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         };
         let addr = &c.addr;
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
-        let (config, mut diags) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let mut diags = Diagnostics::new();
+        check_resource_rules(self.env, &scope, addr, false, &mut diags);
+        if has_errors(&diags) {
+            return Err(diags);
+        }
+        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
         }
@@ -861,15 +910,40 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         if !r.postconditions.is_empty() {
             scope.self_value = Some(marked.clone());
-            for rule in &r.postconditions {
-                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
-            }
+            check_resource_rules(self.env, &scope, addr, true, &mut diags);
             if has_errors(&diags) {
                 return Err(diags);
             }
         }
         self.report(diags);
         Ok(Some(marked))
+    }
+
+    /// The conditions of an instance the plan leaves as it is: evaluated
+    /// again, as for every instance the apply covers, so that the state
+    /// records their outcome now.
+    fn check_unchanged(
+        &self,
+        info: &ResourceInfo<'_>,
+        c: &ResourceInstanceChange,
+        rep: Repetition,
+    ) -> bool {
+        let (Some(r), Some(cfg_module)) = (info.config, info.module) else {
+            return true;
+        };
+        if r.preconditions.is_empty() && r.postconditions.is_empty() {
+            return true;
+        }
+        let mut diags = Diagnostics::new();
+        let mut scope = self.env.scope(cfg_module, c.addr.module.clone(), rep);
+        check_resource_rules(self.env, &scope, &c.addr, false, &mut diags);
+        if !has_errors(&diags) {
+            scope.self_value = Some(c.after.clone());
+            check_resource_rules(self.env, &scope, &c.addr, true, &mut diags);
+        }
+        let ok = !has_errors(&diags);
+        self.report(diags);
+        ok
     }
 
     /// An unchanged object is recorded under the provider instance its

@@ -3,6 +3,7 @@
 //! expansion and aggregate values, and the conversions between state
 //! objects and values.
 
+use crate::checks::{config_addr, object_addr, RuleKind};
 use crate::expand::expand;
 use crate::marks::{apply_mark_paths, mark_schema_sensitive, MarkPath};
 use crate::model::{path_names, ResourceInfo};
@@ -20,6 +21,7 @@ use terrace_providers::{
     AttributePath, PathStep as PStep, Provider, RawState, UpgradeResourceStateRequest,
 };
 use terrace_states::model::{AttrsJson, ObjectState, ObjectStatus, SensitivePath};
+use terrace_states::CheckStatus;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 use terrace_value::convert::{convert, PathStep};
@@ -212,6 +214,12 @@ pub(crate) fn visit_variable(env: &Env<'_>, m: &Module, name: &str) -> (bool, Di
         return (true, diags);
     };
     let instances = env.values.module_instances(m);
+    if !decl.validations.is_empty() {
+        env.checks.report_objects(
+            &config_addr(m, "var", name),
+            instances.iter().map(|i| object_addr(i, "var", name)),
+        );
+    }
     // Validation rules see the value as it was given, as Terraform's do:
     // the declaration's own `sensitive` hides it from what comes after
     // (and from messages only through marks the given value carries).
@@ -315,16 +323,31 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
     let Some(out) = cfg.module.outputs.get(name) else {
         return (true, diags);
     };
+    let output_config_addr = config_addr(m, "output", name);
+    if !out.preconditions.is_empty() {
+        env.checks.report_objects(
+            &output_config_addr,
+            env.values
+                .module_instances(m)
+                .iter()
+                .map(|i| object_addr(i, "output", name)),
+        );
+    }
     for inst in env.values.module_instances(m).iter() {
         let scope = env.scope(cfg, inst.clone(), Repetition::default());
-        for rule in &out.preconditions {
-            check_rule(
-                &scope,
-                rule,
-                "Module output value precondition failed",
-                &mut diags,
-            );
-        }
+        let output_object_addr = object_addr(inst, "output", name);
+        check_rules(
+            env,
+            &scope,
+            &out.preconditions,
+            RuleKind::OutputPrecondition,
+            &CheckedObject {
+                config_addr: &output_config_addr,
+                object_addr: &output_object_addr,
+            },
+            "Module output value precondition failed",
+            &mut diags,
+        );
         let value = match &out.expr {
             Some(e) => {
                 let (v, d) = e.evaluate(&scope);
@@ -369,22 +392,170 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
     (!has_errors(&diags), diags)
 }
 
-/// Evaluates a precondition/postcondition rule; a false condition is an
-/// error with the rule's message.
-pub(crate) fn check_rule(
+/// The object whose conditions are being evaluated, as the walk's check
+/// results name it: its configuration object and its own address.
+pub(crate) struct CheckedObject<'a> {
+    pub config_addr: &'a str,
+    pub object_addr: &'a str,
+}
+
+impl RuleResult {
+    fn status(&self) -> (CheckStatus, Option<&str>) {
+        match self {
+            RuleResult::Pass => (CheckStatus::Pass, None),
+            RuleResult::Fail(message) => (CheckStatus::Fail, Some(message)),
+            RuleResult::Unknown => (CheckStatus::Unknown, None),
+            RuleResult::Error => (CheckStatus::Error, None),
+        }
+    }
+}
+
+/// Evaluates preconditions or postconditions (`kind`) of one object and
+/// records each outcome in the walk's check results; a false condition is
+/// an error with the rule's message.
+pub(crate) fn check_rules(
+    env: &Env<'_>,
     scope: &dyn terrace_lang::scope::Scope,
-    rule: &terrace_config::model::CheckRule,
+    rules: &[terrace_config::model::CheckRule],
+    kind: RuleKind,
+    object: &CheckedObject<'_>,
     summary: &str,
     diags: &mut Diagnostics,
 ) {
-    if let RuleResult::Fail(message) = eval_rule(scope, rule, diags) {
-        let mut d = Diagnostic::error(summary, message);
-        if let Some(cond) = &rule.condition {
-            d.subject = Some(cond.range());
-            d.expression_values = crate::diagvals::expression_values(cond, scope);
+    for (index, rule) in rules.iter().enumerate() {
+        let result = eval_rule(scope, rule, diags);
+        let (status, failure) = result.status();
+        env.checks.report(
+            object.config_addr,
+            object.object_addr,
+            (kind, index),
+            status,
+            failure,
+        );
+        if let RuleResult::Fail(message) = result {
+            let mut d = Diagnostic::error(summary, message);
+            if let Some(cond) = &rule.condition {
+                d.subject = Some(cond.range());
+                d.expression_values = crate::diagvals::expression_values(cond, scope);
+            }
+            diags.push(d);
         }
-        diags.push(d);
     }
+}
+
+/// [`check_rules`] for a resource instance.
+pub(crate) fn check_resource_rules(
+    env: &Env<'_>,
+    scope: &dyn terrace_lang::scope::Scope,
+    addr: &terrace_addrs::AbsResourceInstance,
+    postconditions: bool,
+    diags: &mut Diagnostics,
+) {
+    let Some(r) = env
+        .model
+        .resources
+        .get(&addr.config_resource())
+        .and_then(|info| info.config)
+    else {
+        return;
+    };
+    let (rules, kind, summary) = if postconditions {
+        (
+            &r.postconditions,
+            RuleKind::ResourcePostcondition,
+            "Resource postcondition failed",
+        )
+    } else {
+        (
+            &r.preconditions,
+            RuleKind::ResourcePrecondition,
+            "Resource precondition failed",
+        )
+    };
+    if rules.is_empty() {
+        return;
+    }
+    let config_addr = addr.config_resource().to_string();
+    let object_addr = addr.to_string();
+    let object = CheckedObject {
+        config_addr: &config_addr,
+        object_addr: &object_addr,
+    };
+    if env.resource_conditions_warn {
+        let mut found = Diagnostics::new();
+        check_rules(env, scope, rules, kind, &object, summary, &mut found);
+        diags.extend(found.into_iter().map(|mut d| {
+            if d.summary == summary {
+                d.severity = terrace_syntax::Severity::Warning;
+            }
+            d
+        }));
+    } else {
+        check_rules(env, scope, rules, kind, &object, summary, diags);
+    }
+}
+
+/// Records whether the data source scoped to `check` in `module` was read
+/// without errors (`failure`: the diagnostics of a read that failed, as
+/// one message in the way terraform joins them).
+pub(crate) fn report_check_data_source(
+    env: &Env<'_>,
+    module: &ModuleInstance,
+    check: &str,
+    failure: Option<&Diagnostics>,
+) {
+    let describe = |d: &Diagnostic| {
+        if d.detail.is_empty() {
+            d.summary.clone()
+        } else {
+            format!("{}: {}", d.summary, d.detail)
+        }
+    };
+    let message = failure.map(|diags| match diags.as_slice() {
+        [one] => describe(one),
+        many => {
+            let mut text = format!("{} problems:\n", many.len());
+            for d in many {
+                text.push_str("\n- ");
+                text.push_str(&describe(d));
+            }
+            text
+        }
+    });
+    env.checks.report(
+        &config_addr(&module.module(), "check", check),
+        &object_addr(module, "check", check),
+        (RuleKind::CheckDataResource, 0),
+        if message.is_some() {
+            CheckStatus::Fail
+        } else {
+            CheckStatus::Pass
+        },
+        message.as_deref(),
+    );
+}
+
+/// Tells the walk's check results which instances a resource expanded
+/// to, when it declares conditions.
+pub(crate) fn report_resource_objects(
+    env: &Env<'_>,
+    info: &ResourceInfo<'_>,
+    expansion: &ResourceExpansion,
+) {
+    let config_addr = info.addr.to_string();
+    if !env.checks.has_checks(&config_addr) {
+        return;
+    }
+    let objects = expansion.iter().flat_map(|(module, _, keys)| {
+        keys.iter().map(move |(key, _)| {
+            info.addr
+                .resource
+                .absolute(module.clone())
+                .instance(key.clone())
+                .to_string()
+        })
+    });
+    env.checks.report_objects(&config_addr, objects);
 }
 
 /// The outcome of one condition.
@@ -608,13 +779,34 @@ fn validate_variable(
         .values
         .var(inst, &decl.name)
         .map(|v| (decl.name.clone(), v));
-    for rule in &decl.validations {
+    let checked = (
+        config_addr(&inst.module(), "var", &decl.name),
+        object_addr(inst, "var", &decl.name),
+    );
+    for (index, rule) in decl.validations.iter().enumerate() {
         let Some(cond) = &rule.condition else {
             continue;
         };
-        if let Condition::Fails = eval_condition(&scope, cond, diags) {
+        let report = |status, failure: Option<&str>| {
+            env.checks.report(
+                &checked.0,
+                &checked.1,
+                (RuleKind::InputValidation, index),
+                status,
+                failure,
+            );
+        };
+        let verdict = eval_condition(&scope, cond, diags);
+        match verdict {
+            Condition::Holds => report(CheckStatus::Pass, None),
+            Condition::Unknown => report(CheckStatus::Unknown, None),
+            Condition::Invalid => report(CheckStatus::Error, None),
+            Condition::Fails => {}
+        }
+        if let Condition::Fails = verdict {
             let mut explanations = Diagnostics::new();
             let message = validation_error_message(rule, &scope, diags, &mut explanations);
+            report(CheckStatus::Fail, Some(&message));
             let mut d = Diagnostic::error(
                 "Invalid value for variable",
                 format!(
@@ -1043,13 +1235,32 @@ pub(crate) fn visit_check(
     let Some(check) = cfg.module.checks.get(name) else {
         return (true, diags);
     };
+    let check_config_addr = config_addr(m, "check", name);
+    if phase != CheckPhase::Validate {
+        env.checks.report_objects(
+            &check_config_addr,
+            env.values
+                .module_instances(m)
+                .iter()
+                .map(|i| object_addr(i, "check", name)),
+        );
+    }
     for inst in env.values.module_instances(m).iter() {
         if env.values.check_failed(inst, name) {
             continue;
         }
         let scope = env.scope(cfg, inst.clone(), Repetition::default());
-        for rule in &check.asserts {
+        let check_object_addr = object_addr(inst, "check", name);
+        for (index, rule) in check.asserts.iter().enumerate() {
             let result = eval_rule(&scope, rule, &mut diags);
+            let (status, failure) = result.status();
+            env.checks.report(
+                &check_config_addr,
+                &check_object_addr,
+                (RuleKind::CheckAssertion, index),
+                status,
+                failure,
+            );
             let (summary, detail) = match (result, phase) {
                 (_, CheckPhase::Validate) | (RuleResult::Pass | RuleResult::Error, _) => continue,
                 (RuleResult::Fail(message), _) => ("Check block assertion failed", message),

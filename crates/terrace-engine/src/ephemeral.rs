@@ -10,7 +10,7 @@
 //! early (an error upstream of the close node, an interrupt) is closed
 //! before the walk's providers are.
 
-use crate::common::{check_rule, decode_config};
+use crate::common::{check_resource_rules, decode_config};
 use crate::marks::{apply_mark_paths, unmark};
 use crate::model::ResourceInfo;
 use crate::providers::{convert_diags, typed, InBody};
@@ -203,9 +203,7 @@ pub(crate) fn open_instance(
     };
     let mut diags = Diagnostics::new();
     let mut scope = env.scope(cfg_module, addr.module.clone(), rep.clone());
-    for rule in &r.preconditions {
-        check_rule(&scope, rule, "Resource precondition failed", &mut diags);
-    }
+    check_resource_rules(env, &scope, addr, false, &mut diags);
     let (config, d) = decode_config(&r.config, &schema.block, &scope);
     diags.extend(d);
     if has_errors(&diags) {
@@ -259,9 +257,7 @@ pub(crate) fn open_instance(
     let marked = with_marks(&value);
     if !r.postconditions.is_empty() {
         scope.self_value = Some(marked.clone());
-        for rule in &r.postconditions {
-            check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
-        }
+        check_resource_rules(env, &scope, addr, true, &mut diags);
         if has_errors(&diags) {
             return Err(diags);
         }

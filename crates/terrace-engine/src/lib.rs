@@ -13,6 +13,7 @@
 //! [`Hooks`].
 
 mod apply;
+mod checks;
 mod common;
 mod diagvals;
 mod ephemeral;
@@ -328,7 +329,7 @@ fn destroy_plan_after_refresh(
         mode: PlanMode::Normal,
         ..opts.clone()
     };
-    let (refreshed, refresh_diags) = plan::plan(ctx, prior, &refresh_opts, hooks);
+    let (refreshed, refresh_diags) = plan::pre_destroy_refresh(ctx, prior, &refresh_opts, hooks);
     if terrace_syntax::diagnostic::has_errors(&refresh_diags) || hooks.stopping() {
         let mut failed = Plan::empty(PlanMode::Destroy, prior.clone());
         failed.errored = true;
@@ -442,7 +443,7 @@ pub fn import(
             range: None,
         })
         .collect();
-    let (plan, pdiags) = plan::plan_with_imports(ctx, prior, &opts, hooks, &extra);
+    let (plan, pdiags) = plan::plan_with_imports(ctx, prior, &opts, hooks, &extra, false);
     let failed = terrace_syntax::diagnostic::has_errors(&pdiags);
     diags.extend(pdiags);
     if failed {

@@ -5,10 +5,10 @@
 //! state.
 
 use crate::common::{
-    as_warnings, check_container, check_rule, decode_object, encode_object, expand_resource,
-    ignore_changes, instance_diags, now_rfc3339, set_aggregates, traversal_path, upgrade_object,
-    value_at, value_id, visit_local, visit_module_call, visit_output, visit_variable,
-    ResourceExpansion,
+    as_warnings, check_container, check_resource_rules, decode_object, encode_object,
+    expand_resource, ignore_changes, instance_diags, now_rfc3339, set_aggregates, traversal_path,
+    upgrade_object, value_at, value_id, visit_local, visit_module_call, visit_output,
+    visit_variable, ResourceExpansion,
 };
 use crate::graph::{self, Graph, GraphKind, Node};
 use crate::imports::{self, ImportTarget};
@@ -215,7 +215,19 @@ pub(crate) fn plan(
     opts: &PlanOptions,
     hooks: &dyn Hooks,
 ) -> (Plan, Diagnostics) {
-    plan_with_imports(ctx, prev_run, opts, hooks, &[])
+    plan_with_imports(ctx, prev_run, opts, hooks, &[], false)
+}
+
+/// The refresh a destroy plan starts with: a normal plan whose failed
+/// resource conditions are warnings, as they are in a refresh-only plan
+/// (nothing of it is applied, so nothing needs blocking).
+pub(crate) fn pre_destroy_refresh(
+    ctx: &Context,
+    prev_run: &State,
+    opts: &PlanOptions,
+    hooks: &dyn Hooks,
+) -> (Plan, Diagnostics) {
+    plan_with_imports(ctx, prev_run, opts, hooks, &[], true)
 }
 
 /// The plan, importing `extra_imports` besides what import blocks ask.
@@ -225,6 +237,7 @@ pub(crate) fn plan_with_imports(
     opts: &PlanOptions,
     hooks: &dyn Hooks,
     extra_imports: &[ImportTarget],
+    refresh_before_destroy: bool,
 ) -> (Plan, Diagnostics) {
     // Moves rename the previous run's objects before anything looks at
     // them; the plan's prior and previous-run states both carry the new
@@ -291,6 +304,12 @@ pub(crate) fn plan_with_imports(
         applying: false,
         validating: false,
         functions: Default::default(),
+        checks: if opts.mode == PlanMode::Destroy {
+            crate::checks::CheckTracker::for_config(&ctx.config).for_destroy()
+        } else {
+            crate::checks::CheckTracker::for_config(&ctx.config)
+        },
+        resource_conditions_warn: refresh_before_destroy || opts.mode == PlanMode::RefreshOnly,
     };
     let mut by_config: HashMap<ConfigResource, Vec<(&AbsResource, &ResourceState)>> =
         HashMap::new();
@@ -415,6 +434,7 @@ pub(crate) fn plan_with_imports(
     );
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
+    out.checks = env.checks.results();
     if diags
         .iter()
         .any(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
@@ -717,6 +737,8 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 }
                 if has_errors(&d) {
                     ok = false;
+                } else {
+                    crate::common::report_resource_objects(self.env, info, &exp);
                 }
                 self.report(d);
                 expansion = exp;
@@ -1131,13 +1153,22 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             (None, None) => None,
         };
         if self.opts.mode == PlanMode::RefreshOnly {
+            // Nothing is planned, but the conditions are still checked
+            // against what the refresh found (as warnings), so that
+            // drift which breaks them is seen.
+            let mut warnings = Diagnostics::new();
+            let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
+            check_resource_rules(self.env, &scope, addr, false, &mut warnings);
+            if let Some(refreshed) = &prior {
+                scope.self_value = Some(refreshed.clone());
+                check_resource_rules(self.env, &scope, addr, true, &mut warnings);
+            }
+            self.report(warnings);
             return Ok(prior);
         }
         let mut diags = Diagnostics::new();
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
-        for rule in &r.preconditions {
-            check_rule(&scope, rule, "Resource precondition failed", &mut diags);
-        }
+        check_resource_rules(self.env, &scope, addr, false, &mut diags);
         let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
@@ -1288,9 +1319,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let after = apply_mark_paths(&mark_schema_sensitive(&schema.block, &planned), &cfg_marks);
         if !r.postconditions.is_empty() {
             scope.self_value = Some(after.clone());
-            for rule in &r.postconditions {
-                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
-            }
+            check_resource_rules(self.env, &scope, addr, true, &mut diags);
             if has_errors(&diags) {
                 return Err(diags);
             }
@@ -1351,9 +1380,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         };
         let mut diags = Diagnostics::new();
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
-        for rule in &r.preconditions {
-            check_rule(&scope, rule, "Resource precondition failed", &mut diags);
-        }
+        check_resource_rules(self.env, &scope, addr, false, &mut diags);
         let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
@@ -1440,6 +1467,12 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             // A check's data source never fails the plan: its problems are
             // warnings, the check is marked failed, and it is read again
             // during apply.
+            crate::common::report_check_data_source(
+                self.env,
+                &addr.module,
+                check,
+                failed.then_some(&diags),
+            );
             let after = if failed {
                 self.env.values.fail_check(&addr.module, check);
                 let unknown = planned_unknown_object(&schema.block, &cfg_plain_for_check);
@@ -1476,9 +1509,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         if !r.postconditions.is_empty() {
             scope.self_value = Some(marked.clone());
-            for rule in &r.postconditions {
-                check_rule(&scope, rule, "Resource postcondition failed", &mut diags);
-            }
+            check_resource_rules(self.env, &scope, addr, true, &mut diags);
             if has_errors(&diags) {
                 return Err(diags);
             }

@@ -28,6 +28,12 @@ pub(crate) struct Env<'a> {
     pub validating: bool,
     /// Provider instances serving `provider::NAME::FUNC` calls.
     pub functions: crate::functions::ProviderFunctions,
+    /// The statuses of custom conditions this walk evaluated.
+    pub checks: crate::checks::CheckTracker,
+    /// Failed resource preconditions and postconditions are warnings: a
+    /// refresh-only plan, or the refresh before a destroy, changes nothing
+    /// a condition could guard.
+    pub resource_conditions_warn: bool,
 }
 
 impl<'a> Env<'a> {

@@ -76,6 +76,8 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
         applying: false,
         validating: true,
         functions: Default::default(),
+        checks: Default::default(),
+        resource_conditions_warn: false,
     };
     let mut unconfigured: HashMap<AbsProviderConfig, Arc<dyn Provider>> = HashMap::new();
     for i in order(&graph) {

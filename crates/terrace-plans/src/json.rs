@@ -14,7 +14,9 @@ use std::collections::BTreeMap;
 use std::fmt;
 use terrace_addrs::{AbsResource, InstanceKey, ModuleInstance, ResourceMode};
 use terrace_providers::{AttributePath, PathStep, Schema};
-use terrace_states::{ObjectState, ObjectStatus, State};
+use terrace_states::{
+    CheckResults, CheckableKind, ConfigCheckResult, ObjectState, ObjectStatus, State,
+};
 use terrace_value::Value;
 
 pub const PLAN_FORMAT_VERSION: &str = "1.2";
@@ -419,7 +421,7 @@ pub fn plan_json(
         .filter(|d| plan.mode == PlanMode::RefreshOnly || d.action != Action::NoOp)
         .collect();
     let prior = (!plan.prior_state.is_empty())
-        .then(|| state_json_with_version(&plan.prior_state, schemas))
+        .then(|| state_json_with_version(&plan.prior_state, schemas, StateChecks::Omit))
         .transpose()?;
     // In the plan's order, which is the order Terraform found them in.
     let relevant: Vec<String> = plan
@@ -449,11 +451,122 @@ pub fn plan_json(
             "relevant_attributes",
             (!relevant.is_empty()).then(|| array(relevant)),
         )
+        .opt("checks", checks_json(plan.checks.as_ref()))
         .opt("timestamp", nonempty_str(&plan.timestamp))
         .raw("applyable", plan.applyable.to_string())
         .raw("complete", plan.complete.to_string())
         .raw("errored", plan.errored.to_string())
         .done())
+}
+
+// ----- check results -----
+
+/// The module and the kind-specific part of a configuration object's
+/// address: `module.a.module.b` and `output.o`. Names hold no dots, so the
+/// last two parts are the object's own.
+fn split_named(addr: &str) -> (&str, &str) {
+    let mut parts = addr.rsplitn(3, '.');
+    let (Some(name), Some(kind)) = (parts.next(), parts.next()) else {
+        return ("", addr);
+    };
+    let module = parts.next().unwrap_or("");
+    let own = &addr[module.len() + usize::from(!module.is_empty())..];
+    debug_assert_eq!(own.len(), kind.len() + 1 + name.len());
+    (module, own)
+}
+
+/// The `address` of one configuration object in `checks`: Go writes
+/// these maps with their keys in lexical order.
+fn check_config_address(kind: CheckableKind, addr: &str) -> String {
+    let mut fields: BTreeMap<&str, String> = BTreeMap::new();
+    fields.insert("kind", quote(kind.json_name()));
+    fields.insert("to_display", quote(addr));
+    if kind == CheckableKind::Resource {
+        if let Ok(r) = terrace_addrs::ConfigResource::parse_str(addr) {
+            fields.insert("mode", quote(mode_name(r.resource.mode)));
+            fields.insert("type", quote(&r.resource.type_name));
+            fields.insert("name", quote(&r.resource.name));
+            if !r.module.is_root() {
+                fields.insert("module", quote(&r.module.to_string()));
+            }
+        }
+    } else {
+        let (module, own) = split_named(addr);
+        if let Some((_, name)) = own.split_once('.') {
+            fields.insert("name", quote(name));
+        }
+        if !module.is_empty() {
+            fields.insert("module", quote(module));
+        }
+    }
+    map_json(fields)
+}
+
+/// The `address` of one dynamic object in `checks`.
+fn check_object_address(kind: CheckableKind, addr: &str) -> String {
+    let mut fields: BTreeMap<&str, String> = BTreeMap::new();
+    fields.insert("to_display", quote(addr));
+    if kind == CheckableKind::Resource {
+        if let Ok(r) = terrace_addrs::AbsResourceInstance::parse_str(addr) {
+            if !r.module.is_root() {
+                fields.insert("module", quote(&r.module.to_string()));
+            }
+            if let Some(key) = index_json(&r.resource.key) {
+                fields.insert("instance_key", key);
+            }
+        }
+    } else {
+        let (module, _) = split_named(addr);
+        if !module.is_empty() {
+            fields.insert("module", quote(module));
+        }
+    }
+    map_json(fields)
+}
+
+fn map_json(fields: BTreeMap<&str, String>) -> String {
+    let mut o = Obj::new();
+    for (k, v) in fields {
+        o = o.raw(k, v);
+    }
+    o.done()
+}
+
+/// `checks` of `show -json`: every configuration object with conditions
+/// and each of its objects, in the order of their displayed addresses,
+/// failure messages as `problems`.
+fn checks_json(results: Option<&CheckResults>) -> Option<String> {
+    let results = results.filter(|r| !r.is_empty())?;
+    let mut configs: Vec<&ConfigCheckResult> = results.configs().iter().collect();
+    configs.sort_by(|a, b| a.config_addr.cmp(&b.config_addr));
+    let items = configs.into_iter().map(|c| {
+        let instances = c.objects.as_ref().filter(|o| !o.is_empty()).map(|objects| {
+            let mut objects: Vec<_> = objects.iter().collect();
+            objects.sort_by(|a, b| a.object_addr.cmp(&b.object_addr));
+            array(objects.into_iter().map(|o| {
+                let mut messages: Vec<&String> = o.failure_messages.iter().collect();
+                messages.sort();
+                let problems = (!messages.is_empty()).then(|| {
+                    array(
+                        messages
+                            .into_iter()
+                            .map(|m| Obj::new().str("message", m).done()),
+                    )
+                });
+                Obj::new()
+                    .raw("address", check_object_address(c.kind, &o.object_addr))
+                    .str("status", o.status.as_str())
+                    .opt("problems", problems)
+                    .done()
+            }))
+        });
+        Obj::new()
+            .raw("address", check_config_address(c.kind, &c.config_addr))
+            .str("status", c.status.as_str())
+            .opt("instances", instances)
+            .done()
+    });
+    Some(array(items))
 }
 
 // ----- states -----
@@ -542,7 +655,19 @@ fn state_module(
         .done())
 }
 
-fn state_json_with_version(state: &State, schemas: &dyn SchemaLookup) -> Result<String, JsonError> {
+/// Whether a state document carries the state's check results: a plan's
+/// `prior_state` does not (the plan has its own `checks`).
+#[derive(PartialEq)]
+enum StateChecks {
+    Include,
+    Omit,
+}
+
+fn state_json_with_version(
+    state: &State,
+    schemas: &dyn SchemaLookup,
+    checks: StateChecks,
+) -> Result<String, JsonError> {
     let mut outputs = Obj::new();
     for (name, o) in &state.outputs {
         let (plain, _) = o.value.unmark_deep();
@@ -585,6 +710,12 @@ fn state_json_with_version(state: &State, schemas: &dyn SchemaLookup) -> Result<
         .str("format_version", STATE_FORMAT_VERSION)
         .opt("terraform_version", nonempty_str(&state.terraform_version))
         .raw("values", values)
+        .opt(
+            "checks",
+            (checks == StateChecks::Include)
+                .then(|| checks_json(state.check_results.as_ref()))
+                .flatten(),
+        )
         .done())
 }
 
@@ -592,7 +723,7 @@ fn state_json_with_version(state: &State, schemas: &dyn SchemaLookup) -> Result<
 /// an empty state give just the format version.
 pub fn state_json(state: Option<&State>, schemas: &dyn SchemaLookup) -> Result<String, JsonError> {
     match state {
-        Some(s) if !s.is_empty() => state_json_with_version(s, schemas),
+        Some(s) if !s.is_empty() => state_json_with_version(s, schemas, StateChecks::Include),
         _ => Ok(Obj::new()
             .str("format_version", STATE_FORMAT_VERSION)
             .done()),

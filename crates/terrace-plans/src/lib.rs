@@ -21,3 +21,5 @@ pub use render::{
     format_value, render_apply_summary, render_outputs, render_plan, render_plan_footer,
     render_plan_items, PlanItemTexts, RenderOptions, SchemaLookup,
 };
+/// The results of custom conditions a plan carries.
+pub use terrace_states::{CheckResults, CheckStatus};

@@ -320,6 +320,9 @@ pub struct Plan {
     pub deferred_resources: Vec<AbsResourceInstance>,
     /// RFC3339, what `plantimestamp()` returned.
     pub timestamp: String,
+    /// The statuses of custom conditions as the plan found them (`None`
+    /// when the configuration declares none).
+    pub checks: Option<terrace_states::CheckResults>,
 }
 
 impl Plan {
@@ -345,6 +348,7 @@ impl Plan {
             deferred_providers: Vec::new(),
             deferred_resources: Vec::new(),
             timestamp: String::new(),
+            checks: None,
         }
     }
 

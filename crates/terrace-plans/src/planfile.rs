@@ -594,6 +594,9 @@ pub fn write(plan: &Plan, context: &PlanContext) -> Result<Vec<u8>, PlanFileErro
     o.insert("applyable".into(), Json::Bool(plan.applyable));
     o.insert("complete".into(), Json::Bool(plan.complete));
     o.insert("timestamp".into(), Json::String(plan.timestamp.clone()));
+    if let Some(checks) = &plan.checks {
+        o.insert("checks".into(), checks.to_json());
+    }
     let mut bytes = serde_json::to_vec(&Json::Object(o)).map_err(|e| err(e.to_string()))?;
     bytes.push(b'\n');
     Ok(bytes)
@@ -682,6 +685,13 @@ pub fn read(bytes: &[u8]) -> Result<PlanFile, PlanFileError> {
     plan.applyable = flag("applyable");
     plan.complete = flag("complete");
     plan.timestamp = opt_str(&j, "timestamp").unwrap_or_default();
+    plan.checks = match j.get("checks") {
+        None | Some(Json::Null) => None,
+        Some(c) => Some(
+            terrace_states::CheckResults::from_json(c)
+                .map_err(|e| err(format!("invalid check results: {e}")))?,
+        ),
+    };
     Ok(PlanFile {
         plan,
         context: decode_context(j.get("context").unwrap_or(&Json::Null))?,

@@ -19,7 +19,9 @@ mod layout;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use terrace_addrs::{AbsProviderInstance, ConfigResource, ModuleInstance};
-use terrace_plans::{Action, ActionReason, Plan, ResourceInstanceChange, SchemaLookup};
+use terrace_plans::{
+    Action, ActionReason, CheckStatus, Plan, ResourceInstanceChange, SchemaLookup,
+};
 use terrace_providers::{AttributePath, PathStep};
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap};
 use terrace_syntax::{Diagnostic, Severity, PRODUCT};
@@ -540,6 +542,8 @@ fn plan_sections(
         body.push_str("</pre></section>\n");
     }
 
+    checks_section(plan, body);
+
     // Drift.
     if !texts.drift.is_empty() {
         let _ = writeln!(
@@ -696,6 +700,70 @@ fn change_html(body: &mut String, n: usize, change: &ResourceInstanceChange, tex
     let _ = writeln!(body, "<pre>{}</pre></details>", diff_html(text, true));
 }
 
+/// The symbol and the word of a condition's status; the symbol keeps the
+/// status readable without colour.
+fn check_status_style(status: CheckStatus) -> (&'static str, &'static str) {
+    match status {
+        CheckStatus::Pass => ("\u{2713}", "passed"),
+        CheckStatus::Fail => ("\u{2717}", "failed"),
+        CheckStatus::Error => ("!", "could not be evaluated"),
+        CheckStatus::Unknown => ("?", "known after apply"),
+    }
+}
+
+/// The results of custom conditions the plan evaluated: every object that
+/// declares some, its status, and the message of each failed condition.
+fn checks_section(plan: &Plan, body: &mut String) {
+    let Some(results) = plan.checks.as_ref().filter(|c| !c.is_empty()) else {
+        return;
+    };
+    body.push_str(
+        "<section id=\"checks\" aria-labelledby=\"checks-h\"><h2 id=\"checks-h\">Check \
+         results</h2>\n<ul class=\"checks\">\n",
+    );
+    for config in results.configs() {
+        let (symbol, word) = check_status_style(config.status);
+        let _ = write!(
+            body,
+            "<li class=\"check check-{status}\" data-check=\"{addr}\" data-status=\"{status}\">\
+             <b class=\"sym\">{}</b> <code>{addr}</code> <i>{word}</i>",
+            escape_text(symbol),
+            status = config.status.as_str(),
+            addr = escape(&config.config_addr),
+        );
+        let objects = config.objects.as_deref().unwrap_or(&[]);
+        let listed: Vec<_> = objects
+            .iter()
+            .filter(|o| o.status != config.status || !o.failure_messages.is_empty())
+            .collect();
+        if objects.len() > 1 || !listed.is_empty() {
+            body.push_str("<ul>");
+            for object in objects {
+                let (symbol, word) = check_status_style(object.status);
+                let _ = write!(
+                    body,
+                    "<li class=\"check-{status}\" data-object=\"{addr}\"><b class=\"sym\">{}</b> \
+                     <code>{addr}</code> <i>{word}</i>",
+                    escape_text(symbol),
+                    status = object.status.as_str(),
+                    addr = escape(&object.object_addr),
+                );
+                for message in &object.failure_messages {
+                    let _ = write!(
+                        body,
+                        "<div class=\"problem\">{}</div>",
+                        escape_text(message)
+                    );
+                }
+                body.push_str("</li>");
+            }
+            body.push_str("</ul>");
+        }
+        body.push_str("</li>\n");
+    }
+    body.push_str("</ul></section>\n");
+}
+
 fn config_sections(input: &ReportInput, body: &mut String, graph: &mut Graph) {
     let mut index: BTreeMap<&ConfigResource, usize> = BTreeMap::new();
     body.push_str(
@@ -826,6 +894,9 @@ ul.links{list-style:none;padding-left:8px;margin:4px 0}ul.links a{color:inherit}
 .diag-error{border-left-color:var(--delete)}.diag-warning{border-left-color:var(--update)}
 .diag-error .sym{color:var(--delete)}.diag-warning .sym{color:var(--update)}
 .diag-summary{font-weight:600;margin:4px 0}
+ul.checks,ul.checks ul{list-style:none;padding-left:8px;margin:4px 0}
+.check-pass>.sym{color:var(--create)}.check-fail>.sym,.check-error>.sym{color:var(--delete)}.check-unknown>.sym{color:var(--muted)}
+.problem{margin:2px 0 2px 2.6em;font-size:13px}
 #filters{position:sticky;top:0;background:var(--bg);padding:8px 0;border-bottom:1px solid var(--border);z-index:1}
 #filters label.f{margin-right:6px;white-space:nowrap}
 .hidden{display:none!important}

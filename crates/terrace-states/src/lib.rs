@@ -10,12 +10,14 @@
 //!   working directory, workspaces, locking, backups, atomic writes).
 
 pub mod backend;
+pub mod checks;
 pub mod encryption;
 mod flatmap;
 pub mod gojson;
 pub mod model;
 pub mod statefile;
 
+pub use checks::{CheckResults, CheckStatus, CheckableKind, ConfigCheckResult, ObjectCheckResult};
 pub use model::{
     new_lineage, AttrsJson, DeposedKey, EachMode, InstanceState, ObjectState, ObjectStatus,
     OutputState, ResourceState, SensitivePath, State, TERRAFORM_VERSION,

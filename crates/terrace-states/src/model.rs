@@ -32,8 +32,9 @@ pub struct State {
     /// Root module outputs only: the v4 format keeps no others.
     pub outputs: BTreeMap<String, OutputState>,
     pub resources: BTreeMap<AbsResource, ResourceState>,
-    /// The `check_results` array, kept as read (`None` writes `null`).
-    pub check_results: Option<serde_json::Value>,
+    /// The results of custom conditions the last apply recorded (`None`
+    /// writes `null`).
+    pub check_results: Option<crate::checks::CheckResults>,
 }
 
 /// A root output value.

@@ -1019,50 +1019,32 @@ fn read_paths(node: &Node, src: &[u8]) -> Result<Vec<SensitivePath>, Diagnostics
 /// The check results in the shape the writer writes, unknown kinds
 /// dropped and unknown statuses read as "unknown" (as Terraform reads
 /// results from newer versions).
-fn normalize_check_results(checks: &[CheckV4]) -> Option<serde_json::Value> {
-    let status = |s: &str| match s {
-        "pass" | "fail" | "error" => s.to_string(),
-        _ => "unknown".to_string(),
-    };
-    let out: Vec<serde_json::Value> = checks
+fn normalize_check_results(checks: &[CheckV4]) -> Option<crate::checks::CheckResults> {
+    use crate::checks::{CheckStatus, CheckableKind, ConfigCheckResult, ObjectCheckResult};
+    let configs: Vec<ConfigCheckResult> = checks
         .iter()
-        .filter(|c| {
-            matches!(
-                c.object_kind.as_str(),
-                "resource" | "output" | "check" | "var"
-            )
-        })
-        .map(|c| {
-            let mut m = serde_json::Map::new();
-            m.insert("object_kind".into(), c.object_kind.clone().into());
-            m.insert("config_addr".into(), c.config_addr.clone().into());
-            m.insert("status".into(), status(&c.status).into());
-            let objects = if c.objects.is_empty() {
-                serde_json::Value::Null
-            } else {
-                serde_json::Value::Array(
-                    c.objects
-                        .iter()
-                        .map(|o| {
-                            let mut om = serde_json::Map::new();
-                            om.insert("object_addr".into(), o.object_addr.clone().into());
-                            om.insert("status".into(), status(&o.status).into());
-                            if !o.failure_messages.is_empty() {
-                                om.insert(
-                                    "failure_messages".into(),
-                                    o.failure_messages.clone().into(),
-                                );
-                            }
-                            serde_json::Value::Object(om)
-                        })
-                        .collect(),
-                )
-            };
-            m.insert("objects".into(), objects);
-            serde_json::Value::Object(m)
+        .filter_map(|c| {
+            // Kinds a later version may add are dropped, as OpenTofu drops them.
+            let kind = CheckableKind::parse_state_name(&c.object_kind)?;
+            let objects = (!c.objects.is_empty()).then(|| {
+                c.objects
+                    .iter()
+                    .map(|o| ObjectCheckResult {
+                        object_addr: o.object_addr.clone(),
+                        status: CheckStatus::parse(&o.status),
+                        failure_messages: o.failure_messages.clone(),
+                    })
+                    .collect()
+            });
+            Some(ConfigCheckResult {
+                kind,
+                config_addr: c.config_addr.clone(),
+                status: CheckStatus::parse(&c.status),
+                objects,
+            })
         })
         .collect();
-    (!out.is_empty()).then_some(serde_json::Value::Array(out))
+    (!configs.is_empty()).then(|| crate::checks::CheckResults::in_file_order(configs))
 }
 
 // ===================================================================
@@ -1322,33 +1304,27 @@ fn write_object(
 }
 
 /// `check_results` in the file's structure: `null` when there are none.
-fn write_check_results(o: &mut String, checks: Option<&serde_json::Value>) {
-    let items = match checks {
-        Some(serde_json::Value::Array(items)) if !items.is_empty() => items,
+fn write_check_results(o: &mut String, checks: Option<&crate::checks::CheckResults>) {
+    let configs = match checks {
+        Some(c) if !c.is_empty() => c.configs(),
         _ => {
             o.push_str("null");
             return;
         }
     };
-    let field = |v: &serde_json::Value, name: &str| -> String {
-        v.get(name)
-            .and_then(serde_json::Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
     o.push('[');
-    for (i, c) in items.iter().enumerate() {
+    for (i, c) in configs.iter().enumerate() {
         if i > 0 {
             o.push(',');
         }
         o.push_str("{\"object_kind\":");
-        gojson::write_string(o, &field(c, "object_kind"));
+        gojson::write_string(o, c.kind.state_name());
         o.push_str(",\"config_addr\":");
-        gojson::write_string(o, &field(c, "config_addr"));
+        gojson::write_string(o, &c.config_addr);
         o.push_str(",\"status\":");
-        gojson::write_string(o, &field(c, "status"));
+        gojson::write_string(o, c.status.as_str());
         o.push_str(",\"objects\":");
-        match c.get("objects").and_then(serde_json::Value::as_array) {
+        match &c.objects {
             Some(objs) if !objs.is_empty() => {
                 o.push('[');
                 for (j, ob) in objs.iter().enumerate() {
@@ -1356,17 +1332,12 @@ fn write_check_results(o: &mut String, checks: Option<&serde_json::Value>) {
                         o.push(',');
                     }
                     o.push_str("{\"object_addr\":");
-                    gojson::write_string(o, &field(ob, "object_addr"));
+                    gojson::write_string(o, &ob.object_addr);
                     o.push_str(",\"status\":");
-                    gojson::write_string(o, &field(ob, "status"));
-                    let msgs: Vec<&str> = ob
-                        .get("failure_messages")
-                        .and_then(serde_json::Value::as_array)
-                        .map(|a| a.iter().filter_map(serde_json::Value::as_str).collect())
-                        .unwrap_or_default();
-                    if !msgs.is_empty() {
+                    gojson::write_string(o, ob.status.as_str());
+                    if !ob.failure_messages.is_empty() {
                         o.push_str(",\"failure_messages\":[");
-                        for (k, m) in msgs.iter().enumerate() {
+                        for (k, m) in ob.failure_messages.iter().enumerate() {
                             if k > 0 {
                                 o.push(',');
                             }

@@ -47,10 +47,8 @@
 //!    sides before comparing, and the state's bytes are compared with its
 //!    `check_results` taken out (their content is compared as JSON).
 //! 7. Check results (`checks` in the plan JSON, `check_results` in the
-//!    state) are compared after everything else, and a difference there
-//!    alone is reported as the known gap [`CHECKS_GAP`]: terrace records
-//!    no check results yet, and that must not hide other differences in
-//!    the same documents.
+//!    state) are compared after everything else, so that a difference in
+//!    the resources or values is the one reported when both differ.
 
 use serde_json::Value as Json;
 
@@ -250,7 +248,7 @@ const COMMANDS: [&str; 14] = [
 ];
 
 /// How a difference in check results alone starts (rule 7).
-pub const CHECKS_GAP: &str = "check results differ (terrace records none yet): ";
+pub const CHECKS_DIFFER: &str = "check results differ: ";
 
 /// Sorts, in place, the lists of `doc` whose order terraform takes from a
 /// Go map (rule 6).
@@ -291,7 +289,7 @@ pub fn split_check_results(theirs: &mut Json, ours: &mut Json) -> Result<(), Str
         };
         let (a, b) = (take(theirs), take(ours));
         if let Some(d) = json_difference(&a, &b, &format!(".{key}")) {
-            return Err(format!("{CHECKS_GAP}{d}"));
+            return Err(format!("{CHECKS_DIFFER}{d}"));
         }
     }
     Ok(())
@@ -734,7 +732,7 @@ mod tests {
         let mut with_checks = json!({"check_results": [{"status": "pass"}]});
         let mut without = json!({"check_results": null});
         let difference = split_check_results(&mut with_checks, &mut without);
-        assert!(difference.is_err_and(|d| d.starts_with(CHECKS_GAP)));
+        assert!(difference.is_err_and(|d| d.starts_with(CHECKS_DIFFER)));
         assert_eq!(with_checks, without);
         let state = "{\n  \"version\": 4,\n  \"check_results\": [\n    {\n      \"status\": \"pass\"\n    }\n  ]\n}";
         assert_eq!(
