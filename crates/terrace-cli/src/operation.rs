@@ -762,10 +762,13 @@ impl Operation {
         }
         let (state, applied_diags) = terrace_engine::apply(&self.ctx, plan, ui);
         let mut diags = std::mem::take(&mut self.deferred_warnings);
+        let planned = diags.len();
         // A provider instance that could not be configured for the plan
-        // usually fails the same way for the apply: said once.
+        // usually fails the same way for the apply: said once. The apply's
+        // own diagnostics all stay, even when two read alike (the same
+        // check failing in two instances of a module).
         for d in applied_diags {
-            if !diags.contains(&d) {
+            if !diags[..planned].contains(&d) {
                 diags.push(d);
             }
         }

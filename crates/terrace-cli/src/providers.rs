@@ -329,11 +329,13 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap, color: bool)
     } else {
         RenderStyle::Plain
     };
+    // Each rendered diagnostic ends its own last line; what follows (the
+    // next diagnostic, a summary) brings its own leading blank line.
     for diag in diags {
         let text = render_diagnostic(diag, sources, style, DEFAULT_WIDTH);
         match diag.severity {
-            Severity::Error => eprintln!("{text}"),
-            _ => outln!("{text}"),
+            Severity::Error => eprint!("{text}"),
+            _ => out!("{text}"),
         }
     }
 }

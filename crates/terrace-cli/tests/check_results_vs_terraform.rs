@@ -219,6 +219,15 @@ impl Pair {
     }
 }
 
+/// stdout without the refresh lines, whose order follows the walk.
+fn settled_text(run: &Run) -> String {
+    run.stdout
+        .lines()
+        .filter(|l| !l.contains(": Refreshing state...") && !l.contains(": Read"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn status_of(checks: &Value, config_addr: &str) -> String {
     checks
         .as_array()
@@ -259,8 +268,15 @@ fn condition_results_are_recorded_as_terraform_records_them() {
     let passed = pair.same_state_checks("apply");
     assert_eq!(status_of(&passed, "terraform_data.a"), "pass", "{passed}");
     assert_eq!(status_of(&passed, "module.m.check.mc"), "fail", "{passed}");
-    pair.both(&["apply", "-auto-approve", "-no-color", "-input=false"], 0);
+    let (tf, tr) = pair.both(&["apply", "-auto-approve", "-no-color", "-input=false"], 0);
     pair.same_state_checks("apply with no changes");
+    // The failed check's warning, then the summary after one blank line.
+    assert_eq!(settled_text(&tr), settled_text(&tf));
+    assert!(
+        tr.stdout.contains("mc is 1\n\nApply complete!"),
+        "{}",
+        tr.stdout
+    );
 
     // Refresh-only: the conditions are checked against what was found.
     pair.both(
@@ -304,4 +320,54 @@ fn condition_results_are_recorded_as_terraform_records_them() {
     );
     let destroyed = pair.same_state_checks("destroy");
     assert_eq!(status_of(&destroyed, "var.n"), "unknown", "{destroyed}");
+}
+
+const DESTROY_TF: &str = r#"
+variable "want" {
+  default = 1
+}
+resource "terraform_data" "a" {
+  input = 1
+  lifecycle {
+    postcondition {
+      condition     = self.output == var.want
+      error_message = "output is not ${var.want}"
+    }
+  }
+}
+"#;
+
+/// The refresh a destroy starts with is no reason to keep an object: a
+/// resource condition failing there is a warning, and the destroy goes on.
+#[test]
+fn a_condition_failing_in_the_refresh_before_a_destroy_does_not_stop_it() {
+    if !have_terraform() {
+        return;
+    }
+    let pair = Pair {
+        terraform: new_work("destroy-terraform"),
+        terrace: new_work("destroy-terrace"),
+    };
+    pair.write("main.tf", DESTROY_TF);
+    pair.both(&["apply", "-auto-approve", "-no-color", "-input=false"], 0);
+    let (tf, tr) = pair.both(
+        &[
+            "destroy",
+            "-auto-approve",
+            "-no-color",
+            "-input=false",
+            "-var",
+            "want=2",
+        ],
+        0,
+    );
+    for run in [&tf, &tr] {
+        assert!(
+            run.stdout
+                .contains("Destroy complete! Resources: 1 destroyed."),
+            "{}",
+            run.output()
+        );
+    }
+    assert_eq!(pair.terrace.state_addresses(), Vec::<String>::new());
 }
