@@ -5,16 +5,32 @@
 //! interrupt leaves at once, but first saves the state: whatever the
 //! apply journal holds is folded into it, then the plugins are killed.
 //!
+//! Before the operation is under way (while the configuration, the
+//! variables and the state are read, none of which changes anything and
+//! some of which can take long), the first interrupt ends the process at
+//! once: there is nothing to finish or save.
+//!
 //! The signal handler only counts and wakes a watcher thread through a
 //! pipe; everything else (printing, saving) happens on that thread.
 
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
 /// The write end of the watcher's pipe; -1 before `install`.
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Where the run is: one of the `PHASE_` values. Moving on from loading
+/// and leaving on an interrupt are decided by one compare-and-swap each,
+/// so the process never exits after the operation took its lock.
+static PHASE: AtomicU8 = AtomicU8::new(PHASE_LOADING);
+const PHASE_LOADING: u8 = 0;
+const PHASE_UNDER_WAY: u8 = 1;
+const PHASE_LEAVING: u8 = 2;
+
+const INTERRUPTED_WHILE_LOADING: &str =
+    "The operation had not started (nothing was locked or changed): stopped.";
 
 extern "C" fn on_interrupt(_: libc::c_int) {
     // Only async-signal-safe work here.
@@ -72,6 +88,21 @@ impl Interrupt {
         INTERRUPTS.load(Ordering::SeqCst) > 0
     }
 
+    /// The operation is about to lock the state or change anything: from
+    /// now on an interrupt stops it gracefully. `false` when an interrupt
+    /// came first and the process is leaving: the caller must not start.
+    pub fn operation_under_way(&self) -> bool {
+        PHASE
+            .compare_exchange(
+                PHASE_LOADING,
+                PHASE_UNDER_WAY,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .is_ok()
+            || PHASE.load(Ordering::SeqCst) == PHASE_UNDER_WAY
+    }
+
     /// What a second interrupt saves before the process exits; replaces
     /// any earlier one.
     pub fn on_fatal(&self, save: impl FnOnce() + Send + 'static) {
@@ -86,6 +117,26 @@ impl Interrupt {
         let mut byte = [0u8; 1];
         while let Ok(1) = reader.read(&mut byte) {
             let count = INTERRUPTS.load(Ordering::SeqCst);
+            let leaving = PHASE
+                .compare_exchange(
+                    PHASE_LOADING,
+                    PHASE_LEAVING,
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_ok();
+            if leaving {
+                {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "\n{INTERRUPTED}\n");
+                    let _ = out.flush();
+                }
+                eprintln!("{INTERRUPTED_WHILE_LOADING}");
+                // Provider processes started to read schemas are ours.
+                terrace_plugin::kill_all_plugins();
+                let _ = std::io::stdout().flush();
+                std::process::exit(1);
+            }
             if count > seen && seen == 0 {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "\n{INTERRUPTED}\n\nStopping operation...");

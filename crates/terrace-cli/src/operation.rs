@@ -326,6 +326,9 @@ impl Operation {
             Err(d) => return Err(fail(&d, &sources)),
         };
         let workspace = backend.workspace().to_string();
+        if !interrupt.operation_under_way() {
+            return Err(1);
+        }
         let mut locked = false;
         if args.lock {
             let operation = match args.command {

@@ -419,3 +419,87 @@ fn a_state_that_fits_nowhere_is_printed_as_the_last_resort() {
         .unwrap_or(0);
     assert_eq!(instances, 100);
 }
+
+/// Until the operation is under way (here: still asking for a variable,
+/// before the state is locked) an interrupt ends the run at once: there
+/// is nothing to finish, and waiting for an answer that will not come
+/// would leave the person at the terminal stuck.
+#[test]
+fn an_interrupt_while_asking_for_a_variable_ends_the_run_at_once() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::{Arc, Mutex};
+    let work = bundled("interrupt-prompt");
+    work.write(
+        "main.tf",
+        "variable \"name\" {\n  type = string\n}\n\nresource \"terraform_data\" \"n\" {\n  input = var.name\n}\n",
+    );
+    let command = format!("{} apply -no-color", env!("CARGO_BIN_EXE_terrace"));
+    let child = Command::new("script")
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .current_dir(&work.dir)
+        .env("TF_CLI_CONFIG_FILE", work.dir.with_extension("tfrc"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            missing_tool(&format!("`script` (util-linux) makes the terminal: {e}"));
+            return;
+        }
+    };
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let seen = Arc::new(Mutex::new(String::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut s) = seen.lock() {
+                    s.push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            }
+        })
+    };
+    let text = || seen.lock().map(|s| s.replace('\r', "")).unwrap_or_default();
+    wait_until("the question", Duration::from_secs(60), text, |t| {
+        t.contains("Enter a value: ")
+    });
+    // Ctrl-C at the terminal: the line discipline sends SIGINT.
+    stdin.write_all(&[0x03]).expect("typing Ctrl-C");
+    stdin.flush().expect("typing Ctrl-C");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting") {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    let _ = reader.join();
+    let text = text();
+    let status = status.unwrap_or_else(|| panic!("still waiting for an answer:\n{text}"));
+    assert_eq!(status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("Interrupt received.")
+            && text.contains(
+                "The operation had not started (nothing was locked or changed): stopped."
+            ),
+        "{text}"
+    );
+    assert!(!work.path("terraform.tfstate").exists(), "{text}");
+    assert!(
+        !work.path(".terraform.tfstate.lock.info").exists(),
+        "{text}"
+    );
+}

@@ -63,6 +63,13 @@ pub(crate) fn unify_inner(types: &[Type], unsafe_: bool) -> Unified {
         return None;
     }
     let n = types.len();
+    // Types that are all the same unify to that type whatever its kind
+    // (the rules below agree), and a large literal's elements mostly are:
+    // said in one pass instead of the pairwise preference sort, which is
+    // quadratic in the number of types.
+    if types[1..].iter().all(|t| *t == types[0]) && !types[0].is_dynamic() {
+        return Some((types[0].clone(), vec![UnifyConv::Same; n]));
+    }
     let count = |f: fn(&Type) -> bool| types.iter().filter(|t| f(t)).count();
     let maps = count(Type::is_map);
     let lists = count(Type::is_list);
@@ -97,15 +104,40 @@ pub(crate) fn unify_inner(types: &[Type], unsafe_: bool) -> Unified {
     }
 
     // Otherwise the first type, in preference order, that every other
-    // type converts to.
-    for want_idx in sort_types(types) {
-        let want = &types[want_idx];
+    // type converts to. Repeats of a type take no part in the order (two
+    // types that can both be the answer are convertible to each other,
+    // and those the preference always orders), so the order is made over
+    // the distinct types when they are few: a large literal's elements
+    // are many values of a few types.
+    let mut distinct: Vec<&Type> = Vec::new();
+    for t in types {
+        if !distinct.contains(&t) {
+            distinct.push(t);
+            if distinct.len() > DISTINCT_TYPES_SORTED_ALONE {
+                break;
+            }
+        }
+    }
+    let candidates: Vec<&Type> = if distinct.len() <= DISTINCT_TYPES_SORTED_ALONE {
+        let owned: Vec<Type> = distinct.iter().map(|t| (*t).clone()).collect();
+        sort_types(&owned)
+            .into_iter()
+            .map(|i| distinct[i])
+            .collect()
+    } else {
+        sort_types(types).into_iter().map(|i| &types[i]).collect()
+    };
+    for want in candidates {
         if let Some(convs) = conversions_to(types, want, unsafe_) {
             return Some((want.clone(), convs));
         }
     }
     None
 }
+
+/// Up to how many distinct types the preference order is made over them
+/// alone rather than over every type given.
+const DISTINCT_TYPES_SORTED_ALONE: usize = 64;
 
 fn unify_all_as_dynamic(types: &[Type]) -> Unified {
     Some((Type::Dynamic, vec![UnifyConv::Dynamic; types.len()]))
@@ -394,6 +426,21 @@ mod tests {
 
     /// Rows marked tf match the type of a Terraform 1.11.4 conditional
     /// (`true ? a : b`), which unifies its two result types unsafely.
+    #[test]
+    fn many_equal_types_unify_to_that_type_in_one_pass() {
+        let element = ty("object({name=string,n=number})");
+        let types = vec![element.clone(); 20_000];
+        let (unified, convs) = unify_inner(&types, false).expect("unifies");
+        assert_eq!(unified, element);
+        assert!(convs.iter().all(|c| matches!(c, UnifyConv::Same)));
+        let mut mixed = types;
+        mixed.push(ty("object({name=string,n=string})"));
+        assert_eq!(
+            unify(&mixed, false),
+            Some(ty("object({name=string,n=string})"))
+        );
+    }
+
     #[test]
     fn unify_table() {
         let cases: &[(&[&str], bool, &str)] = &[
