@@ -53,6 +53,9 @@ type FatalSave = Box<dyn FnOnce() + Send>;
 #[derive(Clone)]
 pub struct Interrupt {
     fatal_save: Arc<Mutex<Option<FatalSave>>>,
+    /// `-json`: the notices are `log` messages of the machine-readable
+    /// stream instead of text.
+    json: bool,
 }
 
 const INTERRUPTED: &str = "Interrupt received.\nPlease wait for terrace to exit or data loss may occur.\nGracefully shutting down...";
@@ -60,9 +63,10 @@ const FATAL_INTERRUPT: &str =
     "Two interrupts received. Exiting immediately. Note that data loss may have occurred.";
 
 impl Interrupt {
-    pub fn install() -> Interrupt {
+    pub fn install(json: bool) -> Interrupt {
         let interrupt = Interrupt {
             fatal_save: Arc::new(Mutex::new(None)),
+            json,
         };
         let mut fds = [-1; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 returns.
@@ -126,11 +130,7 @@ impl Interrupt {
                 )
                 .is_ok();
             if leaving {
-                {
-                    let mut out = std::io::stdout().lock();
-                    let _ = writeln!(out, "\n{INTERRUPTED}\n");
-                    let _ = out.flush();
-                }
+                self.notice_received();
                 eprintln!("{INTERRUPTED_WHILE_LOADING}");
                 // Provider processes started to read schemas are ours.
                 terrace_plugin::kill_all_plugins();
@@ -138,14 +138,30 @@ impl Interrupt {
                 std::process::exit(1);
             }
             if count > seen && seen == 0 {
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "\n{INTERRUPTED}\n\nStopping operation...");
-                let _ = out.flush();
+                self.notice_received();
+                if self.json {
+                    crate::json_ui::log("Stopping operation...");
+                } else {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "Stopping operation...");
+                    let _ = out.flush();
+                }
             }
             if count >= 2 {
                 self.fatal();
             }
             seen = count;
+        }
+    }
+
+    /// The first interrupt's notice, on stdout as terraform prints it.
+    fn notice_received(&self) {
+        if self.json {
+            crate::json_ui::log(&format!("\n{INTERRUPTED}\n"));
+        } else {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "\n{INTERRUPTED}\n");
+            let _ = out.flush();
         }
     }
 

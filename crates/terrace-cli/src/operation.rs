@@ -77,7 +77,7 @@ pub fn run(command: Command, argv: &[String]) -> i32 {
         }
     }
     let dir = PathBuf::from(".");
-    let interrupt = Interrupt::install();
+    let interrupt = Interrupt::install(args.json);
     let mut op = match Operation::prepare(&dir, args, interrupt) {
         Ok(op) => op,
         Err(code) => return code,

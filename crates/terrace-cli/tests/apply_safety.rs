@@ -503,3 +503,51 @@ fn an_interrupt_while_asking_for_a_variable_ends_the_run_at_once() {
         "{text}"
     );
 }
+
+/// With `-json`, the interrupt notices are `log` messages of the stream,
+/// as terraform writes them (its own name aside), and the run still ends
+/// halted.
+#[test]
+fn an_interrupt_under_json_is_reported_in_the_stream() {
+    let work = bundled("interrupt-json");
+    work.write(
+        "main.tf",
+        "resource \"terraform_data\" \"slow\" {\n  provisioner \"local-exec\" {\n    command = \"sleep 30\"\n  }\n}\n",
+    );
+    let apply = work.spawn_terrace(&["apply", "-json", "-auto-approve"]);
+    wait_until(
+        "the provisioner running",
+        Duration::from_secs(60),
+        || apply.stdout(),
+        |out| out.contains("Executing: "),
+    );
+    signal(apply.child.id(), libc::SIGINT);
+    let run = apply.finish(Duration::from_secs(120));
+    assert_eq!(run.code, Some(1), "{}", run.output());
+    let logs: Vec<String> = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["type"] == "log")
+        .map(|m| m["@message"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(
+        logs.contains(
+            &"\nInterrupt received.\nPlease wait for terrace to exit or data loss may occur.\nGracefully shutting down...\n"
+                .to_string()
+        ),
+        "{}",
+        run.output()
+    );
+    assert!(
+        logs.contains(&"Stopping operation...".to_string()),
+        "{}",
+        run.output()
+    );
+    assert!(run.stdout.contains("execution halted"), "{}", run.output());
+    assert!(
+        run.stdout.lines().all(|l| l.starts_with('{')),
+        "only JSON on stdout:\n{}",
+        run.stdout
+    );
+}
