@@ -438,6 +438,20 @@ fn run_checks(
     }
 }
 
+/// A data source's or ephemeral resource's configuration against its
+/// schema, then its own whole-configuration checks.
+fn validate_config(
+    schema: &BlockSpec,
+    config: &Value,
+    checks: &[crate::resource::ConfigCheck],
+) -> Diagnostics {
+    let mut diagnostics = Diagnostics::new();
+    validate_block(schema, config, &AttributePath::root(), &mut diagnostics);
+    let data = ResourceData::new(schema.implied_type(), config, None, Some(config));
+    run_checks(checks, &data, &mut diagnostics);
+    diagnostics
+}
+
 impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
     fn get_metadata(&self) -> GetMetadataResponse {
         GetMetadataResponse {
@@ -518,21 +532,9 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
                 diagnostics: unknown_type("data source", &request.type_name),
             };
         };
-        let mut diagnostics = Diagnostics::new();
-        validate_block(
-            schema,
-            &request.config,
-            &AttributePath::root(),
-            &mut diagnostics,
-        );
-        let data = ResourceData::new(
-            schema.implied_type(),
-            &request.config,
-            None,
-            Some(&request.config),
-        );
-        run_checks(&data_source.checks, &data, &mut diagnostics);
-        ValidateDataResourceConfigResponse { diagnostics }
+        ValidateDataResourceConfigResponse {
+            diagnostics: validate_config(schema, &request.config, &data_source.checks),
+        }
     }
 
     fn validate_ephemeral_resource_config(
@@ -544,21 +546,9 @@ impl<C: Send + Sync + 'static> Provider for SdkProvider<C> {
                 diagnostics: unknown_type("ephemeral resource type", &request.type_name),
             };
         };
-        let mut diagnostics = Diagnostics::new();
-        validate_block(
-            schema,
-            &request.config,
-            &AttributePath::root(),
-            &mut diagnostics,
-        );
-        let data = ResourceData::new(
-            schema.implied_type(),
-            &request.config,
-            None,
-            Some(&request.config),
-        );
-        run_checks(&ephemeral.checks, &data, &mut diagnostics);
-        ValidateEphemeralResourceConfigResponse { diagnostics }
+        ValidateEphemeralResourceConfigResponse {
+            diagnostics: validate_config(schema, &request.config, &ephemeral.checks),
+        }
     }
 
     fn upgrade_resource_state(
