@@ -613,6 +613,11 @@ impl Operation {
         let plan = if let Some(plan) = self.saved_plan.take() {
             let warnings = std::mem::take(&mut self.warnings);
             self.print_diagnostics(&warnings);
+            self.unavailable_providers = plan.unavailable_providers.clone();
+            self.deferred = (
+                plan.deferred_providers.clone(),
+                plan.deferred_resources.clone(),
+            );
             if self.args.json {
                 // The stream lists what a saved plan will do, without its
                 // summary.

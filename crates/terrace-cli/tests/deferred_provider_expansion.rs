@@ -86,7 +86,9 @@ fn a_provider_for_each_known_only_after_apply_defers_its_resources_until_the_nex
         ))
     );
 
-    let apply = w.terrace_ok(&["apply", "-auto-approve"], 0);
+    // Applied from a saved plan, which remembers what it deferred.
+    w.terrace_ok(&["plan", "-out=tfplan"], 0);
+    let apply = w.terrace_ok(&["apply", "tfplan"], 0);
     assert!(
         apply
             .stdout

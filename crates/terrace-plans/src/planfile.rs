@@ -597,6 +597,36 @@ pub fn write(plan: &Plan, context: &PlanContext) -> Result<Vec<u8>, PlanFileErro
     if let Some(checks) = &plan.checks {
         o.insert("checks".into(), checks.to_json());
     }
+    // What the plan left out, so that applying it says so as a plan
+    // applied at once does.
+    let names = |items: Vec<String>| Json::Array(items.into_iter().map(Json::String).collect());
+    o.insert(
+        "unavailable_providers".into(),
+        names(
+            plan.unavailable_providers
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        ),
+    );
+    o.insert(
+        "deferred_providers".into(),
+        names(
+            plan.deferred_providers
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        ),
+    );
+    o.insert(
+        "deferred_resources".into(),
+        names(
+            plan.deferred_resources
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
+        ),
+    );
     let mut bytes = serde_json::to_vec(&Json::Object(o)).map_err(|e| err(e.to_string()))?;
     bytes.push(b'\n');
     Ok(bytes)
@@ -685,6 +715,30 @@ pub fn read(bytes: &[u8]) -> Result<PlanFile, PlanFileError> {
     plan.applyable = flag("applyable");
     plan.complete = flag("complete");
     plan.timestamp = opt_str(&j, "timestamp").unwrap_or_default();
+    let texts = |key: &str| -> Vec<String> {
+        list(key)
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    plan.unavailable_providers = texts("unavailable_providers")
+        .iter()
+        .map(|s| {
+            terrace_addrs::AbsProviderInstance::parse_str(s)
+                .map_err(|_| err(format!("invalid provider instance address {s:?}")))
+        })
+        .collect::<Result<_, _>>()?;
+    plan.deferred_providers = texts("deferred_providers")
+        .iter()
+        .map(|s| {
+            terrace_addrs::AbsProviderConfig::parse_str(s)
+                .map_err(|_| err(format!("invalid provider configuration address {s:?}")))
+        })
+        .collect::<Result<_, _>>()?;
+    plan.deferred_resources = texts("deferred_resources")
+        .iter()
+        .map(|s| parse_instance(s))
+        .collect::<Result<_, _>>()?;
     plan.checks = match j.get("checks") {
         None | Some(Json::Null) => None,
         Some(c) => Some(
