@@ -27,19 +27,8 @@ mod transport;
 mod v5;
 mod v6;
 
-/// Generated from `proto/`.
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-mod proto {
-    pub mod tfplugin5 {
-        tonic::include_proto!("tfplugin5");
-    }
-    pub mod tfplugin6 {
-        tonic::include_proto!("tfplugin6");
-    }
-    pub mod plugin {
-        tonic::include_proto!("plugin");
-    }
-}
+/// The protocol's generated code, shared with the SDK.
+use terrace_protocol as proto;
 
 pub use client::{default_log_sink, LaunchConfig, PluginProvider};
 pub use error::{PluginError, PluginErrorKind};

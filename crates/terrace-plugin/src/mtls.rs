@@ -17,12 +17,10 @@ use rcgen::{
 };
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
-use rustls::pki_types::{
-    alg_id, AlgorithmIdentifier, CertificateDer, InvalidSignature, PrivateKeyDer,
-    PrivatePkcs8KeyDer, ServerName, SignatureVerificationAlgorithm, UnixTime,
-};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
 use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, SignatureScheme};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use terrace_protocol::mtls::supported_algorithms;
 
 /// The certificate terrace presents to one plugin.
 pub(crate) struct ClientCertificate {
@@ -140,59 +138,6 @@ impl ServerCertVerifier for PinnedServerCertificate {
     }
 }
 
-/// ECDSA over P-521 with SHA-512, the signature go-plugin's certificates
-/// make.
-#[derive(Debug)]
-struct EcdsaP521Sha512;
-
-impl SignatureVerificationAlgorithm for EcdsaP521Sha512 {
-    fn verify_signature(
-        &self,
-        public_key: &[u8],
-        message: &[u8],
-        signature: &[u8],
-    ) -> Result<(), InvalidSignature> {
-        use p521::ecdsa::signature::Verifier;
-        let key =
-            p521::ecdsa::VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
-        let signature =
-            p521::ecdsa::Signature::from_der(signature).map_err(|_| InvalidSignature)?;
-        key.verify(message, &signature)
-            .map_err(|_| InvalidSignature)
-    }
-
-    fn public_key_alg_id(&self) -> AlgorithmIdentifier {
-        alg_id::ECDSA_P521
-    }
-
-    fn signature_alg_id(&self) -> AlgorithmIdentifier {
-        alg_id::ECDSA_SHA512
-    }
-}
-
-static P521: EcdsaP521Sha512 = EcdsaP521Sha512;
-static P521_ONLY: [&dyn SignatureVerificationAlgorithm; 1] = [&P521];
-
-/// ring's algorithms with P-521 added. rustls wants `'static` tables, so
-/// the combined ones are built once per process.
-fn supported_algorithms() -> WebPkiSupportedAlgorithms {
-    static ALGORITHMS: OnceLock<WebPkiSupportedAlgorithms> = OnceLock::new();
-    *ALGORITHMS.get_or_init(|| {
-        let ring = rustls::crypto::ring::default_provider().signature_verification_algorithms;
-        let mut all: Vec<&'static dyn SignatureVerificationAlgorithm> = ring.all.to_vec();
-        all.push(&P521);
-        let mut mapping: Vec<(
-            SignatureScheme,
-            &'static [&'static dyn SignatureVerificationAlgorithm],
-        )> = ring.mapping.to_vec();
-        mapping.push((SignatureScheme::ECDSA_NISTP521_SHA512, &P521_ONLY));
-        WebPkiSupportedAlgorithms {
-            all: Vec::leak(all),
-            mapping: Vec::leak(mapping),
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -224,24 +169,5 @@ mod tests {
         let schemes = verifier.supported_verify_schemes();
         assert!(schemes.contains(&SignatureScheme::ECDSA_NISTP521_SHA512));
         assert!(schemes.contains(&SignatureScheme::ECDSA_NISTP256_SHA256));
-    }
-
-    #[test]
-    fn p521_signatures_verify() {
-        use p521::ecdsa::signature::Signer;
-        let secret = p521::ecdsa::SigningKey::from_slice(&[1u8; 66]).unwrap();
-        let public = p521::ecdsa::VerifyingKey::from(&secret);
-        let point = public.to_encoded_point(false);
-        let signature: p521::ecdsa::Signature = secret.sign(b"message");
-        let der = signature.to_der();
-        assert!(P521
-            .verify_signature(point.as_bytes(), b"message", der.as_bytes())
-            .is_ok());
-        assert!(P521
-            .verify_signature(point.as_bytes(), b"massage", der.as_bytes())
-            .is_err());
-        assert!(P521
-            .verify_signature(b"not a key", b"message", der.as_bytes())
-            .is_err());
     }
 }

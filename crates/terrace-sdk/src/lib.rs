@@ -31,22 +31,8 @@ mod validate;
 pub mod validators;
 mod values;
 
-/// Generated from terrace-plugin's `proto/` and this crate's `proto/`.
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-pub(crate) mod proto {
-    pub mod tfplugin5 {
-        tonic::include_proto!("tfplugin5");
-    }
-    pub mod tfplugin6 {
-        tonic::include_proto!("tfplugin6");
-    }
-    pub mod plugin {
-        tonic::include_proto!("plugin");
-    }
-    pub mod health {
-        tonic::include_proto!("grpc.health.v1");
-    }
-}
+/// The protocol's generated code, shared with the plugin client.
+pub(crate) use terrace_protocol as proto;
 
 pub use data::ResourceData;
 pub use error::{Error, Result};

@@ -16,15 +16,13 @@ use rcgen::{
 };
 use rustls::client::danger::HandshakeSignatureValid;
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
-use rustls::pki_types::{
-    alg_id, AlgorithmIdentifier, CertificateDer, InvalidSignature, PrivateKeyDer,
-    PrivatePkcs8KeyDer, SignatureVerificationAlgorithm, UnixTime,
-};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
 use rustls::{
     CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme,
 };
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use terrace_protocol::mtls::supported_algorithms;
 
 /// The plugin's own certificate for this run.
 pub(crate) struct ServerCertificate {
@@ -176,59 +174,6 @@ impl ClientCertVerifier for PinnedClientCertificate {
     }
 }
 
-/// ECDSA over P-521 with SHA-512, what Go's go-plugin certificates sign
-/// with.
-#[derive(Debug)]
-struct EcdsaP521Sha512;
-
-impl SignatureVerificationAlgorithm for EcdsaP521Sha512 {
-    fn verify_signature(
-        &self,
-        public_key: &[u8],
-        message: &[u8],
-        signature: &[u8],
-    ) -> Result<(), InvalidSignature> {
-        use p521::ecdsa::signature::Verifier;
-        let key =
-            p521::ecdsa::VerifyingKey::from_sec1_bytes(public_key).map_err(|_| InvalidSignature)?;
-        let signature =
-            p521::ecdsa::Signature::from_der(signature).map_err(|_| InvalidSignature)?;
-        key.verify(message, &signature)
-            .map_err(|_| InvalidSignature)
-    }
-
-    fn public_key_alg_id(&self) -> AlgorithmIdentifier {
-        alg_id::ECDSA_P521
-    }
-
-    fn signature_alg_id(&self) -> AlgorithmIdentifier {
-        alg_id::ECDSA_SHA512
-    }
-}
-
-static P521: EcdsaP521Sha512 = EcdsaP521Sha512;
-static P521_ONLY: [&dyn SignatureVerificationAlgorithm; 1] = [&P521];
-
-/// ring's algorithms plus P-521, built once: rustls wants `'static`
-/// tables.
-fn supported_algorithms() -> WebPkiSupportedAlgorithms {
-    static ALGORITHMS: OnceLock<WebPkiSupportedAlgorithms> = OnceLock::new();
-    *ALGORITHMS.get_or_init(|| {
-        let ring = rustls::crypto::ring::default_provider().signature_verification_algorithms;
-        let mut all: Vec<&'static dyn SignatureVerificationAlgorithm> = ring.all.to_vec();
-        all.push(&P521);
-        let mut mapping: Vec<(
-            SignatureScheme,
-            &'static [&'static dyn SignatureVerificationAlgorithm],
-        )> = ring.mapping.to_vec();
-        mapping.push((SignatureScheme::ECDSA_NISTP521_SHA512, &P521_ONLY));
-        WebPkiSupportedAlgorithms {
-            all: Vec::leak(all),
-            mapping: Vec::leak(mapping),
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,22 +229,6 @@ mod tests {
         assert!(verifier
             .supported_verify_schemes()
             .contains(&SignatureScheme::ECDSA_NISTP521_SHA512));
-    }
-
-    #[test]
-    fn p521_signatures_verify() {
-        use p521::ecdsa::signature::Signer;
-        let secret = p521::ecdsa::SigningKey::from_slice(&[1u8; 66]).unwrap();
-        let public = p521::ecdsa::VerifyingKey::from(&secret);
-        let point = public.to_encoded_point(false);
-        let signature: p521::ecdsa::Signature = secret.sign(b"hello");
-        let der = signature.to_der();
-        assert!(P521
-            .verify_signature(point.as_bytes(), b"hello", der.as_bytes())
-            .is_ok());
-        assert!(P521
-            .verify_signature(point.as_bytes(), b"hullo", der.as_bytes())
-            .is_err());
     }
 
     #[test]
