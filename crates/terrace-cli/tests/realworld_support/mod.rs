@@ -668,8 +668,14 @@ impl CaseRunner<'_> {
             return Err(format!("state JSON: {d}"));
         }
         let (theirs, ours) = (
-            normalise::without_check_results(&without_serial(&theirs)),
-            normalise::without_check_results(&without_serial(&ours)),
+            normalise::sort_map_entry_runs(
+                &normalise::without_check_results(&without_serial(&theirs)),
+                &|key| self.pairs.holds_paired_value(key),
+            ),
+            normalise::sort_map_entry_runs(
+                &normalise::without_check_results(&without_serial(&ours)),
+                &|key| self.pairs.holds_paired_value(key),
+            ),
         );
         if theirs != ours {
             let first = theirs

@@ -49,6 +49,13 @@
 //! 7. Check results (`checks` in the plan JSON, `check_results` in the
 //!    state) are compared after everything else, so that a difference in
 //!    the resources or values is the one reported when both differ.
+//! 8. Map entries whose order follows paired values. Both tools list a
+//!    map's entries sorted by key, so where keys hold generated values
+//!    (`"<pet>-archive" = ...`) terrace's entries, once paired, may sit
+//!    in another order than terraform's: runs of one-line map entries
+//!    (`"key" = value` in texts, `"key": value` in state files) where a
+//!    key holds a paired value are sorted on both sides, their trailing
+//!    commas set aside.
 
 use serde_json::Value as Json;
 
@@ -71,6 +78,13 @@ impl Pairs {
             .push((terrace.to_string(), terraform.to_string()));
         self.pairs
             .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then_with(|| a.0.cmp(&b.0)));
+    }
+
+    /// Whether `text` holds one of terraform's paired values.
+    pub fn holds_paired_value(&self, text: &str) -> bool {
+        self.pairs
+            .iter()
+            .any(|(_, theirs)| text.contains(theirs.as_str()))
     }
 
     /// terrace's text with every paired value replaced by terraform's.
@@ -521,11 +535,70 @@ pub fn split_progress(text: &str) -> Text {
     Text { progress, rest }
 }
 
+/// The key of a map entry on one line (a quoted key, then ` = ` or `: `,
+/// and a value that opens no block).
+fn one_line_map_entry_key(line: &str) -> Option<&str> {
+    let trimmed = line.trim_start();
+    let rest = trimmed.strip_prefix('"')?;
+    let close = rest.find("\" = ").or_else(|| rest.find("\": "))?;
+    let value = rest[close + 3..].trim_end().trim_end_matches(',');
+    let opens =
+        value.is_empty() || value.ends_with('{') || value.ends_with('[') || value.ends_with('(');
+    (!opens).then(|| &rest[..close])
+}
+
+/// Rule 8: each run of one-line map entries at one indentation, where
+/// `generated` says a key holds a paired value, sorted (trailing commas
+/// dropped); other runs kept as they are.
+pub fn sort_map_entry_runs(text: &str, generated: &dyn Fn(&str) -> bool) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Vec<String> = Vec::new();
+    let mut run_indent = usize::MAX;
+    let mut run_generated = false;
+    let flush = |run: &mut Vec<String>, out: &mut Vec<String>, sort: bool| {
+        if sort {
+            for line in run.iter_mut() {
+                *line = line.trim_end().trim_end_matches(',').to_string();
+            }
+            run.sort();
+        }
+        out.append(run);
+    };
+    for line in text.lines() {
+        let indent = line.len() - line.trim_start().len();
+        if let Some(key) = one_line_map_entry_key(line) {
+            if indent != run_indent {
+                flush(&mut run, &mut out, run_generated);
+                run_indent = indent;
+                run_generated = false;
+            }
+            run_generated |= generated(key);
+            run.push(line.to_string());
+        } else {
+            flush(&mut run, &mut out, run_generated);
+            run_indent = usize::MAX;
+            run_generated = false;
+            out.push(line.to_string());
+        }
+    }
+    flush(&mut run, &mut out, run_generated);
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
 /// Compares terraform's and terrace's output of one command under the
 /// rules above; `Err` says where they differ.
 pub fn compare_text(terraform: &str, terrace: &str, pairs: &Pairs) -> Result<(), String> {
-    let theirs = split_progress(&mask_request_ids(&mask_timestamps(terraform)));
-    let ours = split_progress(&mask_request_ids(&mask_timestamps(&pairs.apply(terrace))));
+    let generated = |key: &str| pairs.holds_paired_value(key);
+    let theirs = split_progress(&sort_map_entry_runs(
+        &mask_request_ids(&mask_timestamps(terraform)),
+        &generated,
+    ));
+    let ours = split_progress(&sort_map_entry_runs(
+        &mask_request_ids(&mask_timestamps(&pairs.apply(terrace))),
+        &generated,
+    ));
     if theirs.progress != ours.progress {
         let only_theirs: Vec<&String> = theirs
             .progress
@@ -716,6 +789,39 @@ mod tests {
         assert_eq!(
             pairs.apply("L2 calm-owl ex-calm-owl 2222 arn:k/2222 different"),
             "L1 brave-fox ex-brave-fox 1111 arn:k/1111 different"
+        );
+    }
+
+    #[test]
+    fn map_entries_ordered_by_paired_keys_compare_equal() {
+        let theirs = "outputs = {\n  \"bold-fox-archive\" = \"a\"\n  \"launch\" = \"b\"\n}\n";
+        let ours = "outputs = {\n  \"launch\" = \"b\"\n  \"bold-fox-archive\" = \"a\"\n}\n";
+        let mut pairs = Pairs::default();
+        pairs.add("mellow-opossum", "bold-fox");
+        let generated = |key: &str| pairs.holds_paired_value(key);
+        assert_eq!(
+            sort_map_entry_runs(theirs, &generated),
+            sort_map_entry_runs(ours, &generated)
+        );
+        let state_theirs =
+            "    \"value\": {\n      \"bold-fox-a\": \"1\",\n      \"c\": \"2\"\n    },\n";
+        let state_ours =
+            "    \"value\": {\n      \"c\": \"2\",\n      \"bold-fox-a\": \"1\"\n    },\n";
+        assert_eq!(
+            sort_map_entry_runs(state_theirs, &generated),
+            sort_map_entry_runs(state_ours, &generated)
+        );
+        // A value that differs still differs, and entries whose keys hold
+        // no generated value keep their order.
+        assert_ne!(
+            sort_map_entry_runs(theirs, &generated),
+            sort_map_entry_runs(&theirs.replace("\"b\"", "\"c\""), &generated)
+        );
+        let fixed = "  \"mode\": \"managed\",\n  \"type\": \"x\",\n";
+        let swapped = "  \"type\": \"x\",\n  \"mode\": \"managed\",\n";
+        assert_ne!(
+            sort_map_entry_runs(fixed, &generated),
+            sort_map_entry_runs(swapped, &generated)
         );
     }
 
