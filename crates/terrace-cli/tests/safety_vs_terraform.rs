@@ -218,6 +218,68 @@ fn an_output_exposing_a_secret_shows_no_plan() {
     }
 }
 
+/// A root output that exposes a value sensitive only once planned (an
+/// attribute the provider's schema marks sensitive): terraform shows the
+/// rest of the plan ("planned the following actions, but then encountered
+/// a problem") without that output, then the error; so does terrace.
+#[test]
+fn an_output_exposing_a_planned_secret_is_left_out_of_the_plan_shown() {
+    let mut runs = Vec::new();
+    let tools: &[&str] = if have_terraform() {
+        &["terrace", "terraform"]
+    } else {
+        &["terrace"]
+    };
+    for tool in tools {
+        let w = Work::new(
+            &format!("output-planned-secret-{tool}"),
+            Overrides {
+                bundled: true,
+                aws: false,
+            },
+        );
+        w.write(
+            "main.tf",
+            "terraform {\n  required_providers {\n    random = { source = \"hashicorp/random\" }\n  }\n}\n\nresource \"random_password\" \"p\" {\n  length = 8\n}\n\nresource \"terraform_data\" \"t\" {\n  input = 1\n}\n\noutput \"leak\" {\n  value = random_password.p\n}\n\noutput \"fine\" {\n  value = terraform_data.t.output\n}\n",
+        );
+        let run = if *tool == "terrace" {
+            w.terrace_ok(&["plan", "-no-color"], 1)
+        } else {
+            w.terraform_ok(&["plan", "-no-color"], 1)
+        };
+        runs.push(run);
+    }
+    let ours = &runs[0];
+    assert!(
+        ours.stdout
+            .contains("planned the following actions, but then encountered a problem"),
+        "{}",
+        ours.output()
+    );
+    assert!(
+        ours.stdout.contains("+ fine = (known after apply)"),
+        "{}",
+        ours.output()
+    );
+    assert!(!ours.stdout.contains("leak"), "{}", ours.output());
+    assert!(
+        ours.stderr
+            .contains("Error: Output refers to sensitive values"),
+        "{}",
+        ours.output()
+    );
+    if let Some(theirs) = runs.get(1) {
+        let from_plan = |text: &str| {
+            text.find("\nTerraform used the selected providers")
+                .or_else(|| text.find("\nterrace used the selected providers"))
+                .map(|i| text[i..].replace("terrace", "Terraform"))
+                .unwrap_or_default()
+        };
+        assert_eq!(from_plan(&ours.stdout), from_plan(&theirs.stdout));
+        assert_eq!(ours.stderr, theirs.stderr);
+    }
+}
+
 // ----- ephemeral values are neither shown nor stored -----
 
 /// The ephemeral value the configurations below hold.

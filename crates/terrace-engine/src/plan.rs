@@ -435,16 +435,25 @@ pub(crate) fn plan_with_imports(
     out.prior_state = state;
     out.prev_run_state = moved_state.clone();
     out.checks = env.checks.results();
-    if diags
+    // A root output refused for exposing a sensitive value is left out of
+    // the plan, which still shows everything else (as terraform shows
+    // it, "planned ... but then encountered a problem"): its change would
+    // show the very value the error protects.
+    let refused: HashSet<&str> = diags
         .iter()
-        .any(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
-    {
-        // Nothing of such a plan is shown or kept: its outputs would show
-        // the very value the error protects.
-        out.changes.clear();
-        out.drift.clear();
-        out.output_changes.clear();
-    }
+        .filter(|d| d.is_error() && d.summary == crate::common::OUTPUT_REFERS_TO_SENSITIVE_VALUES)
+        .filter_map(|d| d.subject.as_ref())
+        .filter_map(|subject| {
+            ctx.config
+                .module
+                .outputs
+                .iter()
+                .find(|(_, o)| o.decl_range == *subject)
+                .map(|(name, _)| name.as_str())
+        })
+        .collect();
+    out.output_changes
+        .retain(|o| !refused.contains(o.name.as_str()));
     hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
     out.errored = has_errors(&diags);
     out.sort();

@@ -109,7 +109,7 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 else {
                     continue;
                 };
-                let mut value = validation_resource_value(rc, schema, &info.ty);
+                let mut value = validation_resource_value(rc, &info.ty);
                 if r.resource.mode == ResourceMode::Ephemeral {
                     value = value.mark(Marks::EPHEMERAL);
                 }
@@ -203,30 +203,14 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
 
 /// What references to a resource see while validating: nothing is
 /// expanded, so a repeated resource is wholly unknown and a single one an
-/// unknown object of its type (its sensitive attributes marked, so that
-/// sensitivity is checked as it will be in a plan).
-fn validation_resource_value(
-    rc: &terrace_config::model::Resource,
-    schema: &terrace_providers::Schema,
-    ty: &Type,
-) -> Value {
+/// unknown object of its type. Its schema's sensitive attributes are not
+/// marked yet, as in terraform's validation: a root output exposing one is
+/// found when planning, where the rest of the plan can still be shown.
+fn validation_resource_value(rc: &terrace_config::model::Resource, ty: &Type) -> Value {
     if rc.count.is_some() || rc.for_each.is_some() {
         return Value::dynamic();
     }
-    let Some(object) = ty.object_type() else {
-        return Value::unknown(ty.clone());
-    };
-    let attrs = object
-        .attributes
-        .iter()
-        .map(|(name, t)| (name.clone(), Value::unknown(t.clone())))
-        .collect();
-    let marked = crate::marks::mark_schema_sensitive(&schema.block, &Value::object(attrs));
-    if marked.deep_marks().is_empty() {
-        Value::unknown(ty.clone())
-    } else {
-        marked
-    }
+    Value::unknown(ty.clone())
 }
 
 fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {
