@@ -535,16 +535,38 @@ pub fn split_progress(text: &str) -> Text {
     Text { progress, rest }
 }
 
-/// The key of a map entry on one line (a quoted key, then ` = ` or `: `,
-/// and a value that opens no block).
+/// The key of a map entry on one line: a quoted key then ` = ` or `: `,
+/// or in a plan's diff an action symbol, a bare key, padding and ` = `;
+/// and a value that opens no block.
 fn one_line_map_entry_key(line: &str) -> Option<&str> {
     let trimmed = line.trim_start();
-    let rest = trimmed.strip_prefix('"')?;
-    let close = rest.find("\" = ").or_else(|| rest.find("\": "))?;
-    let value = rest[close + 3..].trim_end().trim_end_matches(',');
+    let (key, value) = if let Some(rest) = trimmed.strip_prefix('"') {
+        let close = rest.find("\" = ").or_else(|| rest.find("\": "))?;
+        (&rest[..close], &rest[close + 3..])
+    } else {
+        let rest = ["+ ", "- ", "~ "]
+            .iter()
+            .find_map(|symbol| trimmed.strip_prefix(symbol))?;
+        let rest = rest.strip_prefix('"').unwrap_or(rest);
+        let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || "_.-/".contains(c)))?;
+        let after = rest[end..].trim_start_matches('"');
+        let value = after.trim_start().strip_prefix("= ")?;
+        (&rest[..end], value)
+    };
+    let value = value.trim_end().trim_end_matches(',');
     let opens =
         value.is_empty() || value.ends_with('{') || value.ends_with('[') || value.ends_with('(');
-    (!opens).then(|| &rest[..close])
+    (!opens).then_some(key)
+}
+
+/// A sorted run's line: its padding before ` = ` (which follows the
+/// longest key, generated or not) folded, its trailing comma dropped.
+fn folded_entry(line: &str) -> String {
+    let line = line.trim_end().trim_end_matches(',');
+    match line.find(" = ") {
+        Some(i) => format!("{} = {}", line[..i].trim_end(), &line[i + 3..]),
+        None => line.to_string(),
+    }
 }
 
 /// Rule 8: each run of one-line map entries at one indentation, where
@@ -558,7 +580,7 @@ pub fn sort_map_entry_runs(text: &str, generated: &dyn Fn(&str) -> bool) -> Stri
     let flush = |run: &mut Vec<String>, out: &mut Vec<String>, sort: bool| {
         if sort {
             for line in run.iter_mut() {
-                *line = line.trim_end().trim_end_matches(',').to_string();
+                *line = folded_entry(line);
             }
             run.sort();
         }
@@ -816,6 +838,13 @@ mod tests {
         assert_ne!(
             sort_map_entry_runs(theirs, &generated),
             sort_map_entry_runs(&theirs.replace("\"b\"", "\"c\""), &generated)
+        );
+        // A plan's diff of the same map: bare keys, padded to the longest.
+        let plan_theirs = "  - archives = {\n      - bold-fox-archive = \"a\"\n      - launch           = \"b\"\n    } -> null\n";
+        let plan_ours = "  - archives = {\n      - launch                 = \"b\"\n      - bold-fox-archive = \"a\"\n    } -> null\n";
+        assert_eq!(
+            sort_map_entry_runs(plan_theirs, &generated),
+            sort_map_entry_runs(plan_ours, &generated)
         );
         let fixed = "  \"mode\": \"managed\",\n  \"type\": \"x\",\n";
         let swapped = "  \"type\": \"x\",\n  \"mode\": \"managed\",\n";
