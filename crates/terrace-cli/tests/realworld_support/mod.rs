@@ -496,6 +496,12 @@ impl CaseRunner<'_> {
 
         // plan JSON
         let show = self.both(&["show", "-no-color", "-json", "tfplan"]);
+        if let (Ok(theirs), Ok(ours)) = (
+            serde_json::from_str::<Json>(&show.theirs.stdout),
+            serde_json::from_str::<Json>(&show.ours.stdout),
+        ) {
+            self.pairs.add_plan_data_sources(&theirs, &ours);
+        }
         let compared = show.codes_differ().map_or(Ok(()), Err).and_then(|()| {
             self.compare_json_documents(&show.theirs.stdout, &show.ours.stdout, &["timestamp"])
         });

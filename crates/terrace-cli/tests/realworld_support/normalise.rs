@@ -14,7 +14,9 @@
 //!    as are the states' lineages; elsewhere, where two strings differ
 //!    only in one run of at least 8 letters, digits and `-_.:` with a
 //!    digit in it (the unique suffix `name_prefix` gets, an id inside a
-//!    name), those runs are paired. Every terrace text is compared after
+//!    name), those runs are paired. The data sources the two plans read
+//!    (their `prior_state` in `show -json`) are paired the same way
+//!    before the plans are compared. Every terrace text is compared after
 //!    replacing each paired value by its partner, longest first, so a
 //!    name built from a pet name (`ex-brave-fox`) follows its pet.
 //! 2. The product name. Where terraform names itself ("Terraform",
@@ -146,6 +148,41 @@ impl Pairs {
                 }
             }
         }
+    }
+
+    /// Pairs the generated values of the data sources two plans read
+    /// (their `prior_state`, in `show -json`'s shape), before any state
+    /// exists to pair them from: each moto makes up its own ids.
+    pub fn add_plan_data_sources(&mut self, terraform: &Json, terrace: &Json) {
+        fn walk_module(pairs: &mut Pairs, theirs: &Json, ours: &Json) {
+            let empty = Vec::new();
+            let our_resources = ours["resources"].as_array().unwrap_or(&empty);
+            for their in theirs["resources"].as_array().unwrap_or(&empty) {
+                if their["mode"] != "data" {
+                    continue;
+                }
+                if let Some(our) = our_resources
+                    .iter()
+                    .find(|r| r["address"] == their["address"])
+                {
+                    pairs.walk(&their["values"], &our["values"], "", false);
+                }
+            }
+            let our_children = ours["child_modules"].as_array().unwrap_or(&empty);
+            for their_child in theirs["child_modules"].as_array().unwrap_or(&empty) {
+                if let Some(our_child) = our_children
+                    .iter()
+                    .find(|c| c["address"] == their_child["address"])
+                {
+                    walk_module(pairs, their_child, our_child);
+                }
+            }
+        }
+        walk_module(
+            self,
+            &terraform["prior_state"]["values"]["root_module"],
+            &terrace["prior_state"]["values"]["root_module"],
+        );
     }
 
     fn walk(&mut self, theirs: &Json, ours: &Json, key: &str, all: bool) {
@@ -811,6 +848,29 @@ mod tests {
         assert_eq!(
             pairs.apply("L2 calm-owl ex-calm-owl 2222 arn:k/2222 different"),
             "L1 brave-fox ex-brave-fox 1111 arn:k/1111 different"
+        );
+    }
+
+    #[test]
+    fn data_sources_read_by_the_plans_are_paired() {
+        let plan = |snapshot: &str| {
+            json!({"prior_state": {"values": {"root_module": {
+                "resources": [{"address": "data.aws_ami.x", "mode": "data",
+                    "values": {"block_device_mappings": [{"ebs": {"snapshot_id": snapshot}}],
+                               "name": "same"}}],
+                "child_modules": [{"address": "module.m", "resources": [
+                    {"address": "module.m.data.aws_ami.y", "mode": "data",
+                     "values": {"image_id": format!("{snapshot}-m")}}]}]
+            }}}})
+        };
+        let mut pairs = Pairs::default();
+        pairs.add_plan_data_sources(
+            &plan("snap-ab4374a1c5aa3eab2"),
+            &plan("snap-79f677b3b4c6f79ae"),
+        );
+        assert_eq!(
+            pairs.apply("snap-79f677b3b4c6f79ae and snap-79f677b3b4c6f79ae-m"),
+            "snap-ab4374a1c5aa3eab2 and snap-ab4374a1c5aa3eab2-m"
         );
     }
 
