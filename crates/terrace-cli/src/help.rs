@@ -116,6 +116,7 @@ pub const COMMANDS: &[&str] = &[
     "graph",
     "import",
     "init",
+    "metadata",
     "modules",
     "output",
     "plan",

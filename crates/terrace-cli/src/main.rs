@@ -44,6 +44,7 @@ mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
 mod logging;
+mod metadata;
 mod modules_command;
 mod operation;
 mod operation_args;
@@ -101,6 +102,7 @@ All other commands:
   get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
+  metadata      Metadata related commands
   modules       Show the module calls the configuration declares
   output        Show output values from your root module
   providers     Show the providers required for this configuration
@@ -231,6 +233,7 @@ fn run(argv: Vec<String>) -> i32 {
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
         "get" => modules_command::get(command_args),
+        "metadata" => metadata::run(command_args),
         "modules" => modules_command::modules(command_args),
         "fmt" => fmt::run(command_args),
         "completions" => completion::completions_command(command_args),
@@ -304,7 +307,7 @@ fn version(argv: &[String]) -> i32 {
 /// `TF_CLI_ARGS_state_list`): extra arguments split as a shell would,
 /// placed right after the command's name, as terraform places them.
 fn merge_env_args(argv: &[String]) -> Result<Vec<String>, String> {
-    const NESTED: &[&str] = &["state", "workspace", "providers"];
+    const NESTED: &[&str] = &["state", "workspace", "providers", "metadata"];
     let mut command = argv.first().cloned().unwrap_or_default();
     if NESTED.contains(&command.as_str()) {
         if let Some(sub) = argv.get(1).filter(|s| !s.starts_with('-')) {

@@ -620,3 +620,140 @@ resource "terraform_data" "x" {
         json.output()
     );
 }
+
+/// A signature as compared across the tools: the document's text for it
+/// without the `description` fields, which are each tool's own prose.
+fn signature_without_descriptions(signature: &serde_json::Value) -> String {
+    fn strip(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => serde_json::Value::Object(
+                map.iter()
+                    .filter(|(key, _)| key.as_str() != "description")
+                    .map(|(key, value)| (key.clone(), strip(value)))
+                    .collect(),
+            ),
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.iter().map(strip).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&strip(signature)).expect("JSON text")
+}
+
+#[test]
+fn metadata_functions_describes_the_functions_the_language_has() {
+    let work = work("metadata-functions");
+    let ours = work.terrace_ok(&["metadata", "functions", "-json"], 0);
+    assert_eq!(ours.stdout.lines().count(), 1, "one line of JSON");
+    assert!(
+        ours.stdout
+            .starts_with(r#"{"format_version":"1.0","function_signatures":{"#),
+        "{}",
+        ours.output()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&ours.stdout).expect("JSON");
+    let ours_by_name = doc["function_signatures"].as_object().expect("signatures");
+    let names: Vec<&String> = ours_by_name.keys().collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "names in byte order, as Go writes a map");
+    for (name, signature) in ours_by_name {
+        let description = signature["description"].as_str().unwrap_or_default();
+        assert!(!description.is_empty(), "{name} has no description");
+        let base = name.strip_prefix("core::").unwrap_or(name);
+        assert_eq!(
+            signature, &ours_by_name[base],
+            "{name} is described as {base} is"
+        );
+    }
+
+    // Every function the document names must be callable: a configuration
+    // calling each of them with no arguments gets argument-count errors,
+    // never "Call to unknown function" (which the name that is no function
+    // shows the check can see).
+    let mut calls = String::from("locals {\n  not_a_function = notafunction()\n");
+    for (index, name) in ours_by_name.keys().enumerate() {
+        calls.push_str(&format!("  call_{index} = {name}()\n"));
+    }
+    calls.push_str("}\n");
+    work.write("main.tf", &calls);
+    let validate = work.terrace(&["validate", "-json"]);
+    let report: serde_json::Value = serde_json::from_str(&validate.stdout).expect("JSON");
+    let unknown: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["summary"] == "Call to unknown function")
+        .map(|d| {
+            d["snippet"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        unknown,
+        vec!["not_a_function = notafunction()".to_string()],
+        "{}",
+        validate.output()
+    );
+
+    // Unknown flags and a missing -json as terraform answers them.
+    let plain = work.terrace(&["metadata", "functions", "-no-color"]);
+    assert_eq!(plain.code, Some(1));
+    assert_eq!(
+        plain.stderr,
+        "The `terrace metadata functions` command requires the `-json` flag.\n\n\n\
+         Usage: terrace [global options] metadata functions -json\n\n  \
+         Prints out a json representation of the available function signatures.\n\n"
+    );
+    let help = work.terrace_ok(&["metadata", "functions", "-help"], 0);
+    assert!(help
+        .stdout
+        .contains("Usage: terrace [global options] metadata functions -json"));
+
+    if !have_terraform() {
+        return;
+    }
+    let theirs = work.terraform_ok(&["metadata", "functions", "-json"], 0);
+    let doc: serde_json::Value = serde_json::from_str(&theirs.stdout).expect("JSON");
+    let theirs_by_name = doc["function_signatures"].as_object().expect("signatures");
+    let only_terraform: Vec<&String> = theirs_by_name
+        .keys()
+        .filter(|name| !ours_by_name.contains_key(*name))
+        .collect();
+    let only_terrace: Vec<&String> = ours_by_name
+        .keys()
+        .filter(|name| !theirs_by_name.contains_key(*name))
+        .collect();
+    eprintln!("functions terraform has and terrace lacks: {only_terraform:?}");
+    eprintln!("functions terrace has beyond terraform: {only_terrace:?}");
+    assert!(
+        only_terraform.is_empty(),
+        "terrace lacks {only_terraform:?}"
+    );
+    let mut differing = Vec::new();
+    for (name, theirs) in theirs_by_name {
+        let Some(ours) = ours_by_name.get(name) else {
+            continue;
+        };
+        let (ours, theirs) = (
+            signature_without_descriptions(ours),
+            signature_without_descriptions(theirs),
+        );
+        if ours != theirs {
+            differing.push(format!(
+                "{name}:\n  terrace:   {ours}\n  terraform: {theirs}"
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+    let plain_theirs = work.terraform(&["metadata", "functions", "-no-color"]);
+    assert_eq!(plain_theirs.code, Some(1));
+    assert_eq!(
+        plain.stderr.replace("terrace", "terraform"),
+        plain_theirs.stderr
+    );
+}
