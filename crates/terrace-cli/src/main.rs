@@ -54,6 +54,7 @@ mod prompt;
 mod provider_factory;
 mod providers;
 mod providers_lock;
+mod providers_mirror;
 mod providers_schema;
 mod report;
 mod show;
@@ -223,6 +224,9 @@ fn run(argv: Vec<String>) -> i32 {
         "init" => init::run(command_args),
         "providers" if command_args.first().map(String::as_str) == Some("lock") => {
             providers_lock::run(&command_args[1..])
+        }
+        "providers" if command_args.first().map(String::as_str) == Some("mirror") => {
+            providers_mirror::run(&command_args[1..])
         }
         "providers" => providers::run(&dir, command_args),
         "validate" => validate::command(command_args),
