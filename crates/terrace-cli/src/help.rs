@@ -116,6 +116,8 @@ pub const COMMANDS: &[&str] = &[
     "graph",
     "import",
     "init",
+    "login",
+    "logout",
     "metadata",
     "modules",
     "output",

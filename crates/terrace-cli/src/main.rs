@@ -44,6 +44,7 @@ mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
 mod logging;
+mod login;
 mod metadata;
 mod modules_command;
 mod operation;
@@ -103,6 +104,8 @@ All other commands:
   get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
+  login         Obtain and save credentials for a remote host
+  logout        Remove locally-stored credentials for a remote host
   metadata      Metadata related commands
   modules       Show the module calls the configuration declares
   output        Show output values from your root module
@@ -237,6 +240,8 @@ fn run(argv: Vec<String>) -> i32 {
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
         "get" => modules_command::get(command_args),
+        "login" => login::login(command_args),
+        "logout" => login::logout(command_args),
         "metadata" => metadata::run(command_args),
         "modules" => modules_command::modules(command_args),
         "fmt" => fmt::run(command_args),
