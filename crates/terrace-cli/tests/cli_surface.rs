@@ -757,3 +757,127 @@ fn metadata_functions_describes_the_functions_the_language_has() {
         plain_theirs.stderr
     );
 }
+
+/// The configuration file `plan -generate-config-out` wrote, each
+/// generated block with its comment as one item, sorted: terraform writes
+/// them in the order its imports finish.
+fn generated_blocks(text: &str) -> (String, Vec<String>) {
+    let mut parts = text.split("\n# __generated__ by ");
+    let header = parts.next().unwrap_or_default().to_string();
+    let mut blocks: Vec<String> = parts.map(str::to_string).collect();
+    blocks.sort();
+    (header, blocks)
+}
+
+#[test]
+fn plan_generates_configuration_for_import_blocks_without_a_resource() {
+    let mut results = Vec::new();
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let w = Work::new(
+            &format!("generate-config-{tool}"),
+            Overrides {
+                bundled: true,
+                aws: false,
+            },
+        );
+        let store = w.dir.join("store/ns");
+        std::fs::create_dir_all(&store).unwrap();
+        std::fs::write(store.join("greeting"), "hello \"world\"\nline2 ${x}").unwrap();
+        std::fs::write(
+            store.join("greeting.tags"),
+            r#"{"env":"dev","team name":"a b"}"#,
+        )
+        .unwrap();
+        std::fs::write(store.join("plain"), r#"{"json":[1,2]}"#).unwrap();
+        w.write(
+            "main.tf",
+            "terraform {\n  required_providers {\n    kv = { source = \"terrace/kv\" }\n  }\n}\n\nprovider \"kv\" {\n  directory = \"store\"\n  namespace = \"ns\"\n}\n\nimport {\n  to = kv_entry.greeting\n  id = \"ns/greeting\"\n}\n\nimport {\n  to = kv_entry.plain\n  id = \"ns/plain\"\n}\n",
+        );
+        let plan = |args: &[&str]| {
+            let mut all = vec!["plan", "-no-color"];
+            all.extend_from_slice(args);
+            let env = [("TF_IN_AUTOMATION", "")];
+            match tool {
+                "terrace" => w.terrace_env(&all, &env),
+                _ => w.terraform_env(&all, &env),
+            }
+        };
+        // From the summary on; runs of blank lines count as one (terrace
+        // prints one blank line too many between warnings shown after a
+        // plan and the rule before the footer).
+        let tail = |text: &str| -> String {
+            let mut out = String::new();
+            for line in text.lines().skip_while(|l| !l.starts_with("Plan:")) {
+                if line.is_empty() && out.ends_with("\n\n") {
+                    continue;
+                }
+                out.push_str(line);
+                out.push('\n');
+            }
+            out.replace("Terraform", "terrace")
+                .replace("\"terraform apply\"", "\"terrace apply\"")
+        };
+        let generated = plan(&["-detailed-exitcode", "-generate-config-out=generated.tf"]);
+        assert_eq!(generated.code, Some(2), "{tool}: {}", generated.output());
+        assert_eq!(
+            generated
+                .stdout
+                .matches("  # (config will be generated)\n")
+                .count(),
+            2,
+            "{tool}: {}",
+            generated.output()
+        );
+        let file = std::fs::read_to_string(w.dir.join("generated.tf")).expect("generated.tf");
+        // Written once: the file is not overwritten.
+        let again = plan(&["-generate-config-out=generated.tf"]);
+        assert_eq!(again.code, Some(1), "{tool}: {}", again.output());
+        let refusal = again
+            .stderr
+            .replace("Terraform", "terrace")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            refusal.contains("Error: Target generated file already exists terrace can only write generated config into a new file."),
+            "{tool}: {refusal}"
+        );
+        // The generated configuration plans the imports and nothing else,
+        // and an import alone is a change for -detailed-exitcode.
+        let planned = plan(&["-detailed-exitcode"]);
+        assert_eq!(planned.code, Some(2), "{tool}: {}", planned.output());
+        assert!(
+            planned
+                .stdout
+                .contains("Plan: 2 to import, 0 to add, 0 to change, 0 to destroy."),
+            "{tool}: {}",
+            planned.output()
+        );
+        results.push((
+            generated_blocks(&file.replace("Terraform", "terrace")),
+            tail(&generated.stdout),
+            tail(&planned.stdout),
+        ));
+    }
+    let (blocks, _, _) = &results[0];
+    assert_eq!(
+        blocks.0,
+        "# __generated__ by terrace\n# Please review these resources and move them into your main configuration files.\n"
+    );
+    assert!(
+        blocks
+            .1
+            .iter()
+            .any(|b| b.contains("  value = jsonencode({\n    json = [1, 2]\n  })\n")),
+        "{blocks:?}"
+    );
+    if let [ours, theirs] = results.as_slice() {
+        assert_eq!(ours.0, theirs.0, "the generated file");
+        assert_eq!(ours.1, theirs.1, "the plan's end");
+        assert_eq!(ours.2, theirs.2, "the plan of the generated configuration");
+    }
+}

@@ -16,7 +16,7 @@ mod filesystem;
 mod format;
 mod ipnet;
 mod numeric;
-pub(crate) mod special;
+pub mod special;
 mod string;
 #[cfg(test)]
 pub(crate) mod testing;

@@ -8,7 +8,7 @@
 //! listings and argument-count checks), but the evaluator calls them
 //! through [`call`]; their table implementations only report that.
 
-mod hclwrite;
+pub mod hclwrite;
 mod terraform_provider;
 
 pub use terraform_provider::{terraform_provider_function, TERRAFORM_PROVIDER_FUNCTIONS};
