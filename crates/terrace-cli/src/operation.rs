@@ -681,6 +681,7 @@ impl Operation {
                 );
             }
             self.generated_to = None;
+            let mut failed = failed;
             if let Some(file) = self.args.generate_config_out.clone() {
                 match write_generated_config(&self.dir.join(&file), &plan) {
                     Ok(false) => {}
@@ -691,10 +692,12 @@ impl Operation {
                         ));
                         self.generated_to = Some(file.display().to_string());
                     }
-                    Err(d) => all.push(*d),
+                    Err(d) => {
+                        all.push(*d);
+                        failed = true;
+                    }
                 }
             }
-            let failed = failed || has_errors(&all);
             if failed || !self.applies_without_asking(&plan) {
                 self.print_diagnostics(&all);
             } else {
