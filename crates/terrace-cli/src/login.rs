@@ -755,7 +755,8 @@ fn token_by_paste(
         store.file_display()
     );
     let Some(token) = ask(&format!("Token for {shown}:"), None, true, color) else {
-        return Err(vec![Diagnostic::error("Failed to retrieve token", "EOF")]);
+        // Said in one line, as terraform says it.
+        return Err(vec![Diagnostic::error("Failed to retrieve token: EOF", "")]);
     };
     let token = token.trim().to_string();
     let url = resolve_url(service, "account/details");
