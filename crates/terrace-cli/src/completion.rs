@@ -25,7 +25,8 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         ],
     ),
     ("workspace", &["delete", "list", "new", "select", "show"]),
-    ("providers", &["lock", "schema"]),
+    ("metadata", &["functions"]),
+    ("providers", &["lock", "mirror", "schema"]),
 ];
 
 /// The candidates for the word under the cursor of `line` (the whole

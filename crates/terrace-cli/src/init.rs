@@ -972,7 +972,7 @@ impl Init {
             return Err(events.failures);
         }
         if events.third_party_signed && !self.o.json {
-            say("\nPartner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://www.terraform.io/docs/cli/plugins/signing.html");
+            say("Partner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://developer.hashicorp.com/terraform/cli/plugins/signing");
         }
         if new_locks == previous {
             return Ok(());

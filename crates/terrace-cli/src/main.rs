@@ -44,6 +44,8 @@ mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
 mod logging;
+mod login;
+mod metadata;
 mod modules_command;
 mod operation;
 mod operation_args;
@@ -53,6 +55,7 @@ mod prompt;
 mod provider_factory;
 mod providers;
 mod providers_lock;
+mod providers_mirror;
 mod providers_schema;
 mod report;
 mod show;
@@ -101,6 +104,9 @@ All other commands:
   get           Install or upgrade the modules the configuration calls
   graph         Generate a Graphviz graph of the steps in an operation
   import        Associate existing infrastructure with a terrace resource
+  login         Obtain and save credentials for a remote host
+  logout        Remove locally-stored credentials for a remote host
+  metadata      Metadata related commands
   modules       Show the module calls the configuration declares
   output        Show output values from your root module
   providers     Show the providers required for this configuration
@@ -222,6 +228,9 @@ fn run(argv: Vec<String>) -> i32 {
         "providers" if command_args.first().map(String::as_str) == Some("lock") => {
             providers_lock::run(&command_args[1..])
         }
+        "providers" if command_args.first().map(String::as_str) == Some("mirror") => {
+            providers_mirror::run(&command_args[1..])
+        }
         "providers" => providers::run(&dir, command_args),
         "validate" => validate::command(command_args),
         "plan" => operation::run(operation_args::Command::Plan, command_args),
@@ -231,6 +240,9 @@ fn run(argv: Vec<String>) -> i32 {
         "import" => operation::run(operation_args::Command::Import, command_args),
         "graph" => graph::run(&dir, command_args),
         "get" => modules_command::get(command_args),
+        "login" => login::login(command_args),
+        "logout" => login::logout(command_args),
+        "metadata" => metadata::run(command_args),
         "modules" => modules_command::modules(command_args),
         "fmt" => fmt::run(command_args),
         "completions" => completion::completions_command(command_args),
@@ -304,7 +316,7 @@ fn version(argv: &[String]) -> i32 {
 /// `TF_CLI_ARGS_state_list`): extra arguments split as a shell would,
 /// placed right after the command's name, as terraform places them.
 fn merge_env_args(argv: &[String]) -> Result<Vec<String>, String> {
-    const NESTED: &[&str] = &["state", "workspace", "providers"];
+    const NESTED: &[&str] = &["state", "workspace", "providers", "metadata"];
     let mut command = argv.first().cloned().unwrap_or_default();
     if NESTED.contains(&command.as_str()) {
         if let Some(sub) = argv.get(1).filter(|s| !s.starts_with('-')) {

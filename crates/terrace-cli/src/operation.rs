@@ -11,6 +11,7 @@
 //! that cannot be saved is never reported as saved: it goes to
 //! `errored.tfstate`, or as a last resort onto the terminal.
 
+use crate::init::PRODUCT_TITLE;
 use crate::interrupt::Interrupt;
 use crate::journal::{self, Journal, Recoverer, Recovery, SnapshotId};
 use crate::operation_args::{self, Command, OperationArgs};
@@ -32,7 +33,8 @@ use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
 use terrace_plans::model::{Action, Plan, PlanMode};
 use terrace_plans::render::{
-    render_apply_summary, render_outputs, render_plan, render_plan_footer, RenderOptions,
+    render_apply_summary, render_outputs, render_plan, render_plan_footer_with_generated,
+    RenderOptions,
 };
 use terrace_providers::Schema;
 use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
@@ -116,6 +118,8 @@ struct Operation {
     /// Warnings of a plan applied without asking: shown with the apply's
     /// own diagnostics, after the apply, as terraform shows them.
     deferred_warnings: Diagnostics,
+    /// The file `plan -generate-config-out` wrote, once written.
+    generated_to: Option<String>,
     /// Provider instances the plan had to leave out (they could not be
     /// configured): everything else is planned and applied, and the
     /// command ends saying which, with exit status 1.
@@ -196,9 +200,20 @@ impl Operation {
             workspace: selected_workspace,
             ..LoadOptions::default()
         };
-        let (config, load_diags) = load_config_from(files, dir, &load_options);
+        let (mut config, load_diags) = load_config_from(files, dir, &load_options);
         tracing::debug!(files = config.files().len(), "configuration loaded");
         diags.extend(load_diags);
+        if let Some(out) = &args.generate_config_out {
+            if dir.join(out).exists() {
+                diags.push(Diagnostic::error(
+                    "Target generated file already exists",
+                    format!("{PRODUCT_TITLE} can only write generated config into a new file. Either choose a different target location or move all existing configuration out of the target file, delete it and try again."),
+                ));
+            }
+            // Resources for the import blocks that name none, for the
+            // engine to generate the configuration of.
+            terrace_config::module::add_resources_for_import_targets(&mut config.module);
+        }
         let mut sources = source_map(&config);
         for file in inputs.files() {
             sources.add_source(file.clone());
@@ -525,6 +540,7 @@ impl Operation {
             locks_text,
             encryption,
             deferred_warnings: Diagnostics::new(),
+            generated_to: None,
             unavailable_providers: Vec::new(),
             deferred: (Vec::new(), Vec::new()),
         })
@@ -672,6 +688,24 @@ impl Operation {
                     render_plan(&plan, &self.schemas(), &self.render_options())
                 );
             }
+            self.generated_to = None;
+            let mut failed = failed;
+            if let Some(file) = self.args.generate_config_out.clone() {
+                match write_generated_config(&self.dir.join(&file), &plan) {
+                    Ok(false) => {}
+                    Ok(true) => {
+                        all.push(Diagnostic::warning(
+                            "Config generation is experimental",
+                            "Generating configuration during import is currently experimental, and the generated configuration format may change in future versions.",
+                        ));
+                        self.generated_to = Some(file.display().to_string());
+                    }
+                    Err(d) => {
+                        all.push(*d);
+                        failed = true;
+                    }
+                }
+            }
             if failed || !self.applies_without_asking(&plan) {
                 self.print_diagnostics(&all);
             } else {
@@ -711,14 +745,22 @@ impl Operation {
                 if !crate::in_automation() && !self.args.json {
                     out!(
                         "{}",
-                        render_plan_footer(
+                        render_plan_footer_with_generated(
                             Some(&out.display().to_string()),
+                            self.generated_to.as_deref(),
                             &self.render_options()
                         )
                     );
                 }
             } else if has_changes(&plan) && !crate::in_automation() && !self.args.json {
-                out!("{}", render_plan_footer(None, &self.render_options()));
+                out!(
+                    "{}",
+                    render_plan_footer_with_generated(
+                        None,
+                        self.generated_to.as_deref(),
+                        &self.render_options()
+                    )
+                );
             }
             self.report_deferred("planned");
             if !self.unavailable_providers.is_empty() {
@@ -1208,8 +1250,13 @@ fn has_errors(diags: &Diagnostics) -> bool {
     diags.iter().any(Diagnostic::is_error)
 }
 
+/// Whether applying the plan would do anything: an action, an import
+/// (terraform counts an import as a change, for `-detailed-exitcode`, the
+/// footer and the approval question alike) or an output change.
 fn has_changes(plan: &Plan) -> bool {
-    plan.changes.iter().any(|c| c.action != Action::NoOp)
+    plan.changes
+        .iter()
+        .any(|c| c.action != Action::NoOp || c.importing.is_some())
         || plan.output_changes.iter().any(|c| c.action != Action::NoOp)
 }
 
@@ -1239,4 +1286,43 @@ pub(crate) fn dev_overrides_warning(overrides: &BTreeMap<Provider, PathBuf>) -> 
     }
     detail.push_str("\nThe behavior may therefore not match any released version of the provider and applying changes may cause the state to become incompatible with published releases.");
     Diagnostic::warning("Provider development overrides are in effect", detail)
+}
+
+/// Writes the configuration the plan generated for imported objects to
+/// `path`, which must not exist: terraform's header, then each resource
+/// block after a comment naming the import ID. Whether there was any.
+fn write_generated_config(path: &Path, plan: &Plan) -> Result<bool, Box<Diagnostic>> {
+    let generated: Vec<(&str, &str)> = plan
+        .changes
+        .iter()
+        .filter_map(|c| {
+            let text = c.generated_config.as_deref().filter(|g| !g.is_empty())?;
+            Some((c.importing.as_deref().unwrap_or_default(), text))
+        })
+        .collect();
+    if generated.is_empty() {
+        return Ok(false);
+    }
+    let mut text = format!(
+        "# __generated__ by {PRODUCT_TITLE}\n# Please review these resources and move them into your main configuration files.\n"
+    );
+    for (id, block) in generated {
+        text.push_str(&format!(
+            "\n# __generated__ by {PRODUCT_TITLE} from {}\n{block}\n",
+            terrace_value::gostr::quote(id)
+        ));
+    }
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| {
+            Box::new(Diagnostic::error(
+                "Failed to write generated config",
+                format!("{PRODUCT_TITLE} encountered an error while writing generated config: {e}. The plan was not saved."),
+            ))
+        })?;
+    Ok(true)
 }

@@ -44,6 +44,9 @@ pub struct OperationArgs {
     pub out: Option<PathBuf>,
     /// `plan -html=FILE`: where the HTML report goes.
     pub html: Option<PathBuf>,
+    /// `plan -generate-config-out=FILE`: where the configuration generated
+    /// for import blocks without a resource goes.
+    pub generate_config_out: Option<PathBuf>,
     /// `apply PLANFILE`.
     pub plan_file: Option<PathBuf>,
     /// `import ADDR ID`: the address text and the ID.
@@ -77,6 +80,7 @@ impl OperationArgs {
             variables: Vec::new(),
             out: None,
             html: None,
+            generate_config_out: None,
             plan_file: None,
             import: None,
             detailed_exitcode: false,
@@ -247,6 +251,10 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
                 },
                 ("out", Some(path)) if command == Command::Plan => {
                     args.out = Some(PathBuf::from(path));
+                    Ok(())
+                }
+                ("generate-config-out", Some(path)) if command == Command::Plan => {
+                    args.generate_config_out = Some(PathBuf::from(path));
                     Ok(())
                 }
                 ("html", Some(path)) if command == Command::Plan && !path.is_empty() => {

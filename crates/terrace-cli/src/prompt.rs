@@ -68,10 +68,10 @@ fn ask(query: &str, description: &str, secret: bool) -> Option<String> {
 }
 
 /// Terminal echo turned off until dropped.
-struct EchoOff(libc::termios);
+pub(crate) struct EchoOff(libc::termios);
 
 impl EchoOff {
-    fn new() -> Option<EchoOff> {
+    pub(crate) fn new() -> Option<EchoOff> {
         // SAFETY: termios is plain data; tcgetattr fills it.
         let mut saved: libc::termios = unsafe { std::mem::zeroed() };
         // SAFETY: descriptor 0 is open; `saved` outlives the call.

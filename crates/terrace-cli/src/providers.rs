@@ -30,6 +30,8 @@ Usage: terrace [global options] providers [options] [DIR]
   plugins are needed and why particular versions are selected.
 
 Subcommands:
+    lock      Write out dependency locks for the configured providers
+    mirror    Save local copies of all required provider plugins
     schema    Show schemas for the providers used in the configuration
 ";
 

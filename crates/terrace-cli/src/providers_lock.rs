@@ -110,7 +110,8 @@ pub fn run(argv: &[String]) -> i32 {
     ) {
         Ok(r) => r,
         Err(e) if e == "help" => {
-            eprint!("{}", usage());
+            // Asked-for help goes to standard output, as terraform's does.
+            outln!("{}", usage());
             return 0;
         }
         Err(e) => {

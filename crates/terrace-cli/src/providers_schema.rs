@@ -115,11 +115,36 @@ pub fn verify_dependency_selections(
     cli: &CliConfig,
 ) -> Option<Diagnostic> {
     let overrides = cli.dev_overrides();
+    let errors = dependency_selection_errors(required, locks, |p| overrides.contains_key(p));
+    if errors.is_empty() {
+        return None;
+    }
+    let suggestion = if locks.is_empty() {
+        format!("To make the initial dependency selections that will initialize the dependency lock file, run:\n  {} init", crate::PRODUCT)
+    } else {
+        format!("To update the locked dependency selections to match a changed configuration, run:\n  {} init -upgrade", crate::PRODUCT)
+    };
+    Some(Diagnostic::error(
+        "Inconsistent dependency lock file",
+        format!(
+            "The following dependency selections recorded in the lock file are inconsistent with the current configuration:{}\n\n{suggestion}",
+            errors.iter().map(|e| format!("\n  - {e}")).collect::<String>()
+        ),
+    ))
+}
+
+/// What is wrong with the lock file's selections for `required`, one
+/// sentence per provider, sorted: a provider with no selection, or one
+/// whose selection the constraints no longer allow. Providers `exempt`
+/// accepts (development overrides) and those never locked are left out.
+pub fn dependency_selection_errors(
+    required: &BTreeMap<Provider, VersionConstraints>,
+    locks: &Locks,
+    exempt: impl Fn(&Provider) -> bool,
+) -> Vec<String> {
     let mut errors = Vec::new();
     for (provider, constraints) in required {
-        if !terrace_getproviders::lockfile::provider_is_lockable(provider)
-            || overrides.contains_key(provider)
-        {
+        if !terrace_getproviders::lockfile::provider_is_lockable(provider) || exempt(provider) {
             continue;
         }
         let Some(lock) = locks.provider(provider) else {
@@ -145,22 +170,8 @@ pub fn verify_dependency_selections(
             }
         }
     }
-    if errors.is_empty() {
-        return None;
-    }
     errors.sort();
-    let suggestion = if locks.is_empty() {
-        format!("To make the initial dependency selections that will initialize the dependency lock file, run:\n  {} init", crate::PRODUCT)
-    } else {
-        format!("To update the locked dependency selections to match a changed configuration, run:\n  {} init -upgrade", crate::PRODUCT)
-    };
-    Some(Diagnostic::error(
-        "Inconsistent dependency lock file",
-        format!(
-            "The following dependency selections recorded in the lock file are inconsistent with the current configuration:{}\n\n{suggestion}",
-            errors.iter().map(|e| format!("\n  - {e}")).collect::<String>()
-        ),
-    ))
+    errors
 }
 
 /// The executable of each provider in `needed` (built-in providers are

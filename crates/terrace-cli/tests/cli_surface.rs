@@ -620,3 +620,264 @@ resource "terraform_data" "x" {
         json.output()
     );
 }
+
+/// A signature as compared across the tools: the document's text for it
+/// without the `description` fields, which are each tool's own prose.
+fn signature_without_descriptions(signature: &serde_json::Value) -> String {
+    fn strip(value: &serde_json::Value) -> serde_json::Value {
+        match value {
+            serde_json::Value::Object(map) => serde_json::Value::Object(
+                map.iter()
+                    .filter(|(key, _)| key.as_str() != "description")
+                    .map(|(key, value)| (key.clone(), strip(value)))
+                    .collect(),
+            ),
+            serde_json::Value::Array(items) => {
+                serde_json::Value::Array(items.iter().map(strip).collect())
+            }
+            other => other.clone(),
+        }
+    }
+    serde_json::to_string(&strip(signature)).expect("JSON text")
+}
+
+#[test]
+fn metadata_functions_describes_the_functions_the_language_has() {
+    let work = work("metadata-functions");
+    let ours = work.terrace_ok(&["metadata", "functions", "-json"], 0);
+    assert_eq!(ours.stdout.lines().count(), 1, "one line of JSON");
+    assert!(
+        ours.stdout
+            .starts_with(r#"{"format_version":"1.0","function_signatures":{"#),
+        "{}",
+        ours.output()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&ours.stdout).expect("JSON");
+    let ours_by_name = doc["function_signatures"].as_object().expect("signatures");
+    let names: Vec<&String> = ours_by_name.keys().collect();
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted, "names in byte order, as Go writes a map");
+    for (name, signature) in ours_by_name {
+        let description = signature["description"].as_str().unwrap_or_default();
+        assert!(!description.is_empty(), "{name} has no description");
+        let base = name.strip_prefix("core::").unwrap_or(name);
+        assert_eq!(
+            signature, &ours_by_name[base],
+            "{name} is described as {base} is"
+        );
+    }
+
+    // Every function the document names must be callable: a configuration
+    // calling each of them with no arguments gets argument-count errors,
+    // never "Call to unknown function" (which the name that is no function
+    // shows the check can see).
+    let mut calls = String::from("locals {\n  not_a_function = notafunction()\n");
+    for (index, name) in ours_by_name.keys().enumerate() {
+        calls.push_str(&format!("  call_{index} = {name}()\n"));
+    }
+    calls.push_str("}\n");
+    work.write("main.tf", &calls);
+    let validate = work.terrace(&["validate", "-json"]);
+    let report: serde_json::Value = serde_json::from_str(&validate.stdout).expect("JSON");
+    let unknown: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["summary"] == "Call to unknown function")
+        .map(|d| {
+            d["snippet"]["code"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        unknown,
+        vec!["not_a_function = notafunction()".to_string()],
+        "{}",
+        validate.output()
+    );
+
+    // Unknown flags and a missing -json as terraform answers them.
+    let plain = work.terrace(&["metadata", "functions", "-no-color"]);
+    assert_eq!(plain.code, Some(1));
+    assert_eq!(
+        plain.stderr,
+        "The `terrace metadata functions` command requires the `-json` flag.\n\n\n\
+         Usage: terrace [global options] metadata functions -json\n\n  \
+         Prints out a json representation of the available function signatures.\n\n"
+    );
+    let help = work.terrace_ok(&["metadata", "functions", "-help"], 0);
+    assert!(help
+        .stdout
+        .contains("Usage: terrace [global options] metadata functions -json"));
+
+    if !have_terraform() {
+        return;
+    }
+    let theirs = work.terraform_ok(&["metadata", "functions", "-json"], 0);
+    let doc: serde_json::Value = serde_json::from_str(&theirs.stdout).expect("JSON");
+    let theirs_by_name = doc["function_signatures"].as_object().expect("signatures");
+    let only_terraform: Vec<&String> = theirs_by_name
+        .keys()
+        .filter(|name| !ours_by_name.contains_key(*name))
+        .collect();
+    let only_terrace: Vec<&String> = ours_by_name
+        .keys()
+        .filter(|name| !theirs_by_name.contains_key(*name))
+        .collect();
+    eprintln!("functions terraform has and terrace lacks: {only_terraform:?}");
+    eprintln!("functions terrace has beyond terraform: {only_terrace:?}");
+    assert!(
+        only_terraform.is_empty(),
+        "terrace lacks {only_terraform:?}"
+    );
+    let mut differing = Vec::new();
+    for (name, theirs) in theirs_by_name {
+        let Some(ours) = ours_by_name.get(name) else {
+            continue;
+        };
+        let (ours, theirs) = (
+            signature_without_descriptions(ours),
+            signature_without_descriptions(theirs),
+        );
+        if ours != theirs {
+            differing.push(format!(
+                "{name}:\n  terrace:   {ours}\n  terraform: {theirs}"
+            ));
+        }
+    }
+    assert!(differing.is_empty(), "{}", differing.join("\n"));
+    let plain_theirs = work.terraform(&["metadata", "functions", "-no-color"]);
+    assert_eq!(plain_theirs.code, Some(1));
+    assert_eq!(
+        plain.stderr.replace("terrace", "terraform"),
+        plain_theirs.stderr
+    );
+}
+
+/// The configuration file `plan -generate-config-out` wrote, each
+/// generated block with its comment as one item, sorted: terraform writes
+/// them in the order its imports finish.
+fn generated_blocks(text: &str) -> (String, Vec<String>) {
+    let mut parts = text.split("\n# __generated__ by ");
+    let header = parts.next().unwrap_or_default().to_string();
+    let mut blocks: Vec<String> = parts.map(str::to_string).collect();
+    blocks.sort();
+    (header, blocks)
+}
+
+#[test]
+fn plan_generates_configuration_for_import_blocks_without_a_resource() {
+    let mut results = Vec::new();
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    for tool in tools {
+        let w = Work::new(
+            &format!("generate-config-{tool}"),
+            Overrides {
+                bundled: true,
+                aws: false,
+            },
+        );
+        let store = w.dir.join("store/ns");
+        std::fs::create_dir_all(&store).unwrap();
+        std::fs::write(store.join("greeting"), "hello \"world\"\nline2 ${x}").unwrap();
+        std::fs::write(
+            store.join("greeting.tags"),
+            r#"{"env":"dev","team name":"a b"}"#,
+        )
+        .unwrap();
+        std::fs::write(store.join("plain"), r#"{"json":[1,2]}"#).unwrap();
+        w.write(
+            "main.tf",
+            "terraform {\n  required_providers {\n    kv = { source = \"terrace/kv\" }\n  }\n}\n\nprovider \"kv\" {\n  directory = \"store\"\n  namespace = \"ns\"\n}\n\nimport {\n  to = kv_entry.greeting\n  id = \"ns/greeting\"\n}\n\nimport {\n  to = kv_entry.plain\n  id = \"ns/plain\"\n}\n",
+        );
+        let plan = |args: &[&str]| {
+            let mut all = vec!["plan", "-no-color"];
+            all.extend_from_slice(args);
+            let env = [("TF_IN_AUTOMATION", "")];
+            match tool {
+                "terrace" => w.terrace_env(&all, &env),
+                _ => w.terraform_env(&all, &env),
+            }
+        };
+        // From the summary on; runs of blank lines count as one (terrace
+        // prints one blank line too many between warnings shown after a
+        // plan and the rule before the footer).
+        let tail = |text: &str| -> String {
+            let mut out = String::new();
+            for line in text.lines().skip_while(|l| !l.starts_with("Plan:")) {
+                if line.is_empty() && out.ends_with("\n\n") {
+                    continue;
+                }
+                out.push_str(line);
+                out.push('\n');
+            }
+            out.replace("Terraform", "terrace")
+                .replace("\"terraform apply\"", "\"terrace apply\"")
+        };
+        let generated = plan(&["-detailed-exitcode", "-generate-config-out=generated.tf"]);
+        assert_eq!(generated.code, Some(2), "{tool}: {}", generated.output());
+        assert_eq!(
+            generated
+                .stdout
+                .matches("  # (config will be generated)\n")
+                .count(),
+            2,
+            "{tool}: {}",
+            generated.output()
+        );
+        let file = std::fs::read_to_string(w.dir.join("generated.tf")).expect("generated.tf");
+        // Written once: the file is not overwritten.
+        let again = plan(&["-generate-config-out=generated.tf"]);
+        assert_eq!(again.code, Some(1), "{tool}: {}", again.output());
+        let refusal = again
+            .stderr
+            .replace("Terraform", "terrace")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            refusal.contains("Error: Target generated file already exists terrace can only write generated config into a new file."),
+            "{tool}: {refusal}"
+        );
+        // The generated configuration plans the imports and nothing else,
+        // and an import alone is a change for -detailed-exitcode.
+        let planned = plan(&["-detailed-exitcode"]);
+        assert_eq!(planned.code, Some(2), "{tool}: {}", planned.output());
+        assert!(
+            planned
+                .stdout
+                .contains("Plan: 2 to import, 0 to add, 0 to change, 0 to destroy."),
+            "{tool}: {}",
+            planned.output()
+        );
+        results.push((
+            generated_blocks(&file.replace("Terraform", "terrace")),
+            tail(&generated.stdout),
+            tail(&planned.stdout),
+        ));
+    }
+    let (blocks, _, _) = &results[0];
+    assert_eq!(
+        blocks.0,
+        "# __generated__ by terrace\n# Please review these resources and move them into your main configuration files.\n"
+    );
+    assert!(
+        blocks
+            .1
+            .iter()
+            .any(|b| b.contains("  value = jsonencode({\n    json = [1, 2]\n  })\n")),
+        "{blocks:?}"
+    );
+    if let [ours, theirs] = results.as_slice() {
+        assert_eq!(ours.0, theirs.0, "the generated file");
+        assert_eq!(ours.1, theirs.1, "the plan's end");
+        assert_eq!(ours.2, theirs.2, "the plan of the generated configuration");
+    }
+}

@@ -15,7 +15,14 @@
 //! The bad-input tests need neither: they make their own mirror and check
 //! terraform's texts (recorded from terraform 1.11.4), the exit status,
 //! and that nothing was left half-installed.
+//!
+//! `providers mirror` always asks the origin registry, so its comparison
+//! serves one (over plain HTTP on 127.0.0.1, named by a CLI configuration
+//! `host` block) offering a small signed provider package.
 
+mod http_support;
+
+use http_support::{HttpServer, Reply};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -564,5 +571,284 @@ fn init_in_an_empty_directory_and_bad_flags() {
     assert_eq!(
         text(&out.stderr),
         "\nError: Failed to parse command-line flags\n\nflag provided but not defined: -bogus\n"
+    );
+}
+
+// ----- providers mirror -----
+
+const REGISTRY_SUMS: &[u8] =
+    include_bytes!("../../terrace-getproviders/testdata/registry/SHA256SUMS");
+const REGISTRY_SUMS_SIGNATURE: &[u8] =
+    include_bytes!("../../terrace-getproviders/testdata/registry/SHA256SUMS.sig");
+const REGISTRY_SIGNER: &str =
+    include_str!("../../terrace-getproviders/testdata/registry/key_signer.asc");
+const WIDGET_ZIP_SHA256: &str = "94ae73cb5d2f4eced53953896d995a1a7f79cd5d09353e9db1289a10412ff49e";
+
+/// A provider registry offering acme/widget 1.0.0, 2.0.0 and 3.0.0-beta,
+/// with 2.0.0 packaged for linux_amd64 (signed) and for darwin_arm64
+/// (whose archive is not the one the signed checksums name).
+fn widget_registry() -> HttpServer {
+    HttpServer::start(|request| {
+        let platforms = serde_json::json!([{"os": "linux", "arch": "amd64"}, {"os": "darwin", "arch": "arm64"}]);
+        let download = |platform: &str, sha: &str| {
+            let (os, arch) = platform.split_once('_').unwrap();
+            let file = format!("terraform-provider-widget_2.0.0_{platform}.zip");
+            Reply::json(&serde_json::json!({
+                "protocols": ["5.0"],
+                "os": os,
+                "arch": arch,
+                "filename": file,
+                "download_url": format!("/files/{file}"),
+                "shasums_url": "/files/SHA256SUMS",
+                "shasums_signature_url": "/files/SHA256SUMS.sig",
+                "shasum": sha,
+                "signing_keys": {"gpg_public_keys": [{"key_id": "A6576E6F70E1F905", "ascii_armor": REGISTRY_SIGNER}]},
+            }))
+        };
+        match request.path() {
+            "/v1/providers/acme/widget/versions" => Reply::json(&serde_json::json!({"versions": [
+                {"version": "1.0.0", "protocols": ["5.0"], "platforms": platforms},
+                {"version": "3.0.0-beta", "protocols": ["5.0"], "platforms": platforms},
+                {"version": "2.0.0", "protocols": ["5.0"], "platforms": platforms},
+            ]})),
+            "/v1/providers/acme/widget/2.0.0/download/linux/amd64" => {
+                download("linux_amd64", WIDGET_ZIP_SHA256)
+            }
+            "/v1/providers/acme/widget/2.0.0/download/darwin/arm64" => download(
+                "darwin_arm64",
+                "1111111111111111111111111111111111111111111111111111111111111111",
+            ),
+            "/files/terraform-provider-widget_2.0.0_linux_amd64.zip"
+            | "/files/terraform-provider-widget_2.0.0_darwin_arm64.zip" => Reply::bytes(WIDGET_ZIP),
+            "/files/SHA256SUMS" => Reply::bytes(REGISTRY_SUMS),
+            "/files/SHA256SUMS.sig" => Reply::bytes(REGISTRY_SUMS_SIGNATURE),
+            _ => Reply::not_found(),
+        }
+    })
+}
+
+/// The output with each provider's lines as one block and the blocks
+/// sorted: terraform visits the required providers in Go's map order.
+fn provider_blocks(output: &str) -> Vec<String> {
+    let mut blocks: Vec<String> = Vec::new();
+    for line in output.lines() {
+        match blocks.last_mut() {
+            Some(block) if !line.starts_with("- ") => {
+                block.push('\n');
+                block.push_str(line);
+            }
+            _ => blocks.push(line.to_string()),
+        }
+    }
+    blocks.sort();
+    blocks
+}
+
+/// [`tree`] without the archives a failed check left behind under their
+/// staging names (`.terraform-provider-...zip`): terraform leaves them,
+/// terrace removes them, and a mirror client ignores them either way.
+fn mirror_tree(dir: &Path) -> Vec<String> {
+    tree(dir)
+        .into_iter()
+        .filter(|entry| {
+            !entry
+                .rsplit('/')
+                .next()
+                .is_some_and(|name| name.starts_with('.'))
+        })
+        .collect()
+}
+
+/// Every file under `dir` with its contents, by relative path.
+fn file_contents(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    mirror_tree(dir)
+        .into_iter()
+        .filter(|entry| !entry.contains('/') || !entry.ends_with('/'))
+        .filter_map(|entry| {
+            let (rel, _mode) = entry.rsplit_once(' ')?;
+            let bytes = std::fs::read(dir.join(rel)).ok()?;
+            Some((rel.to_string(), bytes))
+        })
+        .collect()
+}
+
+#[test]
+fn providers_mirror_writes_what_terraform_writes() {
+    if !terrace_testsupport::require_terraform() {
+        return;
+    }
+    let registry = widget_registry();
+    let host = registry.host();
+    let main_tf = format!(
+        "terraform {{\n  required_providers {{\n    widget = {{\n      source  = \"{host}/acme/widget\"\n      version = \"~> 2.0\"\n    }}\n  }}\n}}\n\nresource \"terraform_data\" \"d\" {{}}\n"
+    );
+    let pair = Pair::new("mirror", &[("main.tf", &main_tf)]);
+    pair.scratch.write(
+        "cli.tfrc",
+        format!("host \"{host}\" {{\n  services = {{\n    \"providers.v1\" = \"http://{host}/v1/providers/\"\n  }}\n}}\n"),
+    );
+    let compare = |args: &[&str], mirror: &str| {
+        let (theirs, ours) = pair.both(args);
+        assert_eq!(
+            ours.status.code(),
+            theirs.status.code(),
+            "exit status of {args:?}\nterrace:\n{}{}\nterraform:\n{}{}",
+            text(&ours.stdout),
+            text(&ours.stderr),
+            text(&theirs.stdout),
+            text(&theirs.stderr)
+        );
+        assert_eq!(
+            fold(&text(&ours.stderr)),
+            as_terrace(&theirs.stderr),
+            "stderr of {args:?}"
+        );
+        assert_eq!(
+            provider_blocks(&text(&ours.stdout)),
+            provider_blocks(&text(&theirs.stdout).replace("Terraform", "terrace")),
+            "stdout of {args:?}"
+        );
+        let (ours_dir, theirs_dir) = (pair.side("tr").join(mirror), pair.side("tf").join(mirror));
+        assert_eq!(
+            tree(&ours_dir),
+            mirror_tree(&ours_dir),
+            "terrace left a staging file"
+        );
+        assert_eq!(
+            tree(&ours_dir),
+            mirror_tree(&theirs_dir),
+            "{mirror} is laid out differently"
+        );
+        for ((rel, ours), (_, theirs)) in file_contents(&ours_dir)
+            .into_iter()
+            .zip(file_contents(&theirs_dir))
+        {
+            assert!(
+                ours == theirs,
+                "{mirror}/{rel} differs:\nterrace:\n{}\nterraform:\n{}",
+                text(&ours),
+                text(&theirs)
+            );
+        }
+        (theirs, ours)
+    };
+
+    // No lock file: the newest release the constraints allow; the
+    // built-in provider skipped.
+    let (_, ours) = compare(&["providers", "mirror", "-no-color", "mirror"], "mirror");
+    assert!(
+        text(&ours.stdout).contains("  - Selected v2.0.0 to meet constraints ~> 2.0\n"),
+        "{}",
+        text(&ours.stdout)
+    );
+    let widget_dir = pair.side("tr").join(format!("mirror/{host}/acme/widget"));
+    assert_eq!(
+        std::fs::read(widget_dir.join("terraform-provider-widget_2.0.0_linux_amd64.zip")).unwrap(),
+        WIDGET_ZIP
+    );
+    assert_eq!(
+        text(&std::fs::read(widget_dir.join("index.json")).unwrap()),
+        "{\n  \"versions\": {\n    \"2.0.0\": {}\n  }\n}"
+    );
+
+    // A platform whose package fails its checks, and one that is no
+    // platform: the rest is still mirrored, and the failures reported.
+    compare(
+        &[
+            "providers",
+            "mirror",
+            "-no-color",
+            "-platform=linux_amd64",
+            "-platform=darwin_arm64",
+            "platforms",
+        ],
+        "platforms",
+    );
+    compare(
+        &["providers", "mirror", "-no-color", "-platform=linux", "bad"],
+        "bad",
+    );
+    compare(&["providers", "mirror", "-no-color"], "none");
+    for command in [
+        &["providers", "mirror", "-help"][..],
+        &["providers", "lock", "-help"],
+    ] {
+        let (theirs, ours) = pair.both(command);
+        assert_eq!(ours.status.code(), Some(0));
+        assert_eq!(
+            text(&ours.stdout),
+            text(&theirs.stdout)
+                .replace("Terraform", "terrace")
+                .replace("terraform [global", "terrace [global")
+                .replace("\"terraform init\"", "\"terrace init\""),
+            "{command:?}"
+        );
+    }
+
+    // With a lock file (made by init, from the registry): its selection.
+    // The init output, with a community-signed provider, is terraform's
+    // too: the signing note right after the installed line, terraform's
+    // address for it.
+    pair.assert_same_output(&["init", "-no-color"]);
+    pair.same_file(".terraform.lock.hcl");
+    let (_, ours) = compare(&["providers", "mirror", "-no-color", "locked"], "locked");
+    assert!(text(&ours.stdout).contains("  - Selected v2.0.0 to match dependency lock file\n"));
+    compare(
+        &[
+            "providers",
+            "mirror",
+            "-no-color",
+            "-lock-file=false",
+            "unlocked",
+        ],
+        "unlocked",
+    );
+
+    // init from terrace's mirror works, for terrace and terraform alike.
+    let ours_mirror = pair.side("tr").join("mirror");
+    let from_mirror = Pair::new("from-mirror", &[("main.tf", &main_tf)]);
+    from_mirror.scratch.write(
+        "cli.tfrc",
+        format!(
+            "provider_installation {{\n  filesystem_mirror {{\n    path = \"{}\"\n  }}\n}}\n",
+            ours_mirror.display()
+        ),
+    );
+    let (theirs, ours) = from_mirror.assert_same_output(&["init", "-no-color"]);
+    assert_eq!(ours.status.code(), Some(0), "{}", text(&ours.stderr));
+    assert_eq!(theirs.status.code(), Some(0), "{}", text(&theirs.stderr));
+    from_mirror.same_file(".terraform.lock.hcl");
+    from_mirror.same_tree(".terraform/providers");
+
+    // Beyond terraform, which takes only the version from the lock file: a
+    // package none of the lock file's checksums match stays out.
+    let lock_path = pair.side("tr").join(".terraform.lock.hcl");
+    let lock = text(&std::fs::read(&lock_path).unwrap());
+    let tampered = lock
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("\"h1:") && !line.contains("zh:94ae"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(tampered, lock);
+    std::fs::write(&lock_path, tampered + "\n").unwrap();
+    let ours = run(
+        terrace(),
+        &["providers", "mirror", "-no-color", "tampered"],
+        &pair.side("tr"),
+        &pair.scratch.path().join("cli.tfrc"),
+        &pair.scratch.path().join("home"),
+    );
+    assert_eq!(ours.status.code(), Some(1));
+    assert_eq!(
+        fold(&text(&ours.stderr)),
+        fold(&format!("Error: Invalid provider package Failed to authenticate {host}/acme/widget v2.0.0 for linux_amd64: the current package for {host}/acme/widget 2.0.0 doesn't match any of the checksums previously recorded in the dependency lock file."))
+    );
+    assert_eq!(
+        tree(&pair.side("tr").join("tampered")),
+        vec![
+            format!("{host}/"),
+            format!("{host}/acme/"),
+            format!("{host}/acme/widget/"),
+        ]
     );
 }

@@ -1,11 +1,21 @@
-//! Root variables without a value are asked for on a terminal (here a
-//! pseudo-terminal made by `script`), in name order, with their
+//! Questions on a terminal (here a pseudo-terminal made by `script`).
+//!
+//! Root variables without a value are asked for in name order, with their
 //! descriptions, sensitive ones without echo; without a terminal nothing
 //! is asked and the missing variable is named.
+//!
+//! `login` and `logout` beside terraform against a host served on
+//! 127.0.0.1 (named by a CLI configuration `host` block): the OAuth
+//! authorization code flow with the test as the browser, the token pasted
+//! for a host with only the `tfe.v2` API, the credentials file written and
+//! emptied, and the refusals; the same transcript, byte for byte, once
+//! the random parts of the login URL are set aside.
 
 mod engine_support;
+mod http_support;
 
-use engine_support::{missing_tool, wait_until, Work};
+use engine_support::{have_terraform, missing_tool, wait_until, Work};
+use http_support::{HttpServer, Reply};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -98,4 +108,452 @@ fn missing_variables_are_asked_for_on_a_terminal() {
     assert!(no_terminal
         .stderr
         .contains("The root module input variable \"name\" is not set"));
+}
+
+// ----- login and logout -----
+
+/// The code the test's browser brings back, and the tokens the host
+/// gives or accepts.
+const AUTHORIZATION_CODE: &str = "the-code";
+const OAUTH_TOKEN: &str = "token-from-oauth";
+const PASTED_TOKEN: &str = "token-made-in-the-web-interface";
+
+/// base64url without padding of the SHA-256 of `text`: the PKCE S256
+/// challenge.
+fn s256(text: &str) -> String {
+    let digest = terrace_getproviders::hash::sha256_reader(&mut text.as_bytes()).expect("hashing");
+    terrace_getproviders::hash::base64_std(&digest)
+        .trim_end_matches('=')
+        .replace('+', "-")
+        .replace('/', "_")
+}
+
+fn query_value(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        (k == name).then(|| {
+            let mut out = Vec::new();
+            let bytes = v.as_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i] == b'%' && i + 2 < bytes.len() {
+                    out.push(u8::from_str_radix(&v[i + 1..i + 3], 16).expect("hex"));
+                    i += 3;
+                } else {
+                    out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
+                    i += 1;
+                }
+            }
+            String::from_utf8(out).expect("UTF-8")
+        })
+    })
+}
+
+/// The host: an OAuth token endpoint that checks the code and the proof
+/// key against the challenge the browser was sent with, and a `tfe.v2`
+/// API that knows one token.
+fn login_host(challenges: std::sync::Arc<Mutex<Vec<String>>>) -> HttpServer {
+    HttpServer::start(
+        move |request| match (request.method.as_str(), request.path()) {
+            ("POST", "/oauth/token") => {
+                let form = String::from_utf8_lossy(&request.body).into_owned();
+                let verifier = query_value(&form, "code_verifier").unwrap_or_default();
+                let known = challenges.lock().unwrap().contains(&s256(&verifier));
+                if query_value(&form, "code").as_deref() == Some(AUTHORIZATION_CODE)
+                    && query_value(&form, "grant_type").as_deref() == Some("authorization_code")
+                    && known
+                {
+                    Reply::json(
+                        &serde_json::json!({"access_token": OAUTH_TOKEN, "token_type": "bearer"}),
+                    )
+                } else {
+                    let mut reply = Reply::json(&serde_json::json!({"error": "invalid_grant"}));
+                    reply.status = 400;
+                    reply
+                }
+            }
+            ("GET", "/api/v2/ping") => Reply::with_type("application/vnd.api+json", Vec::new()),
+            ("GET", "/api/v2/account/details") => {
+                if request.header("authorization") == Some(&format!("Bearer {PASTED_TOKEN}")) {
+                    Reply::with_type(
+                    "application/vnd.api+json",
+                    serde_json::json!({"data": {"id": "user-1", "type": "users", "attributes": {"username": "alice"}}})
+                        .to_string()
+                        .into_bytes(),
+                )
+                } else {
+                    let mut reply = Reply::with_type(
+                        "application/vnd.api+json",
+                        br#"{"errors":[{"status":"401","title":"unauthorized"}]}"#.to_vec(),
+                    );
+                    reply.status = 401;
+                    reply
+                }
+            }
+            _ => Reply::not_found(),
+        },
+    )
+}
+
+/// A scratch home with its own CLI configuration directory, a CLI
+/// configuration file with `host` blocks, and a `PATH` whose `xdg-open`
+/// fails, so no browser is started and the login URL is printed.
+struct LoginScene {
+    root: std::path::PathBuf,
+    host: String,
+}
+
+impl LoginScene {
+    fn new(name: &str, host: &str) -> LoginScene {
+        let root =
+            std::env::temp_dir().join(format!("terrace-login-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("bin")).unwrap();
+        let opener = root.join("bin/xdg-open");
+        std::fs::write(&opener, "#!/bin/sh\nexit 3\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&opener, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let scene = LoginScene {
+            root,
+            host: host.to_string(),
+        };
+        scene.reset_home();
+        scene
+    }
+
+    /// An empty home with an empty configuration directory (terraform does
+    /// not create it; terrace would).
+    fn reset_home(&self) {
+        let _ = std::fs::remove_dir_all(self.root.join("home"));
+        std::fs::create_dir_all(self.root.join("home/.terraform.d")).unwrap();
+    }
+
+    fn credentials_file(&self) -> std::path::PathBuf {
+        self.root.join("home/.terraform.d/credentials.tfrc.json")
+    }
+
+    /// A CLI configuration naming the host's services (and `extra` text).
+    fn configure(&self, services: &str, extra: &str) -> std::path::PathBuf {
+        let path = self.root.join("cli.tfrc");
+        std::fs::write(
+            &path,
+            format!(
+                "host \"{}\" {{\n  services = {{\n{services}  }}\n}}\n{extra}",
+                self.host
+            ),
+        )
+        .unwrap();
+        path
+    }
+
+    fn env(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("HOME", self.root.join("home").display().to_string()),
+            (
+                "TF_CLI_CONFIG_FILE",
+                self.root.join("cli.tfrc").display().to_string(),
+            ),
+            ("CHECKPOINT_DISABLE", "1".into()),
+            (
+                "PATH",
+                format!(
+                    "{}:{}",
+                    self.root.join("bin").display(),
+                    std::env::var("PATH").unwrap_or_default()
+                ),
+            ),
+        ]
+    }
+
+    fn program(tool: &str) -> &str {
+        match tool {
+            "terrace" => env!("CARGO_BIN_EXE_terrace"),
+            other => other,
+        }
+    }
+
+    /// Runs without a terminal: (status, stdout, stderr).
+    fn run(&self, tool: &str, args: &[&str]) -> (Option<i32>, String, String) {
+        let out = Command::new(Self::program(tool))
+            .args(args)
+            .current_dir(&self.root)
+            .envs(self.env())
+            .env_remove("NO_COLOR")
+            .env_remove("TF_LOG")
+            .stdin(Stdio::null())
+            .output()
+            .expect("running");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// `login` on a terminal: "yes" to the question, then the token when
+    /// asked for one, or, for the OAuth flow, the browser's visit to the
+    /// callback URL with the code. The transcript, with the login URL's
+    /// random parts replaced, and the exit status.
+    fn login_on_terminal(
+        &self,
+        tool: &str,
+        token: Option<&str>,
+        challenges: &Mutex<Vec<String>>,
+    ) -> (String, bool) {
+        let command = format!("{} login {}", Self::program(tool), self.host);
+        let mut child = Command::new("script")
+            .args(["-q", "-e", "-c", &command, "/dev/null"])
+            .current_dir(&self.root)
+            .envs(self.env())
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let seen = Arc::new(Mutex::new(String::new()));
+        let reader = {
+            let seen = seen.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stdout.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    seen.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&buf[..n]));
+                }
+            })
+        };
+        let text = || seen.lock().unwrap().replace('\r', "");
+        let prompts = |t: &String| t.matches("Enter a value:").count();
+        wait_until("the question", Duration::from_secs(60), text, |t| {
+            prompts(t) == 1
+        });
+        stdin.write_all(b"yes\n").expect("answering");
+        let mut url = None;
+        match token {
+            Some(token) => {
+                wait_until("the token prompt", Duration::from_secs(60), text, |t| {
+                    prompts(t) == 2
+                });
+                stdin
+                    .write_all(format!("{token}\n").as_bytes())
+                    .expect("answering");
+            }
+            None => {
+                let shown = wait_until("the login URL", Duration::from_secs(60), text, |t| {
+                    t.contains("wait for the host to signal")
+                });
+                let found = shown
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| l.starts_with(&format!("http://{}/oauth/authorization?", self.host)))
+                    .expect("the login URL")
+                    .to_string();
+                let query = found.split_once('?').unwrap().1.to_string();
+                challenges
+                    .lock()
+                    .unwrap()
+                    .push(query_value(&query, "code_challenge").expect("a challenge"));
+                assert_eq!(
+                    query_value(&query, "code_challenge_method").as_deref(),
+                    Some("S256")
+                );
+                let redirect = query_value(&query, "redirect_uri").expect("redirect_uri");
+                let state = query_value(&query, "state").expect("state");
+                // The browser, sent back by the host with the code.
+                let port = redirect
+                    .strip_prefix("http://localhost:")
+                    .and_then(|r| r.strip_suffix("/login"))
+                    .expect("a callback on localhost");
+                let mut callback =
+                    std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap()))
+                        .expect("the callback server");
+                write!(
+                    callback,
+                    "GET /login?code={AUTHORIZATION_CODE}&state={state} HTTP/1.1\r\nHost: localhost:{port}\r\nConnection: close\r\n\r\n"
+                )
+                .unwrap();
+                let mut answer = String::new();
+                let _ = callback.read_to_string(&mut answer);
+                assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+                url = Some(found);
+            }
+        }
+        drop(stdin);
+        let status = child.wait().expect("waiting");
+        reader.join().expect("reading");
+        let mut transcript = text();
+        if let Some(url) = url {
+            transcript = transcript.replace(&url, "LOGIN-URL");
+        }
+        (transcript, status.success())
+    }
+}
+
+impl Drop for LoginScene {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.root);
+    }
+}
+
+/// terraform's words with terrace's name where terraform names itself
+/// (Terraform Enterprise is the host's product, not the tool).
+fn as_terrace(text: &str) -> String {
+    text.replace("Terraform Enterprise", "TFE-PRODUCT")
+        .replace("HCP Terraform", "HCP-PRODUCT")
+        .replace("Terraform", "terrace")
+        .replace("terraform [global options]", "terrace [global options]")
+        .replace("terraform login", "terrace login")
+        .replace("terraform logout", "terrace logout")
+        .replace("TFE-PRODUCT", "Terraform Enterprise")
+        .replace("HCP-PRODUCT", "HCP Terraform")
+}
+
+#[test]
+fn login_and_logout_as_terraform_does() {
+    if Command::new("script").arg("--version").output().is_err() {
+        missing_tool("`script` (util-linux) makes the terminal");
+        return;
+    }
+    let challenges: Arc<Mutex<Vec<String>>> = Arc::default();
+    let server = login_host(challenges.clone());
+    let host = server.host();
+    let scene = LoginScene::new("flows", &host);
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    let oauth = format!(
+        "    \"login.v1\" = {{\n      client = \"terraform-cli\"\n      grant_types = [\"authz_code\"]\n      authz = \"http://{host}/oauth/authorization\"\n      token = \"http://{host}/oauth/token\"\n      ports = [20000, 20100]\n    }}\n"
+    );
+    let tfe = format!("    \"tfe.v2\" = \"http://{host}/api/v2/\"\n");
+    let mut transcripts: Vec<Vec<String>> = Vec::new();
+    let mut files: Vec<Vec<Vec<u8>>> = Vec::new();
+    for tool in &tools {
+        let mut said = Vec::new();
+        let mut written = Vec::new();
+        let mut say = |text: String| {
+            said.push(if *tool == "terraform" {
+                as_terrace(&text)
+            } else {
+                text
+            })
+        };
+
+        // The OAuth flow: the token the host gave is stored, readable
+        // only by the user.
+        scene.reset_home();
+        scene.configure(&oauth, "");
+        let (transcript, ok) = scene.login_on_terminal(tool, None, &challenges);
+        assert!(ok, "{tool}: {transcript}");
+        say(transcript);
+        let stored = std::fs::read(scene.credentials_file()).expect("credentials written");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(scene.credentials_file())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600, "{tool}");
+        assert_eq!(
+            String::from_utf8_lossy(&stored),
+            format!("{{\n  \"credentials\": {{\n    \"{host}\": {{\n      \"token\": \"{OAUTH_TOKEN}\"\n    }}\n  }}\n}}")
+        );
+        written.push(stored);
+
+        // With TF_CLI_CONFIG_FILE set the configuration directory is not
+        // read, so the stored token is not seen and there is nothing to
+        // log out of; without it, logout removes the entry and keeps
+        // the rest of the file.
+        let (code, out, err) = scene.run(tool, &["logout", "-no-color", &host]);
+        assert_eq!(code, Some(0), "{tool}: {err}");
+        say(out);
+        std::fs::write(
+            scene.credentials_file(),
+            format!("{{\"credentials\":{{\"{host}\":{{\"token\":\"{OAUTH_TOKEN}\"}},\"other.example.com\":{{\"token\":\"t\"}}}},\"kept\":[1,2.5]}}"),
+        )
+        .unwrap();
+        let mut without_override = Command::new(LoginScene::program(tool));
+        without_override
+            .args(["logout", &host])
+            .current_dir(&scene.root)
+            .envs(scene.env())
+            .env_remove("TF_CLI_CONFIG_FILE")
+            .env_remove("NO_COLOR");
+        let out = without_override.output().expect("logout");
+        assert_eq!(out.status.code(), Some(0), "{tool}");
+        say(String::from_utf8_lossy(&out.stdout).into_owned());
+        written.push(std::fs::read(scene.credentials_file()).unwrap());
+        let out = without_override.output().expect("logout again");
+        say(String::from_utf8_lossy(&out.stdout).into_owned());
+
+        // The token pasted for a host with only the tfe.v2 API, checked
+        // with the host: a good one is stored, a bad one refused.
+        scene.reset_home();
+        scene.configure(&tfe, "");
+        let (transcript, ok) = scene.login_on_terminal(tool, Some(PASTED_TOKEN), &challenges);
+        assert!(ok, "{tool}: {transcript}");
+        assert!(
+            !transcript.contains(PASTED_TOKEN),
+            "{tool}: the token is not echoed"
+        );
+        say(transcript);
+        written.push(std::fs::read(scene.credentials_file()).unwrap());
+        scene.reset_home();
+        let (transcript, ok) = scene.login_on_terminal(tool, Some("not-the-token"), &challenges);
+        assert!(!ok, "{tool}: {transcript}");
+        say(transcript);
+        assert!(!scene.credentials_file().exists(), "{tool}");
+
+        // Refusals: no way to get a token, no terminal allowed, and
+        // credentials written by hand in the CLI configuration.
+        scene.configure("    \"modules.v1\" = \"http://example.com/\"\n", "");
+        let (code, out, err) = scene.run(tool, &["login", "-no-color", &host]);
+        assert_eq!(code, Some(1), "{tool}");
+        say(out + &err);
+        let (code, out, err) = scene.run(tool, &["login", "-no-color", "-input=false", &host]);
+        assert_eq!(code, Some(1), "{tool}");
+        say(out + &err);
+        scene.configure(
+            &tfe,
+            &format!("credentials \"{host}\" {{\n  token = \"by-hand\"\n}}\n"),
+        );
+        for command in ["login", "logout"] {
+            let (code, out, err) = scene.run(tool, &[command, "-no-color", &host]);
+            assert_eq!(code, Some(1), "{tool} {command}");
+            say(out + &err);
+        }
+        let (code, out, err) = scene.run(tool, &["logout", "-no-color", "bad host!"]);
+        assert_eq!(code, Some(1), "{tool}");
+        say(out + &err);
+        let (code, out, err) = scene.run(tool, &["login", "-help"]);
+        assert_eq!(code, Some(0), "{tool}: {err}");
+        say(out);
+        let (code, _, err) = scene.run(tool, &["login", "a.example.com", "b.example.com"]);
+        assert_eq!(code, Some(1), "{tool}");
+        say(err);
+        transcripts.push(said);
+        files.push(written);
+    }
+    if let [ours, theirs] = transcripts.as_slice() {
+        assert_eq!(ours.len(), theirs.len());
+        // Diagnostics wrap where the shorter name lets a word move up a
+        // line, so a difference in white space alone is none.
+        let fold = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (index, (ours, theirs)) in ours.iter().zip(theirs).enumerate() {
+            if ours != theirs {
+                assert_eq!(fold(ours), fold(theirs), "step {index}");
+                assert_eq!(
+                    (ours.starts_with('\n'), ours.ends_with("\n\n")),
+                    (theirs.starts_with('\n'), theirs.ends_with("\n\n")),
+                    "step {index}: blank lines around it"
+                );
+            }
+        }
+        assert_eq!(files[0], files[1], "the credentials files");
+    }
 }

@@ -1791,6 +1791,7 @@ fn new_resource(block: &Block, mode: ResourceMode, config: Body) -> Resource {
         container: None,
         decl_range: block.def_range.clone(),
         type_range: block.label_ranges.first().cloned().unwrap_or_default(),
+        generated_for_import: false,
     }
 }
 

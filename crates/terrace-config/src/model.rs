@@ -380,6 +380,10 @@ pub struct Resource {
     pub container: Option<String>,
     pub decl_range: SourceRange,
     pub type_range: SourceRange,
+    /// Stands for the configuration `plan -generate-config-out` writes for
+    /// an import block's target: its body is empty until the engine has
+    /// imported the object and generated one from it.
+    pub generated_for_import: bool,
 }
 
 impl Resource {

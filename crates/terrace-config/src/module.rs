@@ -115,6 +115,49 @@ fn resolve_resource_providers(m: &mut Module) {
     }
 }
 
+/// For `plan -generate-config-out`: a managed resource, marked
+/// [`Resource::generated_for_import`] and with an empty body, for each
+/// import block of `m` whose target resource the module does not declare,
+/// so the plan has a resource to import into. Returns how many were added.
+pub fn add_resources_for_import_targets(m: &mut Module) -> usize {
+    let mut added = Vec::new();
+    for i in &m.imports {
+        let Some(to) = &i.static_to else { continue };
+        let key = to.resource.to_string();
+        if !to.module.is_empty()
+            || to.resource.mode != terrace_addrs::ResourceMode::Managed
+            || m.managed_resources.contains_key(&key)
+            || added.iter().any(|(k, _): &(String, Resource)| *k == key)
+        {
+            continue;
+        }
+        let resource = Resource {
+            mode: terrace_lang::references::ResourceMode::Managed,
+            type_name: to.resource.type_name.to_string(),
+            name: to.resource.name.to_string(),
+            config: Body::empty(),
+            count: None,
+            for_each: None,
+            enabled: None,
+            provider_config_ref: i.provider_config_ref.clone(),
+            provider: i.provider.clone(),
+            preconditions: Vec::new(),
+            postconditions: Vec::new(),
+            depends_on: Vec::new(),
+            triggers_replacement: Vec::new(),
+            managed: Some(ManagedResource::default()),
+            container: None,
+            decl_range: i.decl_range.clone(),
+            type_range: i.decl_range.clone(),
+            generated_for_import: true,
+        };
+        added.push((key, resource));
+    }
+    let count = added.len();
+    m.managed_resources.extend(added);
+    count
+}
+
 fn append_file(m: &mut Module, file: File, diags: &mut Diagnostics) {
     for b in file.backends {
         if let Some(existing) = &m.backend {

@@ -20,6 +20,7 @@ mod ephemeral;
 
 mod expand;
 mod functions;
+pub mod genconfig;
 mod graph;
 mod imports;
 mod marks;

@@ -1175,6 +1175,19 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             self.report(warnings);
             return Ok(prior);
         }
+        // A resource standing for generated configuration gets its body
+        // from the object just imported, and is planned with it.
+        let generated_resource;
+        let mut generated_config = None;
+        let r = match (&prior, &importing) {
+            (Some(object), Some(_)) if r.generated_for_import => {
+                let (resource, text) = generate_config(r, addr, &schema.block, object)?;
+                generated_resource = resource;
+                generated_config = Some(text);
+                &generated_resource
+            }
+            _ => r,
+        };
         let mut diags = Diagnostics::new();
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
         check_resource_rules(self.env, &scope, addr, false, &mut diags);
@@ -1347,6 +1360,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         c.required_replace = requires_replace;
         c.private = planned_private;
         c.importing = importing.map(|(id, _)| id);
+        c.generated_config = generated_config;
         self.record(c);
         Ok(Some(after))
     }
@@ -1850,4 +1864,40 @@ impl<'e, 'a> Walker<'e> for PlanWalker<'e, 'a> {
     fn stop(&'e self) {
         self.instances.stop_all();
     }
+}
+
+/// The configuration generated for an imported object: the resource with
+/// the generated body (parsed back, so it is planned exactly as written
+/// to the file), and the block's text.
+fn generate_config(
+    r: &Resource,
+    addr: &AbsResourceInstance,
+    block: &terrace_providers::schema::Block,
+    object: &Value,
+) -> Result<(Resource, String), Diagnostics> {
+    let implied = r.implied_provider().to_string();
+    let provider_ref = r.provider_config_ref.as_ref().and_then(|p| {
+        let text = match &p.alias {
+            Some(alias) => format!("{}.{alias}", p.name),
+            None => p.name.clone(),
+        };
+        (text != implied).then_some(text)
+    });
+    let arguments = crate::genconfig::resource_body(block, object, None);
+    let text = crate::genconfig::resource_block(
+        &addr.resource.resource.type_name,
+        &addr.resource.resource.name,
+        &crate::genconfig::resource_body(block, object, provider_ref.as_deref()),
+    );
+    // The arguments alone, as a file of their own, are the resource's body.
+    let (file, parse_diags) = terrace_syntax::parse_native_file(
+        &format!("generated configuration for {addr}"),
+        &arguments,
+    );
+    if has_errors(&parse_diags) {
+        return Err(parse_diags);
+    }
+    let mut resource = r.clone();
+    resource.config = terrace_config::body::Body::from_file(&file);
+    Ok((resource, text))
 }

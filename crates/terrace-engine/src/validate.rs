@@ -122,6 +122,11 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                     rc.count.as_ref(),
                     rc.for_each.as_ref(),
                 ));
+                // Its body is generated from the imported object while
+                // planning; there is nothing written to check yet.
+                if rc.generated_for_import {
+                    continue;
+                }
                 if let Some(managed) = &rc.managed {
                     let mut pscope = env.scope(cfg, r.module.unkeyed_instance(), rep.clone());
                     pscope.self_value = Some(Value::unknown(info.ty.clone()));

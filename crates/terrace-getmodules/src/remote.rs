@@ -31,6 +31,7 @@ pub fn registry_config(cli: &CliConfig, env: &CliEnv) -> Result<RegistryConfig, 
     Ok(RegistryConfig {
         http,
         host_services: cli.hosts.clone(),
+        host_service_documents: cli.host_service_documents.clone(),
         credentials,
     })
 }

@@ -68,6 +68,9 @@ pub struct CliConfig {
     /// `host "HOST" { services = { "providers.v1" = "..." } }`: service
     /// discovery answers given locally instead of fetched.
     pub hosts: BTreeMap<String, BTreeMap<String, String>>,
+    /// The same `host` blocks with every service as JSON, objects too
+    /// (`login.v1` describes an OAuth client, not a URL).
+    pub host_service_documents: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     /// Zero or one is valid; more is reported by validation.
     pub provider_installation: Vec<ProviderInstallation>,
 }
@@ -91,6 +94,8 @@ impl CliConfig {
         helpers.extend(other.credentials_helpers.clone());
         let mut hosts = self.hosts.clone();
         hosts.extend(other.hosts.clone());
+        let mut host_service_documents = self.host_service_documents.clone();
+        host_service_documents.extend(other.host_service_documents.clone());
         let mut pi = self.provider_installation.clone();
         pi.extend(other.provider_installation.clone());
         CliConfig {
@@ -107,6 +112,7 @@ impl CliConfig {
             credentials,
             credentials_helpers: helpers,
             hosts,
+            host_service_documents,
             provider_installation: pi,
         }
     }
@@ -671,17 +677,22 @@ fn decode_top_level(items: &[Item], config: &mut CliConfig) -> Result<(), String
             "host" => {
                 for (host, val) in nested_items(item) {
                     let mut services = BTreeMap::new();
+                    let mut documents = serde_json::Map::new();
                     for (k, v) in object_fields(&val) {
                         if k == "services" {
                             for (svc, url) in object_fields(&v) {
                                 if let Node::Literal(t) = &url {
                                     if let Some(s) = hcl1::literal_string(t) {
-                                        services.insert(svc, s);
+                                        services.insert(svc.clone(), s);
                                     }
                                 }
+                                documents.insert(svc, node_json(&url));
                             }
                         }
                     }
+                    config
+                        .host_service_documents
+                        .insert(host.clone(), documents);
                     config.hosts.insert(host, services);
                 }
             }
@@ -689,6 +700,29 @@ fn decode_top_level(items: &[Item], config: &mut CliConfig) -> Result<(), String
         }
     }
     Ok(())
+}
+
+/// An HCL 1 value as JSON: what a `host` block's service says, in the
+/// shape a discovery document would say it.
+fn node_json(node: &Node) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match node {
+        Node::Literal(t) => match t.kind {
+            hcl1::Tok::Bool => Json::Bool(t.text == "true"),
+            hcl1::Tok::Number | hcl1::Tok::Float => hcl1::literal_string(t)
+                .and_then(|text| serde_json::from_str::<Json>(&text).ok())
+                .filter(Json::is_number)
+                .unwrap_or_else(|| Json::String(t.text.clone())),
+            _ => hcl1::literal_string(t).map_or(Json::Null, Json::String),
+        },
+        Node::List { items, .. } => Json::Array(items.iter().map(node_json).collect()),
+        Node::Object { .. } => Json::Object(
+            object_fields(node)
+                .into_iter()
+                .map(|(k, v)| (k, node_json(&v)))
+                .collect(),
+        ),
+    }
 }
 
 fn method_error(detail: String) -> Diagnostic {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 /// The text of an OS error as Go's `syscall.Errno` prints it: the C
 /// library's message with a lowercase first letter and no error number.
-pub(crate) fn errno_text(err: &io::Error) -> String {
+pub fn errno_text(err: &io::Error) -> String {
     if err.raw_os_error().is_none() {
         return match err.kind() {
             io::ErrorKind::UnexpectedEof => "unexpected EOF".to_string(),
@@ -27,7 +27,7 @@ pub(crate) fn errno_text(err: &io::Error) -> String {
 }
 
 /// Go's `*fs.PathError` text: `OP PATH: ERROR`.
-pub(crate) fn path_error(op: &str, path: &Path, err: &io::Error) -> String {
+pub fn path_error(op: &str, path: &Path, err: &io::Error) -> String {
     format!("{op} {}: {}", path.display(), errno_text(err))
 }
 

@@ -193,7 +193,7 @@ pub fn zh_zip(path: &Path) -> Result<Hash, String> {
     Ok(zh_from_sha256(&sum))
 }
 
-pub(crate) fn sha256_reader(r: &mut dyn Read) -> io::Result<[u8; 32]> {
+pub fn sha256_reader(r: &mut dyn Read) -> io::Result<[u8; 32]> {
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 256 * 1024];
     loop {
@@ -219,7 +219,7 @@ impl Write for HashWriter {
     }
 }
 
-pub(crate) fn base64_std(data: &[u8]) -> String {
+pub fn base64_std(data: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
     for chunk in data.chunks(3) {

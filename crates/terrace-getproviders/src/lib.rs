@@ -10,7 +10,7 @@ pub mod auth;
 pub mod cliconfig;
 pub mod constraints;
 mod fsutil;
-mod goerr;
+pub mod goerr;
 pub mod hash;
 mod hcl1;
 mod hclbody;

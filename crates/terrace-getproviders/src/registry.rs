@@ -262,6 +262,49 @@ impl Http {
         })
     }
 
+    /// POSTs `form` (already `application/x-www-form-urlencoded`) to
+    /// `url`, as an OAuth client asks a token endpoint; any status is a
+    /// response, only transport failures are errors.
+    pub fn post_form(&self, url: &str, form: &str, limit: u64) -> Result<HttpResponse, String> {
+        let mut resp = self
+            .agent
+            .post(url)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .header("Accept", "application/json")
+            .send(form)
+            .map_err(|e| go_request_error(url, &e))?;
+        let status = resp.status();
+        let headers: Vec<(String, String)> = resp
+            .headers()
+            .iter()
+            .filter_map(|(k, v)| {
+                v.to_str()
+                    .ok()
+                    .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
+            })
+            .collect();
+        let final_url = resp.get_uri().to_string();
+        let body = resp
+            .body_mut()
+            .with_config()
+            .limit(limit)
+            .read_to_vec()
+            .map_err(|e| go_request_error(url, &e))?;
+        Ok(HttpResponse {
+            status: status.as_u16(),
+            status_line: format!(
+                "{} {}",
+                status.as_u16(),
+                status.canonical_reason().unwrap_or("")
+            )
+            .trim_end()
+            .to_string(),
+            headers,
+            url: final_url,
+            body,
+        })
+    }
+
     /// GETs `url` with extra `headers`, reading at most `limit` bytes of
     /// body; any status is a response, only transport failures are errors
     /// (in Go's words, see [`go_request_error`]).
@@ -453,6 +496,9 @@ fn remove_dot_segments(path: &str) -> String {
 struct Services {
     /// Service ID (`providers.v1`) to the URL as given.
     services: BTreeMap<String, String>,
+    /// Every service as the document (or `host` block) gives it, objects
+    /// included.
+    document: serde_json::Map<String, serde_json::Value>,
     /// The discovery document's URL after redirects, for relative URLs.
     base: String,
 }
@@ -488,6 +534,8 @@ pub struct RegistryConfig {
     pub http: HttpConfig,
     /// `host` blocks of the CLI configuration: services given locally.
     pub host_services: BTreeMap<String, BTreeMap<String, String>>,
+    /// The same blocks' services as JSON, objects included.
+    pub host_service_documents: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     /// Bearer tokens per host (`credentials` blocks, `TF_TOKEN_*`).
     pub credentials: BTreeMap<String, String>,
 }
@@ -541,8 +589,20 @@ impl RegistrySource {
         let disco_url = format!("https://{}/.well-known/terraform.json", hostname.as_str());
         for (host, services) in &self.config.host_services {
             if Hostname::for_comparison(host).is_ok_and(|h| &h == hostname) {
+                let document = self
+                    .config
+                    .host_service_documents
+                    .get(host)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        services
+                            .iter()
+                            .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                            .collect()
+                    });
                 return Ok(Services {
                     services: services.clone(),
+                    document,
                     base: disco_url,
                 });
             }
@@ -563,6 +623,7 @@ impl RegistrySource {
         if resp.status == 404 {
             return Ok(Services {
                 services: BTreeMap::new(),
+                document: serde_json::Map::new(),
                 base: resp.url,
             });
         }
@@ -612,6 +673,7 @@ impl RegistrySource {
             .collect();
         Ok(Services {
             services,
+            document: obj.clone(),
             base: resp.url,
         })
     }
@@ -639,6 +701,17 @@ impl RegistrySource {
             .services
             .get(id)
             .map(|u| resolve_url(&services.base, u)))
+    }
+
+    /// The host's whole discovery document (or `host` block), every
+    /// service as given, with the URL relative references resolve
+    /// against; results are cached per host.
+    pub fn discovery_document(
+        &self,
+        hostname: &Hostname,
+    ) -> Result<(serde_json::Map<String, serde_json::Value>, String), SourceError> {
+        let services = self.discover(hostname)?;
+        Ok((services.document.clone(), services.base.clone()))
     }
 
     fn base_url(&self, provider: &Provider) -> Result<String, SourceError> {

@@ -25,7 +25,8 @@ use terrace_value::{Number, Type, Value};
 pub use call::suggest_name;
 pub(crate) use call::CallArg;
 pub use template::render_template;
-pub(crate) use template::{diagnostic_error_string, diagnostics_error_string, valid_identifier};
+pub use template::valid_identifier;
+pub(crate) use template::{diagnostic_error_string, diagnostics_error_string};
 
 /// Expressions nested deeper than this are refused with a diagnostic
 /// instead of risking the evaluator's stack.

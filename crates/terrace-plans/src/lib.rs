@@ -19,7 +19,8 @@ pub use model::{
 };
 pub use render::{
     format_value, render_apply_summary, render_outputs, render_plan, render_plan_footer,
-    render_plan_items, PlanItemTexts, RenderOptions, SchemaLookup,
+    render_plan_footer_with_generated, render_plan_items, PlanItemTexts, RenderOptions,
+    SchemaLookup,
 };
 /// The results of custom conditions a plan carries.
 pub use terrace_states::{CheckResults, CheckStatus};

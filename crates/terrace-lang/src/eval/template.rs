@@ -338,7 +338,7 @@ impl Scope for TemplateScope<'_> {
 /// HCL's `ValidIdentifier`: an identifier as the native syntax reads it
 /// (letters, digits, underscores and dashes, not starting with a digit or
 /// dash), with Unicode letters allowed as in UAX #31.
-pub(crate) fn valid_identifier(s: &str) -> bool {
+pub fn valid_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     let Some(first) = chars.next() else {
         return false;

@@ -10,16 +10,18 @@ mod collection;
 mod conversion;
 mod crypto;
 mod datetime;
+mod descriptions;
 mod encoding;
 mod filesystem;
 mod format;
 mod ipnet;
 mod numeric;
-pub(crate) mod special;
+pub mod special;
 mod string;
 #[cfg(test)]
 pub(crate) mod testing;
 
+pub use descriptions::function_description;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
@@ -154,6 +156,31 @@ impl Function {
     pub fn nullable_result(mut self) -> Function {
         self.refine_not_null = false;
         self
+    }
+
+    /// The return type a signature description shows: the type a call
+    /// with one unknown argument of each parameter's type (the variadic
+    /// parameter once) would have, as cty answers for a call with exactly
+    /// the declared parameter types.
+    pub fn signature_return_type(&self) -> FunctionResult<Type> {
+        let mut all_params = self.params.iter().chain(self.variadic.as_ref());
+        // A call leaves the result type unknown when an argument of unknown
+        // type meets a parameter that cannot take one (see `call_function`).
+        if all_params.any(|p| p.ty.is_dynamic() && !p.allow_dynamic_type) {
+            return Ok(Type::Dynamic);
+        }
+        match &self.return_type {
+            ReturnType::Static(ty) => Ok(ty.clone()),
+            ReturnType::Computed(type_fn) => {
+                let args: Vec<Value> = self
+                    .params
+                    .iter()
+                    .chain(self.variadic.as_ref())
+                    .map(|p| Value::unknown(p.ty.clone()))
+                    .collect();
+                type_fn(&CallContext::default(), &args)
+            }
+        }
     }
 
     /// The parameter an argument at `index` binds to.

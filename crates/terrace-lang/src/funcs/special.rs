@@ -8,7 +8,7 @@
 //! listings and argument-count checks), but the evaluator calls them
 //! through [`call`]; their table implementations only report that.
 
-mod hclwrite;
+pub mod hclwrite;
 mod terraform_provider;
 
 pub use terraform_provider::{terraform_provider_function, TERRAFORM_PROVIDER_FUNCTIONS};
@@ -79,10 +79,12 @@ fn signature(s: Special) -> Function {
             ReturnType::Static(Type::Dynamic),
             needs_evaluator,
         )
+        // The arguments are expressions the function evaluates itself, never
+        // null in themselves: whatever they evaluate to is the function's
+        // business, as the signature description says (not nullable).
         .variadic(
             Param::new("expressions", Type::Dynamic)
                 .allow_unknown()
-                .allow_null()
                 .allow_dynamic_type(),
         )
         .nullable_result(),
@@ -90,7 +92,6 @@ fn signature(s: Special) -> Function {
             "can",
             vec![Param::new("expression", Type::Dynamic)
                 .allow_unknown()
-                .allow_null()
                 .allow_dynamic_type()],
             ReturnType::Static(Type::Bool),
             needs_evaluator,
@@ -109,7 +110,11 @@ fn signature(s: Special) -> Function {
             "templatestring",
             vec![
                 Param::new("template", Type::String).allow_marked(),
-                Param::new("vars", Type::Dynamic).allow_marked(),
+                // Variables of a type not known yet make an unknown string,
+                // not a result of unknown type.
+                Param::new("vars", Type::Dynamic)
+                    .allow_marked()
+                    .allow_dynamic_type(),
             ],
             ReturnType::Static(Type::String),
             needs_evaluator,

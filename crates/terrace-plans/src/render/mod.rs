@@ -921,11 +921,26 @@ fn index_json(key: &InstanceKey) -> String {
 /// What `terraform plan` prints after a plan with changes: a rule, then
 /// where the plan was saved (`-out`) or the note that it was not.
 pub fn render_plan_footer(saved_to: Option<&str>, opts: &RenderOptions) -> String {
+    render_plan_footer_with_generated(saved_to, None, opts)
+}
+
+/// [`render_plan_footer`], saying first, when `generated_to` names it,
+/// that configuration was generated into that file.
+pub fn render_plan_footer_with_generated(
+    saved_to: Option<&str>,
+    generated_to: Option<&str>,
+    opts: &RenderOptions,
+) -> String {
     let colorize = Colorize {
         enabled: opts.color,
     };
     let mut out = horizontal_rule(&colorize, opts.width);
     out.push('\n');
+    if let Some(file) = generated_to {
+        out.push('\n');
+        out.push_str(&word_wrap(&format!("{PRODUCT} has generated configuration and written it to {file}. Please review the configuration and edit it as necessary before adding it to version control."), opts.width));
+        out.push('\n');
+    }
     match saved_to {
         Some(path) => {
             let _ = write!(

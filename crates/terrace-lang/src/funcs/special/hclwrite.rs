@@ -333,3 +333,24 @@ pub(crate) fn tfvars_text(values: &[(&str, &Value)]) -> Option<String> {
     format(&mut tokens);
     Some(to_text(&tokens))
 }
+
+/// A value as HCL native syntax, as `TokensForValue` writes it, before
+/// layout (run the result through the formatter): tokens separated by one
+/// space, strings kept whole. `None` for values with unknown parts.
+pub fn value_syntax(value: &Value) -> Option<String> {
+    let mut tokens = Vec::new();
+    tokens_for_value(value, &mut tokens)?;
+    let mut out = String::new();
+    for token in &tokens {
+        match token.kind {
+            Kind::Newline => out.push('\n'),
+            Kind::OQuote => out.push('"'),
+            Kind::QuotedLit => out.push_str(&token.text),
+            _ => {
+                out.push_str(&token.text);
+                out.push(' ');
+            }
+        }
+    }
+    Some(out.trim_end().to_string())
+}
