@@ -562,7 +562,11 @@ impl Operation {
             out!("{}", compact_warnings(diags, self.color()));
             return;
         }
-        print_diagnostics(diags, &self.sources, self.color());
+        // In terraform's order, whatever order concurrent work found them
+        // in: warnings first, then by file and position.
+        let mut sorted = diags.to_vec();
+        crate::init::sort_diags(&mut sorted);
+        print_diagnostics(&sorted, &self.sources, self.color());
     }
 
     /// `plan -html=FILE`: the report of `plan` and the run's diagnostics;

@@ -551,3 +551,74 @@ fn an_interrupt_under_json_is_reported_in_the_stream() {
         run.stdout
     );
 }
+
+/// `(module, type, name, instances)` of each resource in the state.
+fn state_resources(work: &Work) -> Vec<String> {
+    let state = work.state();
+    state["resources"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|r| {
+                    format!(
+                        "{} {}.{} {}",
+                        r["module"].as_str().unwrap_or("root"),
+                        r["type"].as_str().unwrap_or_default(),
+                        r["name"].as_str().unwrap_or_default(),
+                        r["instances"].as_array().map_or(0, Vec::len)
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A failed apply leaves an entry for every managed resource it reached,
+/// instances or none, as terraform's state has them; a later apply that
+/// succeeds drops the empty ones again.
+#[test]
+fn a_failed_apply_records_the_resources_it_reached_as_terraform_does() {
+    if !have_terraform() {
+        return;
+    }
+    let main = |command: &str| {
+        format!(
+            "resource \"terraform_data\" \"none\" {{\n  count = 0\n}}\n\nmodule \"m\" {{\n  source = \"./m\"\n}}\n\nresource \"terraform_data\" \"ok\" {{}}\n\nresource \"terraform_data\" \"bad\" {{\n  depends_on = [terraform_data.ok]\n  provisioner \"local-exec\" {{\n    command = \"{command}\"\n  }}\n}}\n"
+        )
+    };
+    let module = "resource \"terraform_data\" \"inner\" {\n  count = 0\n}\n\nresource \"terraform_data\" \"made\" {}\n";
+    let mut states = Vec::new();
+    for tool in ["terraform", "terrace"] {
+        let work = bundled(&format!("failed-apply-husks-{tool}"));
+        work.write("main.tf", &main("exit 1"));
+        work.write("m/main.tf", module);
+        let apply = ["apply", "-auto-approve", "-no-color"];
+        if tool == "terraform" {
+            work.terraform_ok(&["get"], 0);
+            work.terraform_ok(&apply, 1);
+        } else {
+            work.terrace_ok(&apply, 1);
+        }
+        let failed = state_resources(&work);
+        work.write("main.tf", &main("true"));
+        if tool == "terraform" {
+            work.terraform_ok(&apply, 0);
+        } else {
+            work.terrace_ok(&apply, 0);
+        }
+        states.push((failed, state_resources(&work)));
+    }
+    assert_eq!(states[1], states[0]);
+    assert!(
+        states[0]
+            .0
+            .contains(&"root terraform_data.none 0".to_string()),
+        "{:?}",
+        states[0]
+    );
+    assert!(
+        !states[0].1.iter().any(|r| r.ends_with(" 0")),
+        "{:?}",
+        states[0]
+    );
+}

@@ -24,8 +24,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 use terrace_addrs::{
-    AbsProviderConfig, AbsResourceInstance, ConfigResource, InstanceKey, ModuleInstance,
-    ResourceMode,
+    AbsProviderConfig, AbsResource, AbsResourceInstance, ConfigResource, InstanceKey,
+    ModuleInstance, ResourceMode,
 };
 use terrace_config::model::{ProvisionerWhen, Resource};
 use terrace_plans::model::{Action, Plan, PlanMode, ResourceInstanceChange};
@@ -58,6 +58,26 @@ struct ApplyWalker<'e, 'a> {
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
     /// Ephemeral resource instances opened by this walk.
     ephemerals: crate::ephemeral::OpenEphemerals,
+    /// Every managed resource the walk expanded, in each module instance,
+    /// with its provider configuration: what a failed apply records even
+    /// when it holds no instance (see [`record_visited_resources`]).
+    visited: Mutex<Vec<(AbsResource, AbsProviderConfig)>>,
+}
+
+/// A failed (or interrupted) apply leaves in the state an entry for every
+/// managed resource it reached, instances or none, as terraform does: it
+/// removes entries without instances only when its walk completes.
+fn record_visited_resources(state: &mut State, visited: Vec<(AbsResource, AbsProviderConfig)>) {
+    for (addr, provider) in visited {
+        state
+            .resources
+            .entry(addr)
+            .or_insert_with(|| terrace_states::ResourceState {
+                provider,
+                each_mode: Default::default(),
+                instances: Default::default(),
+            });
+    }
 }
 
 pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Diagnostics) {
@@ -164,6 +184,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
         ephemerals: Default::default(),
+        visited: Mutex::new(Vec::new()),
     };
     let internal_errors = walk::run(&graph, ctx.workers(), &walker);
     diags.extend(walker.ephemerals.close_all(hooks));
@@ -188,6 +209,21 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
                 .map(|o| o.name.as_str())
                 .collect()
         });
+    if has_errors(&diags) || hooks.stopping() {
+        if plan.mode != PlanMode::Destroy {
+            let visited = std::mem::take(
+                &mut *walker
+                    .visited
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner),
+            );
+            record_visited_resources(&mut state, visited);
+        }
+    } else {
+        // A walk that completed drops what holds no instance any more
+        // (entries a failed apply, here or terraform's, left behind).
+        state.resources.retain(|_, r| !r.instances.is_empty());
+    }
     save_outputs(&env, plan.mode, &mut state, only.as_ref());
     // A refresh-only plan's apply evaluates nothing of its own: the
     // results are those the refresh found.
@@ -384,6 +420,16 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let (expansion, d) = expand_resource(self.env, info);
         if self.plan.mode != PlanMode::Destroy && !has_errors(&d) {
             crate::common::report_resource_objects(self.env, info, &expansion);
+            if addr.resource.mode == ResourceMode::Managed {
+                if let Ok(mut visited) = self.visited.lock() {
+                    for (module, _, _) in &expansion {
+                        visited.push((
+                            addr.resource.absolute(module.clone()),
+                            info.provider.clone(),
+                        ));
+                    }
+                }
+            }
         }
         // While destroying, the expansion only serves references (as in
         // the destroy plan): what it cannot know any more, such as a
