@@ -90,6 +90,7 @@ fn missing_variables_are_asked_for_on_a_terminal() {
     wait_until("the second question", Duration::from_secs(60), text, |t| {
         t.contains("var.secret\n  Enter a value: ")
     });
+    wait_for_echo_off(child.id());
     stdin.write_all(b"hunter2\n").expect("answering");
     drop(stdin);
     let status = child.wait().expect("waiting");
@@ -201,6 +202,52 @@ fn login_host(challenges: std::sync::Arc<Mutex<Vec<String>>>) -> HttpServer {
 struct LoginScene {
     root: std::path::PathBuf,
     host: String,
+}
+
+/// Waits until the terminal of the tool `script` (process `pid`) runs has
+/// echo turned off: a prompt for a secret is printed just before, so an
+/// answer typed on seeing it could still be echoed.
+fn wait_for_echo_off(pid: u32) {
+    let terminal = wait_until(
+        "the tool's terminal",
+        Duration::from_secs(60),
+        || terminal_of_descendant(pid),
+        Option::is_some,
+    )
+    .unwrap_or_default();
+    wait_until(
+        "echo turned off",
+        Duration::from_secs(60),
+        || {
+            Command::new("stty")
+                .args(["-F", &terminal, "-a"])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        },
+        |settings| settings.split_whitespace().any(|flag| flag == "-echo"),
+    );
+}
+
+/// The terminal (`/dev/pts/N`) of the first process below `pid` reading
+/// from one: the tool `script` runs.
+fn terminal_of_descendant(pid: u32) -> Option<String> {
+    let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).ok()?;
+    for child in children.split_whitespace() {
+        let Ok(child) = child.parse::<u32>() else {
+            continue;
+        };
+        if let Ok(link) = std::fs::read_link(format!("/proc/{child}/fd/0")) {
+            let link = link.to_string_lossy().into_owned();
+            if link.starts_with("/dev/pts/") {
+                return Some(link);
+            }
+        }
+        if let Some(found) = terminal_of_descendant(child) {
+            return Some(found);
+        }
+    }
+    None
 }
 
 impl LoginScene {
@@ -340,6 +387,7 @@ impl LoginScene {
                 wait_until("the token prompt", Duration::from_secs(60), text, |t| {
                     prompts(t) == 2
                 });
+                wait_for_echo_off(child.id());
                 stdin
                     .write_all(format!("{token}\n").as_bytes())
                     .expect("answering");
