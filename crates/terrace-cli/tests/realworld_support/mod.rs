@@ -675,11 +675,15 @@ impl CaseRunner<'_> {
         }
         let (theirs, ours) = (
             normalise::sort_map_entry_runs(
-                &normalise::without_check_results(&without_serial(&theirs)),
+                &normalise::without_sensitive_attribute_lists(&normalise::without_check_results(
+                    &without_serial(&theirs),
+                )),
                 &|key| self.pairs.holds_paired_value(key),
             ),
             normalise::sort_map_entry_runs(
-                &normalise::without_check_results(&without_serial(&ours)),
+                &normalise::without_sensitive_attribute_lists(&normalise::without_check_results(
+                    &without_serial(&ours),
+                )),
                 &|key| self.pairs.holds_paired_value(key),
             ),
         );

@@ -44,10 +44,11 @@
 //!    were recorded, which follows the walk; both sides are sorted by
 //!    address.
 //! 6. Lists terraform builds from a Go map, whose order changes from run
-//!    to run: the plan JSON's `relevant_attributes` and the state's
-//!    `check_results` (and each entry's `objects`) are sorted on both
-//!    sides before comparing, and the state's bytes are compared with its
-//!    `check_results` taken out (their content is compared as JSON).
+//!    to run: the plan JSON's `relevant_attributes`, the state's
+//!    `check_results` (and each entry's `objects`) and each object's
+//!    `sensitive_attributes` are sorted on both sides before comparing,
+//!    and the state's bytes are compared with those lists taken out
+//!    (their content is compared as JSON).
 //! 7. Check results (`checks` in the plan JSON, `check_results` in the
 //!    state) are compared after everything else, so that a difference in
 //!    the resources or values is the one reported when both differ.
@@ -305,6 +306,19 @@ pub const CHECKS_DIFFER: &str = "check results differ: ";
 /// Go map (rule 6).
 pub fn sort_unordered_lists(doc: &mut Json) {
     let by_text = |a: &Json, b: &Json| a.to_string().cmp(&b.to_string());
+    if let Some(resources) = doc.get_mut("resources").and_then(Json::as_array_mut) {
+        for resource in resources {
+            let instances = resource.get_mut("instances").and_then(Json::as_array_mut);
+            for instance in instances.into_iter().flatten() {
+                if let Some(paths) = instance
+                    .get_mut("sensitive_attributes")
+                    .and_then(Json::as_array_mut)
+                {
+                    paths.sort_by(by_text);
+                }
+            }
+        }
+    }
     if let Some(list) = doc
         .get_mut("relevant_attributes")
         .and_then(Json::as_array_mut)
@@ -344,6 +358,33 @@ pub fn split_check_results(theirs: &mut Json, ours: &mut Json) -> Result<(), Str
         }
     }
     Ok(())
+}
+
+/// A state file's text with each object's `sensitive_attributes` list
+/// (one path per entry, in Go map order) replaced by a placeholder (rule
+/// 6): the lines from the member to the `]` closing it at its indentation.
+pub fn without_sensitive_attribute_lists(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut closing: Option<String> = None;
+    for line in text.lines() {
+        if let Some(end) = &closing {
+            if line.starts_with(end.as_str()) {
+                closing = None;
+            }
+            continue;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("\"sensitive_attributes\": [") && !trimmed.contains("[]") {
+            let indent = &line[..line.len() - trimmed.len()];
+            out.push(format!("{indent}\"sensitive_attributes\": _"));
+            closing = Some(format!("{indent}]"));
+            continue;
+        }
+        out.push(line.to_string());
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
 }
 
 /// A state file's text without its `check_results` member (rule 6): the
@@ -849,6 +890,30 @@ mod tests {
             pairs.apply("L2 calm-owl ex-calm-owl 2222 arn:k/2222 different"),
             "L1 brave-fox ex-brave-fox 1111 arn:k/1111 different"
         );
+    }
+
+    #[test]
+    fn sensitive_attribute_lists_are_compared_in_any_order() {
+        let path = |name: &str| json!([{"type": "get_attr", "value": name}]);
+        let mut theirs = json!({"resources": [{"instances": [
+            {"sensitive_attributes": [path("value_wo"), path("value")]}]}]});
+        let mut ours = json!({"resources": [{"instances": [
+            {"sensitive_attributes": [path("value"), path("value_wo")]}]}]});
+        sort_unordered_lists(&mut theirs);
+        sort_unordered_lists(&mut ours);
+        assert_eq!(theirs, ours);
+        let text = |first: &str, second: &str| {
+            format!("      \"sensitive_attributes\": [\n        [\n          {{\n            \"value\": \"{first}\"\n          }}\n        ],\n        [\n          {{\n            \"value\": \"{second}\"\n          }}\n        ]\n      ],\n      \"status\": \"tainted\"\n")
+        };
+        assert_eq!(
+            without_sensitive_attribute_lists(&text("value_wo", "value")),
+            without_sensitive_attribute_lists(&text("value", "value_wo"))
+        );
+        assert!(
+            without_sensitive_attribute_lists(&text("a", "b")).contains("\"status\": \"tainted\"")
+        );
+        let empty = "      \"sensitive_attributes\": [],\n";
+        assert_eq!(without_sensitive_attribute_lists(empty), empty);
     }
 
     #[test]
