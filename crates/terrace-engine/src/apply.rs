@@ -66,9 +66,23 @@ struct ApplyWalker<'e, 'a> {
 
 /// A failed (or interrupted) apply leaves in the state an entry for every
 /// managed resource it reached, instances or none, as terraform does: it
-/// removes entries without instances only when its walk completes.
-fn record_visited_resources(state: &mut State, visited: Vec<(AbsResource, AbsProviderConfig)>) {
+/// removes entries without instances only when its walk completes. An
+/// entry whose last instance this apply removed or failed to create is
+/// gone, as terraform drops it when that instance's object goes.
+fn record_visited_resources(
+    state: &mut State,
+    visited: Vec<(AbsResource, AbsProviderConfig)>,
+    changes: &[ResourceInstanceChange],
+) {
+    let changed: HashSet<AbsResource> = changes
+        .iter()
+        .filter(|c| c.action != Action::NoOp)
+        .map(|c| c.addr.containing_resource())
+        .collect();
     for (addr, provider) in visited {
+        if changed.contains(&addr) {
+            continue;
+        }
         state
             .resources
             .entry(addr)
@@ -217,7 +231,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner),
             );
-            record_visited_resources(&mut state, visited);
+            record_visited_resources(&mut state, visited, &plan.changes);
         }
     } else {
         // A walk that completed drops what holds no instance any more
