@@ -201,7 +201,13 @@ fn scan_lines(text: &str) -> Vec<(usize, usize)> {
 /// Serialises as Go's `json.MarshalIndent(v, "", "  ")`: two-space
 /// indentation, and `<`, `>`, `&`, U+2028 and U+2029 escaped.
 pub fn to_go_json(value: &Json) -> String {
-    let text = serde_json::to_string_pretty(value).unwrap_or_default();
+    go_escaped(&serde_json::to_string_pretty(value).unwrap_or_default())
+}
+
+/// serde_json's text with the characters Go's encoder escapes and serde's
+/// does not (`<`, `>`, `&`, U+2028, U+2029) escaped as Go escapes them;
+/// they can only occur inside strings.
+pub fn go_escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -188,17 +188,5 @@ fn type_json(ty: &terrace_value::Type) -> Result<Json, String> {
 /// `json.Marshal`'s text: compact, with `<`, `>`, `&`, U+2028 and U+2029
 /// escaped inside strings (the only place they can occur).
 fn go_compact_json(value: &Json) -> String {
-    let text = serde_json::to_string(value).unwrap_or_default();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::jsondiag::go_escaped(&serde_json::to_string(value).unwrap_or_default())
 }

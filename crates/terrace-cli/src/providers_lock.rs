@@ -135,23 +135,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
 
-    let mut diags: Diagnostics = Vec::new();
-    let mut platforms: Vec<Platform> = Vec::new();
-    if platform_args.is_empty() {
-        platforms.push(Platform::current());
-    }
-    for raw in &platform_args {
-        match Platform::parse(raw) {
-            Ok(p) => platforms.push(p),
-            Err(e) => diags.push(Diagnostic::error(
-                "Invalid target platform",
-                format!(
-                    "The string {} given in the -platform option is not a valid target platform: {e}.",
-                    quote(raw)
-                ),
-            )),
-        }
-    }
+    let (platforms, mut diags) = target_platforms(&platform_args);
 
     let registry = match registry_config(&cli, &env) {
         Ok(r) => r,
@@ -428,4 +412,28 @@ impl InstallerEvents for LockEvents<'_> {
             self.platform
         ));
     }
+}
+
+/// The `-platform` options of `providers lock` and `providers mirror`
+/// (this machine's platform when none is given), and the errors for those
+/// that name no valid platform.
+pub(crate) fn target_platforms(args: &[String]) -> (Vec<Platform>, Diagnostics) {
+    let mut diags: Diagnostics = Vec::new();
+    let mut platforms: Vec<Platform> = Vec::new();
+    if args.is_empty() {
+        platforms.push(Platform::current());
+    }
+    for raw in args {
+        match Platform::parse(raw) {
+            Ok(p) => platforms.push(p),
+            Err(e) => diags.push(Diagnostic::error(
+                "Invalid target platform",
+                format!(
+                    "The string {} given in the -platform option is not a valid target platform: {e}.",
+                    quote(raw)
+                ),
+            )),
+        }
+    }
+    (platforms, diags)
 }

@@ -20,6 +20,7 @@ use crate::init::{
     PRODUCT_COMMAND, PRODUCT_TITLE,
 };
 use crate::providers::{requirements_by_module, source_map};
+use crate::providers_lock::target_platforms;
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -37,7 +38,6 @@ use terrace_getproviders::source::{
 use terrace_getproviders::{Version, VersionConstraints};
 use terrace_syntax::render::SourceMap;
 use terrace_syntax::{Diagnostic, Diagnostics};
-use terrace_value::gostr::quote;
 
 fn usage() -> String {
     format!(
@@ -120,23 +120,7 @@ pub fn run(argv: &[String]) -> i32 {
     };
     let output_dir = PathBuf::from(output_dir);
 
-    let mut diags: Diagnostics = Vec::new();
-    let mut platforms: Vec<Platform> = Vec::new();
-    if platform_args.is_empty() {
-        platforms.push(Platform::current());
-    }
-    for raw in &platform_args {
-        match Platform::parse(raw) {
-            Ok(p) => platforms.push(p),
-            Err(e) => diags.push(Diagnostic::error(
-                "Invalid target platform",
-                format!(
-                    "The string {} given in the -platform option is not a valid target platform: {e}.",
-                    quote(raw)
-                ),
-            )),
-        }
-    }
+    let (platforms, mut diags) = target_platforms(&platform_args);
 
     let (config, config_diags) = load_config(Path::new("."), &LoadOptions::default());
     diags.extend(config_diags);

@@ -426,9 +426,8 @@ fn a_state_that_fits_nowhere_is_printed_as_the_last_resort() {
 /// would leave the person at the terminal stuck.
 #[test]
 fn an_interrupt_while_asking_for_a_variable_ends_the_run_at_once() {
-    use std::io::{Read, Write};
+    use std::io::Write;
     use std::process::{Command, Stdio};
-    use std::sync::{Arc, Mutex};
     let work = bundled("interrupt-prompt");
     work.write(
         "main.tf",
@@ -451,22 +450,7 @@ fn an_interrupt_while_asking_for_a_variable_ends_the_run_at_once() {
         }
     };
     let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let seen = Arc::new(Mutex::new(String::new()));
-    let reader = {
-        let seen = seen.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut s) = seen.lock() {
-                    s.push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            }
-        })
-    };
+    let (seen, reader) = engine_support::gather_output(child.stdout.take().expect("stdout"));
     let text = || seen.lock().map(|s| s.replace('\r', "")).unwrap_or_default();
     wait_until("the question", Duration::from_secs(60), text, |t| {
         t.contains("Enter a value: ")

@@ -64,22 +64,7 @@ fn missing_variables_are_asked_for_on_a_terminal() {
         }
     };
     let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = child.stdout.take().expect("stdout");
-    let seen = Arc::new(Mutex::new(String::new()));
-    let reader = {
-        let seen = seen.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = stdout.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                seen.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        })
-    };
+    let (seen, reader) = engine_support::gather_output(child.stdout.take().expect("stdout"));
     let text = || seen.lock().unwrap().replace('\r', "");
     // Each answer only once its question is on the screen, so that the
     // terminal's settings at that moment decide the echo.
@@ -359,22 +344,7 @@ impl LoginScene {
             .spawn()
             .expect("script");
         let mut stdin = child.stdin.take().expect("stdin");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let seen = Arc::new(Mutex::new(String::new()));
-        let reader = {
-            let seen = seen.clone();
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stdout.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    seen.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&buf[..n]));
-                }
-            })
-        };
+        let (seen, reader) = engine_support::gather_output(child.stdout.take().expect("stdout"));
         let text = || seen.lock().unwrap().replace('\r', "");
         let prompts = |t: &String| t.matches("Enter a value:").count();
         wait_until("the question", Duration::from_secs(60), text, |t| {

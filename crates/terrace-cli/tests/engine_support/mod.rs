@@ -547,6 +547,30 @@ pub fn wait_until<T: std::fmt::Debug>(
     }
 }
 
+/// What a child writes to `output`, gathered on a thread as it comes (a
+/// terminal test watches it for prompts); the thread ends with the output.
+pub fn gather_output(
+    mut output: impl std::io::Read + Send + 'static,
+) -> (
+    std::sync::Arc<std::sync::Mutex<String>>,
+    std::thread::JoinHandle<()>,
+) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let writer = seen.clone();
+    let reader = std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = output.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if let Ok(mut s) = writer.lock() {
+                s.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        }
+    });
+    (seen, reader)
+}
+
 /// moto's server on a free loopback port, stopped on drop.
 pub struct Moto {
     child: Child,
