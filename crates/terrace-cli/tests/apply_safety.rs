@@ -433,7 +433,9 @@ fn an_interrupt_while_asking_for_a_variable_ends_the_run_at_once() {
         "main.tf",
         "variable \"name\" {\n  type = string\n}\n\nresource \"terraform_data\" \"n\" {\n  input = var.name\n}\n",
     );
-    let command = format!("{} apply -no-color", env!("CARGO_BIN_EXE_terrace"));
+    // `exec`: `script` runs the command through a shell, and a shell that
+    // stays (dash does) would die of the SIGINT itself.
+    let command = format!("exec {} apply -no-color", env!("CARGO_BIN_EXE_terrace"));
     let child = Command::new("script")
         .args(["-q", "-e", "-c", &command, "/dev/null"])
         .current_dir(&work.dir)

@@ -47,7 +47,7 @@ fn missing_variables_are_asked_for_on_a_terminal() {
         },
     );
     work.write("main.tf", CONFIG);
-    let command = format!("{} plan -no-color", env!("CARGO_BIN_EXE_terrace"));
+    let command = format!("exec {} plan -no-color", env!("CARGO_BIN_EXE_terrace"));
     let child = Command::new("script")
         .args(["-q", "-e", "-c", &command, "/dev/null"])
         .current_dir(&work.dir)
@@ -332,7 +332,7 @@ impl LoginScene {
         token: Option<&str>,
         challenges: &Mutex<Vec<String>>,
     ) -> (String, bool) {
-        let command = format!("{} login {}", Self::program(tool), self.host);
+        let command = format!("exec {} login {}", Self::program(tool), self.host);
         let mut child = Command::new("script")
             .args(["-q", "-e", "-c", &command, "/dev/null"])
             .current_dir(&self.root)
