@@ -5,7 +5,10 @@
 //! anywhere in the file; no request made by the page (Chromium's network
 //! log of a run with the network blocked, plus a scan of the file for
 //! anything that would load); a 5,000-resource module tree under 5 MB.
-//! Screenshots and the reports are kept in `target/report-html/`.
+//! The same reports in headless Firefox, driven as a person uses them:
+//! keys, the filter, the action checkboxes, a click on a graph node, both
+//! colour schemes. Screenshots and the reports are kept in
+//! `target/report-html/`.
 
 mod engine_support;
 mod report_support;
@@ -15,6 +18,7 @@ use report_support::*;
 use serde_json::Value as Json;
 use std::path::Path;
 use terrace_testsupport::chromium;
+use terrace_testsupport::firefox::{self, Firefox};
 
 fn bundled(name: &str) -> Work {
     Work::new(
@@ -657,4 +661,298 @@ fn plan_html_reports_errors_found_before_planning() {
     );
     assert!(text.contains("value = var.missing"), "{text}");
     assert_eq!(loading_references(&html), Vec::<String>::new());
+}
+
+/// Opens `page` in Firefox, checks that its script ran to its end and that
+/// nothing was requested (the page's own resource timings and the
+/// browser's proxy), saves a screenshot as
+/// `target/report-html/NAME-firefox.png`; the browser and the DOM.
+fn open_in_firefox(work: &Work, page: &Path, name: &str) -> (Firefox, String) {
+    let mut browser = Firefox::start(&work.dir).unwrap_or_else(|e| panic!("{e}"));
+    browser
+        .open(page, "")
+        .unwrap_or_else(|e| panic!("{e}\n{}", browser.log()));
+    let dom = browser.dom().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page's script did not run to its end in Firefox"
+    );
+    assert_firefox_loaded_nothing(&mut browser, name);
+    firefox::screenshot(
+        page,
+        &artifacts_dir().join(format!("{name}-firefox.png")),
+        1280,
+        1600,
+        &work.dir,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    (browser, dom)
+}
+
+fn assert_firefox_loaded_nothing(browser: &mut Firefox, name: &str) {
+    let loaded = browser
+        .run("return performance.getEntriesByType('resource').map(function(e){return e.name;});")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(loaded, serde_json::json!([]), "resources loaded by {name}");
+    assert_eq!(
+        browser.requests(),
+        Vec::<String>::new(),
+        "requests made by {name} in Firefox"
+    );
+}
+
+/// The change (`details.change`) that holds the focus, by id.
+fn focused_change(browser: &mut Firefox) -> Json {
+    browser
+        .run(
+            "var a=document.activeElement;\
+             while(a&&!(a.classList&&a.classList.contains('change')))a=a.parentElement;\
+             return a?a.id:null;",
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The ids of the changes not hidden by the filters, in page order.
+fn visible_changes(browser: &mut Firefox) -> Vec<String> {
+    let ids = browser
+        .run(
+            "return Array.prototype.map.call(\
+             document.querySelectorAll('#by-provider details.change:not(.hidden)'),\
+             function(d){return d.id;});",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    serde_json::from_value(ids).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn is_open(browser: &mut Firefox, id: &str) -> bool {
+    browser
+        .run(&format!("return document.getElementById({id:?}).open;"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        == Json::Bool(true)
+}
+
+#[test]
+fn report_works_in_firefox_with_the_keyboard_and_the_pointer() {
+    if !firefox::require_firefox() {
+        return;
+    }
+    let work = bundled("report-firefox");
+    work.write("main.tf", &sensitive_config());
+    work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
+    let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
+    work.write("show.html", &show.stdout);
+    let json = show_json(&work, "p.tfplan");
+    let (mut browser, dom) = open_in_firefox(&work, &work.path("show.html"), "sensitive");
+
+    // What Firefox shows is what show -json says, secrets hidden.
+    assert!(!dom.contains(SECRET), "the DOM holds the sensitive value");
+    assert_eq!(shown_counts(&dom), json_counts(&json));
+    assert_changes_match_json(&dom, &json);
+    let changes = shown_changes(&dom);
+    let ids: Vec<String> = changes.iter().map(|c| c.id.clone()).collect();
+    assert_eq!(visible_changes(&mut browser), ids);
+
+    // j and k walk the changes, o opens the one with the focus.
+    browser.press("j").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(focused_change(&mut browser), Json::from(ids[0].clone()));
+    browser.press("jj").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(focused_change(&mut browser), Json::from(ids[2].clone()));
+    browser.press("k").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(focused_change(&mut browser), Json::from(ids[1].clone()));
+    assert!(!is_open(&mut browser, &ids[1]));
+    browser.press("o").unwrap_or_else(|e| panic!("{e}"));
+    assert!(is_open(&mut browser, &ids[1]), "o did not open {}", ids[1]);
+    browser.press("o").unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        !is_open(&mut browser, &ids[1]),
+        "o did not close {}",
+        ids[1]
+    );
+
+    // / goes to the filter; typing narrows the changes to the addresses
+    // holding the text; Escape leaves the field.
+    browser.press("/").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        browser
+            .run("return document.activeElement.id;")
+            .unwrap_or_else(|e| panic!("{e}")),
+        Json::from("filter-text")
+    );
+    browser.press("green").unwrap_or_else(|e| panic!("{e}"));
+    let green: Vec<String> = changes
+        .iter()
+        .filter(|c| c.address.contains("green"))
+        .map(|c| c.id.clone())
+        .collect();
+    assert_eq!(green.len(), 2, "random_pet and null_resource for green");
+    assert_eq!(visible_changes(&mut browser), green);
+    browser.press("\u{E00C}").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        browser
+            .run("return document.activeElement===document.getElementById('filter-text');")
+            .unwrap_or_else(|e| panic!("{e}")),
+        Json::Bool(false),
+        "Escape left the focus in the filter"
+    );
+    browser
+        .run("var t=document.getElementById('filter-text');t.value='';t.dispatchEvent(new Event('input'));return 0;")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(visible_changes(&mut browser), ids);
+
+    // The action checkboxes: every change here is a create.
+    browser
+        .click("input[data-action-filter=\"a-create\"]")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(visible_changes(&mut browser), Vec::<String>::new());
+    let dimmed = browser
+        .run("return document.querySelectorAll('#graph .node.dim').length;")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let nodes = browser
+        .run("return document.querySelectorAll('#graph .node').length;")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(dimmed, nodes, "graph nodes of hidden changes are dimmed");
+    browser
+        .click("input[data-action-filter=\"a-create\"]")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(visible_changes(&mut browser), ids);
+
+    // A click on a graph node opens its change and marks the node.
+    let app = changes
+        .iter()
+        .find(|c| c.address == "null_resource.app[\"blue\"]")
+        .expect("null_resource.app[\"blue\"]");
+    assert!(app.in_graph);
+    assert!(!is_open(&mut browser, &app.id));
+    // The node's label, as a person clicks it (Firefox gives the SVG link
+    // itself no box of its own to aim at).
+    browser
+        .click(&format!("#graph a.node[href=\"#{}\"] text", app.id))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(is_open(&mut browser, &app.id), "the click did not open it");
+    assert_eq!(
+        browser
+            .run(&format!(
+                "return document.querySelector('#graph a.node[href=\"#{}\"]').classList.contains('selected');",
+                app.id
+            ))
+            .unwrap_or_else(|e| panic!("{e}")),
+        Json::Bool(true),
+        "the clicked node is not marked"
+    );
+    let diff = browser
+        .run(&format!(
+            "return document.getElementById({:?}).innerText;",
+            app.id
+        ))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let diff = diff.as_str().unwrap_or_default();
+    assert!(diff.contains("(sensitive value)"), "{diff}");
+    assert!(!diff.contains(SECRET));
+    assert_firefox_loaded_nothing(&mut browser, "the report after the clicks");
+}
+
+/// WCAG's contrast ratio of two `rgb(r, g, b)` colours.
+fn contrast(a: &str, b: &str) -> f64 {
+    fn luminance(rgb: &str) -> f64 {
+        let channels: Vec<f64> = rgb
+            .trim_start_matches("rgba(")
+            .trim_start_matches("rgb(")
+            .trim_end_matches(')')
+            .split(',')
+            .take(3)
+            .map(|c| c.trim().parse::<f64>().unwrap_or_else(|_| panic!("{rgb}")) / 255.0)
+            .map(|c| {
+                if c <= 0.039_28 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                }
+            })
+            .collect();
+        0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+    }
+    let (la, lb) = (luminance(a), luminance(b));
+    (la.max(lb) + 0.05) / (la.min(lb) + 0.05)
+}
+
+#[test]
+fn report_reads_in_the_light_and_the_dark_scheme_in_firefox() {
+    if !firefox::require_firefox() {
+        return;
+    }
+    let work = bundled("report-firefox-schemes");
+    work.write("main.tf", &sensitive_config());
+    work.terrace_ok(&["plan", "-out=p.tfplan"], 0);
+    let show = work.terrace_ok(&["show", "-html", "p.tfplan"], 0);
+    work.write("show.html", &show.stdout);
+    let mut backgrounds = Vec::new();
+    for dark in [false, true] {
+        let mut browser =
+            Firefox::start_with_scheme(&work.dir, dark).unwrap_or_else(|e| panic!("{e}"));
+        browser
+            .open(&work.path("show.html"), "")
+            .unwrap_or_else(|e| panic!("{e}\n{}", browser.log()));
+        let colours = browser
+            .run(
+                "function bg(e){while(e){var c=getComputedStyle(e).backgroundColor;\
+                 if(c!=='rgba(0, 0, 0, 0)'&&c!=='transparent')return c;e=e.parentElement;}return 'rgb(255, 255, 255)';}\
+                 var s=document.querySelector('#by-provider details.change summary');\
+                 return [bg(document.body),getComputedStyle(document.body).color,\
+                 getComputedStyle(s.querySelector('code')).color,bg(s),\
+                 getComputedStyle(s.querySelector('b')).color,\
+                 matchMedia('(prefers-color-scheme: dark)').matches];",
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let colour = |i: usize| colours[i].as_str().unwrap_or_default().to_string();
+        assert_eq!(colours[5], Json::Bool(dark), "{colours}");
+        let scheme = if dark { "dark" } else { "light" };
+        for (what, fg, bg) in [
+            ("text", colour(1), colour(0)),
+            ("a change's address", colour(2), colour(3)),
+            ("a change's action symbol", colour(4), colour(3)),
+        ] {
+            let ratio = contrast(&bg, &fg);
+            assert!(
+                ratio >= 4.5,
+                "{what} in the {scheme} scheme: {fg} on {bg} has a contrast of {ratio:.2}"
+            );
+        }
+        backgrounds.push(colour(0));
+    }
+    assert_ne!(
+        backgrounds[0], backgrounds[1],
+        "the dark scheme has its own colours"
+    );
+}
+
+#[test]
+fn the_firefox_network_check_sees_a_page_that_loads_something() {
+    if !firefox::require_firefox() {
+        return;
+    }
+    let work = bundled("report-leak-firefox");
+    let page = "<!DOCTYPE html><html><body><img src=\"http://leak.invalid/x.png\">\
+        <script>fetch('https://other.invalid/y').catch(function(){});</script></body></html>";
+    work.write("leak.html", page);
+    let mut browser = Firefox::start(&work.dir).unwrap_or_else(|e| panic!("{e}"));
+    browser
+        .open(&work.path("leak.html"), "")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while browser.requests().len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let requests = browser.requests();
+    assert!(
+        requests.iter().any(|r| r.contains("leak.invalid")),
+        "{requests:?}"
+    );
+    assert!(
+        requests.iter().any(|r| r.contains("other.invalid")),
+        "{requests:?}"
+    );
+    let loaded = browser
+        .run("return performance.getEntriesByType('resource').length;")
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_ne!(loaded, Json::from(0), "the page's resource timings");
 }

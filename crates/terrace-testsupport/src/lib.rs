@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod chromium;
+pub mod firefox;
 pub mod fuzz;
 
 /// The hashicorp/aws 5.100.0 package directory of the machine image, in a

@@ -6,7 +6,7 @@
 //!
 //! - printing its own `skipped` line;
 //! - probing a program (`terraform`, `git`, `python3`, `moto_server`,
-//!   `chromium`) for
+//!   `chromium`, `firefox-esr`) for
 //!   `version`/`--version`/`--help` with `Command` instead of
 //!   `terrace_testsupport::probe`/`require_*`;
 //! - naming the image's provider mirror (`/opt/tf-plugins`) or `../shared`
@@ -23,6 +23,7 @@ const OUTSIDE_PROGRAMS: &[&str] = &[
     "python",
     "moto_server",
     "chromium",
+    "firefox-esr",
 ];
 
 /// Arguments that only ask a program whether it is there.
