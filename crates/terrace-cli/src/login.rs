@@ -15,9 +15,10 @@
 //! credentials file is written but not consulted.
 //!
 //! Texts are terraform 1.11's with terrace's name where terraform names
-//! itself. Credentials helpers (`credentials_helper`) are not run: with
-//! one configured, login and logout refuse rather than store the token
-//! somewhere the helper would not look.
+//! itself. A credentials helper (`credentials_helper`, the program
+//! `terraform-credentials-NAME` in a plugin directory) keeps the tokens of
+//! every host the credentials file does not already name: login gives it
+//! the token (`store`), logout asks it to drop it (`forget`).
 
 use crate::init::{colorize, print_cli_config_problems, PRODUCT_COMMAND};
 use crate::PRODUCT;
@@ -28,6 +29,7 @@ use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use terrace_addrs::Hostname;
 use terrace_getproviders::cliconfig::{self, CliConfig, CliEnv};
+use terrace_getproviders::credentials_helper::CredentialsHelper;
 use terrace_getproviders::registry::{resolve_url, Http, RegistrySource};
 use terrace_getproviders::source::SourceError;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
@@ -177,7 +179,9 @@ struct CredentialsStore {
     configured: BTreeSet<Hostname>,
     /// Hosts the credentials file itself names.
     in_file: BTreeSet<Hostname>,
-    helper: Option<String>,
+    /// The configured helper, when its program is there (terraform
+    /// carries on without one that is not).
+    helper: Option<CredentialsHelper>,
 }
 
 impl CredentialsStore {
@@ -204,7 +208,7 @@ impl CredentialsStore {
             file,
             configured,
             in_file,
-            helper: cli.credentials_helpers.keys().next().cloned(),
+            helper: CredentialsHelper::configured(&cli.credentials_helpers, env),
         }
     }
 
@@ -227,17 +231,39 @@ impl CredentialsStore {
             .unwrap_or_default()
     }
 
-    /// The refusal for a configured credentials helper, which terrace does
-    /// not run.
-    fn helper_refusal(&self, name: &str) -> Diagnostic {
-        Diagnostic::error(
-            "Credentials helpers are not supported",
-            format!(
-                "The CLI configuration names the credentials helper {}, and {PRODUCT} does not run credentials helpers, so it cannot store or remove credentials through it. Without the credentials_helper block, credentials are kept in {}.",
-                quote(name),
+    /// Where the token will be kept, said before asking for it (`login`
+    /// asks for consent first with the words of `consent`).
+    fn storage_note(&self, host: &Hostname, consent: bool) -> String {
+        match (self.location(host), &self.helper) {
+            (Location::Helper, Some(helper)) if consent => format!(
+                "If login is successful, {PRODUCT} will store the token in the configured\n{} credentials helper for use by subsequent commands.\n",
+                quote(&helper.name)
+            ),
+            (Location::Helper, Some(helper)) => format!(
+                "{PRODUCT} will store the token in the configured {} credentials helper\nfor use by subsequent commands.\n",
+                quote(&helper.name)
+            ),
+            _ if consent => format!(
+                "If login is successful, {PRODUCT} will store the token in plain text in\nthe following file for use by subsequent commands:\n    {}\n",
                 self.file_display()
             ),
-        )
+            _ => format!(
+                "{PRODUCT} will store the token in plain text in the following file\nfor use by subsequent commands:\n    {}\n",
+                self.file_display()
+            ),
+        }
+    }
+
+    /// Keeps (`Some`) or drops (`None`) the token for `host` where its
+    /// location says: the helper, or the credentials file.
+    fn save(&self, host: &Hostname, token: Option<&str>) -> Result<(), String> {
+        match (self.location(host), &self.helper) {
+            (Location::Helper, Some(helper)) => match token {
+                Some(token) => helper.store(host, token),
+                None => helper.forget(host),
+            },
+            _ => self.update(host, token),
+        }
     }
 
     /// Sets (`Some`) or removes (`None`) the token for `host` in the
@@ -351,16 +377,18 @@ pub fn logout(argv: &[String]) -> i32 {
             outln!("No credentials for {shown} are stored.\n");
             0
         }
-        Location::Helper => {
-            let name = store.helper.clone().unwrap_or_default();
-            fail(vec![store.helper_refusal(&name)], args.color)
-        }
-        Location::PrimaryFile => {
-            outln!(
-                "Removing the stored credentials for {shown} from the following file:\n    {}\n",
-                store.file_display()
-            );
-            if let Err(e) = store.update(&host, None) {
+        Location::Helper | Location::PrimaryFile => {
+            match &store.helper {
+                Some(helper) if store.location(&host) == Location::Helper => outln!(
+                    "Removing the stored credentials for {shown} from the configured\n{} credentials helper.\n",
+                    quote(&helper.name)
+                ),
+                _ => outln!(
+                    "Removing the stored credentials for {shown} from the following file:\n    {}\n",
+                    store.file_display()
+                ),
+            }
+            if let Err(e) = store.save(&host, None) {
                 return fail(
                     vec![Diagnostic::error(
                         "Failed to remove API token",
@@ -580,11 +608,7 @@ pub fn login(argv: &[String]) -> i32 {
             format!("Credentials for {shown} are manually configured"),
             format!("The \"{PRODUCT_COMMAND} login\" command cannot log in because credentials for this host are already configured in a CLI configuration file.\n\nTo log in, first revoke the existing credentials and remove that block from the CLI configuration."),
         )),
-        Location::Helper => {
-            let name = store.helper.clone().unwrap_or_default();
-            diags.push(store.helper_refusal(&name));
-        }
-        Location::PrimaryFile | Location::NotAvailable => {}
+        Location::Helper | Location::PrimaryFile | Location::NotAvailable => {}
     }
     if diags.iter().any(Diagnostic::is_error) {
         return fail(diags, color);
@@ -605,9 +629,9 @@ pub fn login(argv: &[String]) -> i32 {
                 ));
                 return fail(diags, color);
             }
-            token_by_code(&http, &shown, client, &store, color)
+            token_by_code(&http, &host, client, &store, color)
         }
-        Method::TokensApi(service) => token_by_paste(&http, &shown, service, &store, color),
+        Method::TokensApi(service) => token_by_paste(&http, &host, service, &store, color),
     };
     let token = match token {
         Ok(token) => token,
@@ -616,7 +640,7 @@ pub fn login(argv: &[String]) -> i32 {
             return fail(diags, color);
         }
     };
-    if let Err(e) = store.update(&host, Some(&token)) {
+    if let Err(e) = store.save(&host, Some(&token)) {
         diags.push(Diagnostic::error(
             "Failed to save API token",
             format!("The given host returned an API token, but {PRODUCT} failed to save it: {e}."),
@@ -663,20 +687,18 @@ fn discovery_error_text(error: &SourceError) -> String {
 /// Asks whether to go on, saying where the token will be kept; only
 /// `yes` goes on.
 fn consent(
-    shown: &str,
+    host: &Hostname,
     mechanism: &str,
     browser_note: bool,
     store: &CredentialsStore,
     color: bool,
 ) -> bool {
+    let shown = host.for_display();
     outln!("{PRODUCT} will request an API token for {shown} using {mechanism}.\n");
     if browser_note {
         outln!("This will work only if you are able to use a web browser on this computer to\ncomplete a login process. If not, you must obtain an API token by another\nmeans and configure it in the CLI configuration manually.\n");
     }
-    outln!(
-        "If login is successful, {PRODUCT} will store the token in plain text in\nthe following file for use by subsequent commands:\n    {}\n",
-        store.file_display()
-    );
+    outln!("{}", store.storage_note(host, true));
     let answer = ask(
         "Do you want to proceed?",
         Some("Only 'yes' will be accepted to confirm."),
@@ -721,12 +743,13 @@ fn cancelled() -> Diagnostics {
 /// checked by asking the host's API whose it is.
 fn token_by_paste(
     http: &Http,
-    shown: &str,
+    host: &Hostname,
     service: &str,
     store: &CredentialsStore,
     color: bool,
 ) -> Result<String, Diagnostics> {
-    if !consent(shown, "your browser", false, store, color) {
+    let shown = &host.for_display();
+    if !consent(host, "your browser", false, store, color) {
         return Err(cancelled());
     }
     outln!("{SEPARATOR}");
@@ -750,10 +773,7 @@ fn token_by_paste(
     }
     outln!("{SEPARATOR}");
     outln!("Generate a token using your browser, and copy-paste it into this prompt.\n");
-    outln!(
-        "{PRODUCT} will store the token in plain text in the following file\nfor use by subsequent commands:\n    {}\n",
-        store.file_display()
-    );
+    outln!("{}", store.storage_note(host, false));
     let Some(token) = ask(&format!("Token for {shown}:"), None, true, color) else {
         // Said in one line, as terraform says it.
         return Err(vec![Diagnostic::error("Failed to retrieve token: EOF", "")]);
@@ -819,12 +839,13 @@ fn token_by_paste(
 /// server here with a code, and the code and the proof key buy the token.
 fn token_by_code(
     http: &Http,
-    shown: &str,
+    host: &Hostname,
     client: &OAuthClient,
     store: &CredentialsStore,
     color: bool,
 ) -> Result<String, Diagnostics> {
-    if !consent(shown, "OAuth", true, store, color) {
+    let shown = &host.for_display();
+    if !consent(host, "OAuth", true, store, color) {
         return Err(cancelled());
     }
     let state = random_uuid().map_err(|e| {

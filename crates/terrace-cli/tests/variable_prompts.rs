@@ -260,6 +260,37 @@ impl LoginScene {
         std::fs::create_dir_all(self.root.join("home/.terraform.d")).unwrap();
     }
 
+    /// `terraform-credentials-keeper` in the configuration directory's
+    /// plugins: a credentials helper keeping one token in `helper-store`
+    /// (any host) and noting each call in `helper-calls`.
+    fn install_helper(&self) {
+        let plugins = self.root.join("home/.terraform.d/plugins");
+        std::fs::create_dir_all(&plugins).unwrap();
+        let program = plugins.join("terraform-credentials-keeper");
+        let (calls, store) = (self.root.join("helper-calls"), self.helper_store());
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{}'\ncase \"$3\" in\n  get) cat '{store}' 2>/dev/null || echo '{{}}' ;;\n  store) cat > '{store}' ;;\n  forget) rm -f '{store}' ;;\n  *) echo \"unknown verb $3\" >&2; exit 1 ;;\nesac\n",
+                calls.display(),
+                store = store.display()
+            ),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let _ = std::fs::remove_file(&calls);
+        let _ = std::fs::remove_file(&store);
+    }
+
+    fn helper_store(&self) -> std::path::PathBuf {
+        self.root.join("helper-store")
+    }
+
+    fn helper_calls(&self) -> String {
+        std::fs::read_to_string(self.root.join("helper-calls")).unwrap_or_default()
+    }
+
     fn credentials_file(&self) -> std::path::PathBuf {
         self.root.join("home/.terraform.d/credentials.tfrc.json")
     }
@@ -526,6 +557,74 @@ fn login_and_logout_as_terraform_does() {
         assert!(!ok, "{tool}: {transcript}");
         say(transcript);
         assert!(!scene.credentials_file().exists(), "{tool}");
+
+        // A credentials helper keeps the token of a host the credentials
+        // file does not name: login hands it over (`store`, the token on
+        // stdin), logout has it dropped (`forget`); the file is untouched.
+        scene.reset_home();
+        scene.install_helper();
+        scene.configure(
+            &tfe,
+            "credentials_helper \"keeper\" {\n  args = [\"--vault\", \"test\"]\n}\n",
+        );
+        let (transcript, ok) = scene.login_on_terminal(tool, Some(PASTED_TOKEN), &challenges);
+        assert!(ok, "{tool}: {transcript}");
+        say(transcript);
+        assert!(!scene.credentials_file().exists(), "{tool}");
+        let kept: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(scene.helper_store()).expect("kept"))
+                .expect("JSON");
+        assert_eq!(kept, serde_json::json!({"token": PASTED_TOKEN}), "{tool}");
+        let (code, out, err) = scene.run(tool, &["logout", "-no-color", &host]);
+        assert_eq!(code, Some(0), "{tool}: {err}");
+        say(out);
+        assert!(!scene.helper_store().exists(), "{tool}");
+        assert_eq!(
+            scene.helper_calls(),
+            format!("--vault test store {host}\n--vault test forget {host}\n"),
+            "{tool}"
+        );
+        // A token the file already holds stays there: the helper is only
+        // for hosts the file does not name.
+        std::fs::write(
+            scene.credentials_file(),
+            format!("{{\"credentials\":{{\"{host}\":{{\"token\":\"in-file\"}}}}}}"),
+        )
+        .unwrap();
+        let mut with_file = Command::new(LoginScene::program(tool));
+        with_file
+            .args(["logout", "-no-color", &host])
+            .current_dir(&scene.root)
+            .envs(scene.env())
+            .env_remove("TF_CLI_CONFIG_FILE")
+            .env_remove("NO_COLOR");
+        std::fs::rename(
+            scene.root.join("cli.tfrc"),
+            scene.root.join("home/.terraformrc"),
+        )
+        .unwrap();
+        let out = with_file.output().expect("logout");
+        assert_eq!(out.status.code(), Some(0), "{tool}");
+        say(String::from_utf8_lossy(&out.stdout).into_owned());
+        let left = std::fs::read(scene.credentials_file()).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&left).contains("in-file"),
+            "{tool}"
+        );
+        written.push(left);
+        assert_eq!(
+            scene.helper_calls(),
+            format!("--vault test store {host}\n--vault test forget {host}\n"),
+            "{tool}: the helper is not asked"
+        );
+        // A helper block whose program is not there is passed over.
+        scene.reset_home();
+        scene.configure(&tfe, "credentials_helper \"absent\" {}\n");
+        let (transcript, ok) = scene.login_on_terminal(tool, Some(PASTED_TOKEN), &challenges);
+        assert!(ok, "{tool}: {transcript}");
+        say(transcript);
+        assert!(scene.credentials_file().exists(), "{tool}");
+        scene.reset_home();
 
         // Refusals: no way to get a token, no terminal allowed, and
         // credentials written by hand in the CLI configuration.

@@ -1,11 +1,13 @@
 //! How to reach registries, from the CLI configuration and the
 //! environment: the CLI configuration's `host` blocks (services given
 //! without discovery), bearer tokens from `credentials` blocks and from
-//! `TF_TOKEN_<host>` variables (which win, as in Terraform), and the TLS
+//! `TF_TOKEN_<host>` variables (which win, as in Terraform), then the
+//! configured credentials helper for any other host, and the TLS
 //! roots (`SSL_CERT_FILE`). Shared by module installation and `init`'s
 //! provider installation.
 
 use terrace_getproviders::cliconfig::{CliConfig, CliEnv};
+use terrace_getproviders::credentials_helper::CredentialsHelper;
 use terrace_getproviders::registry::{HttpConfig, RegistryConfig};
 
 /// The registry settings `init` uses.
@@ -33,6 +35,7 @@ pub fn registry_config(cli: &CliConfig, env: &CliEnv) -> Result<RegistryConfig, 
         host_services: cli.hosts.clone(),
         host_service_documents: cli.host_service_documents.clone(),
         credentials,
+        credentials_helper: CredentialsHelper::configured(&cli.credentials_helpers, env),
     })
 }
 

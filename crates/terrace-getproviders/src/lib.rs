@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod cliconfig;
 pub mod constraints;
+pub mod credentials_helper;
 mod fsutil;
 pub mod goerr;
 pub mod hash;

@@ -14,6 +14,7 @@
 
 use crate::auth::{PackageAuthentication, SignedChecksums, SigningKey};
 use crate::cliconfig::RemoteSources;
+use crate::credentials_helper::CredentialsHelper;
 use crate::installer::PackageFetcher;
 use crate::source::{PackageLocation, PackageMeta, Platform, Source, SourceError};
 use crate::version::{sort_versions, Version};
@@ -538,6 +539,36 @@ pub struct RegistryConfig {
     pub host_service_documents: BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     /// Bearer tokens per host (`credentials` blocks, `TF_TOKEN_*`).
     pub credentials: BTreeMap<String, String>,
+    /// The CLI configuration's credentials helper, asked for the hosts
+    /// `credentials` does not name.
+    pub credentials_helper: Option<CredentialsHelper>,
+}
+
+impl RegistryConfig {
+    /// The bearer token for `hostname`: `TF_TOKEN_*` and `credentials`
+    /// blocks first, then the credentials helper. A helper that fails is
+    /// passed over and the request goes without a token, as terraform
+    /// does; what the helper said is shown under `TF_LOG`.
+    pub fn token(&self, hostname: &Hostname) -> Option<String> {
+        if let Some((_, token)) = self
+            .credentials
+            .iter()
+            .find(|(h, _)| Hostname::for_comparison(h).is_ok_and(|h| &h == hostname))
+        {
+            return Some(token.clone());
+        }
+        let helper = self.credentials_helper.as_ref()?;
+        match helper.get(hostname) {
+            Ok(token) => token,
+            Err(e) => {
+                tracing::warn!(
+                    "Failed to get credentials for {}: {e} (ignoring)",
+                    hostname.as_str()
+                );
+                None
+            }
+        }
+    }
 }
 
 /// The origin registries of providers (the `direct` method).
@@ -556,12 +587,8 @@ impl RegistrySource {
         }
     }
 
-    fn token(&self, hostname: &Hostname) -> Option<&str> {
-        self.config
-            .credentials
-            .iter()
-            .find(|(h, _)| Hostname::for_comparison(h).is_ok_and(|h| &h == hostname))
-            .map(|(_, t)| t.as_str())
+    fn token(&self, hostname: &Hostname) -> Option<String> {
+        self.config.token(hostname)
     }
 
     fn headers(&self, hostname: &Hostname) -> Vec<(&'static str, String)> {
@@ -684,7 +711,7 @@ impl RegistrySource {
     }
 
     /// The bearer token configured for `hostname`, if any.
-    pub fn token_for(&self, hostname: &Hostname) -> Option<&str> {
+    pub fn token_for(&self, hostname: &Hostname) -> Option<String> {
         self.token(hostname)
     }
 
@@ -958,7 +985,7 @@ pub struct HttpMirrorSource {
     http: Http,
     /// With a trailing slash.
     base: String,
-    credentials: BTreeMap<String, String>,
+    config: RegistryConfig,
 }
 
 impl HttpMirrorSource {
@@ -970,7 +997,7 @@ impl HttpMirrorSource {
         HttpMirrorSource {
             http: Http::new(&config.http),
             base,
-            credentials: config.credentials.clone(),
+            config: config.clone(),
         }
     }
 
@@ -989,11 +1016,10 @@ impl HttpMirrorSource {
         url: &str,
     ) -> Result<Option<(serde_json::Value, String)>, SourceError> {
         let host = host_of(&self.base).split(':').next().unwrap_or("");
-        let token = self
-            .credentials
-            .iter()
-            .find(|(h, _)| h.as_str() == host)
-            .map(|(_, t)| format!("Bearer {t}"));
+        let token = Hostname::for_comparison(host)
+            .ok()
+            .and_then(|h| self.config.token(&h))
+            .map(|t| format!("Bearer {t}"));
         let mut headers = vec![("Accept", "application/json")];
         if let Some(t) = &token {
             headers.push(("Authorization", t.as_str()));

@@ -49,6 +49,9 @@ struct Registry {
     addr: String,
     cert_der: Vec<u8>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
+    /// When set, a request without `Authorization: Bearer TOKEN` is
+    /// answered 401.
+    required_token: Arc<Mutex<Option<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -83,8 +86,9 @@ impl Registry {
             Err(e) => panic!("tls config: {e}"),
         };
         let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
+        let required_token: Arc<Mutex<Option<String>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(false));
-        let (r, s) = (routes.clone(), stop.clone());
+        let (r, s, t) = (routes.clone(), stop.clone(), required_token.clone());
         let thread = std::thread::spawn(move || {
             // At most a few hundred connections, and only until stopped.
             for conn in listener.incoming().take(500) {
@@ -92,14 +96,15 @@ impl Registry {
                     break;
                 }
                 let Ok(tcp) = conn else { continue };
-                let (config, routes) = (config.clone(), r.clone());
-                std::thread::spawn(move || serve(tcp, config, routes));
+                let (config, routes, token) = (config.clone(), r.clone(), t.clone());
+                std::thread::spawn(move || serve(tcp, config, routes, token));
             }
         });
         Registry {
             addr,
             cert_der,
             routes,
+            required_token,
             stop,
             thread: Some(thread),
         }
@@ -192,6 +197,7 @@ fn serve(
     tcp: TcpStream,
     config: Arc<rustls::ServerConfig>,
     routes: Arc<Mutex<HashMap<String, Reply>>>,
+    required_token: Arc<Mutex<Option<String>>>,
 ) {
     let _ = tcp.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(conn) = rustls::ServerConnection::new(config) else {
@@ -203,28 +209,48 @@ fn serve(
     if reader.read_line(&mut request_line).is_err() {
         return;
     }
+    let mut authorization = None;
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
             Ok(0) | Err(_) => return,
             Ok(_) if line == "\r\n" || line == "\n" => break,
-            Ok(_) => {}
+            Ok(_) => {
+                if let Some((name, value)) = line.split_once(':') {
+                    if name.eq_ignore_ascii_case("authorization") {
+                        authorization = Some(value.trim().to_string());
+                    }
+                }
+            }
         }
     }
     drop(reader);
+    let required = required_token.lock().ok().and_then(|t| t.clone());
     let path = request_line
         .split_whitespace()
         .nth(1)
         .unwrap_or("/")
         .to_string();
+    // Discovery is open, as on real registries.
+    let authorized = path == "/.well-known/terraform.json"
+        || required.is_none_or(|t| authorization == Some(format!("Bearer {t}")));
     let reply = routes
         .lock()
         .ok()
         .and_then(|r| r.get(&path).cloned())
-        .unwrap_or(Reply {
-            status: 404,
-            content_type: "text/plain",
-            body: b"not found".to_vec(),
+        .filter(|_| authorized)
+        .unwrap_or(if authorized {
+            Reply {
+                status: 404,
+                content_type: "text/plain",
+                body: b"not found".to_vec(),
+            }
+        } else {
+            Reply {
+                status: 401,
+                content_type: "text/plain",
+                body: b"unauthorized".to_vec(),
+            }
         });
     let reason = match reply.status {
         200 => "OK",
@@ -560,5 +586,103 @@ fn installs_from_a_network_mirror() {
     assert_eq!(
         diag(&errors, &p),
         format!("Incompatible provider version: Your chosen provider mirror at {base}/ does not have a example.com/acme/widget v2.0.0 package available for your current platform, darwin_arm64.\n\nProvider releases are separate from terrace CLI releases, so this provider might not support your current platform. Alternatively, the mirror itself might have only a subset of the plugin packages available in the origin registry, at example.com.")
+    );
+}
+
+/// A helper program answering `get` for every host with `answer` (a JSON
+/// object) or failing; every call is appended to `calls` in `dir`.
+fn helper_program(dir: &Path, name: &str, script_body: &str) -> std::path::PathBuf {
+    let plugins = dir.join("plugins");
+    std::fs::create_dir_all(&plugins).unwrap_or_else(|e| panic!("{e}"));
+    let program = plugins.join(format!("terraform-credentials-{name}"));
+    std::fs::write(
+        &program,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> {}\n{script_body}\n",
+            dir.join("calls").display()
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755))
+        .unwrap_or_else(|e| panic!("{e}"));
+    plugins
+}
+
+#[test]
+fn a_credentials_helper_gives_the_token_the_registry_asks_for() {
+    use crate::credentials_helper::CredentialsHelper;
+    let reg = Registry::with_widget();
+    if let Ok(mut t) = reg.required_token.lock() {
+        *t = Some("from-the-helper".into());
+    }
+    let dir = TempDir::new("credentials-helper");
+    let plugins = helper_program(
+        dir.path(),
+        "keeper",
+        "[ \"$2\" = get ] && echo '{\"token\":\"from-the-helper\"}'",
+    );
+    let helper = CredentialsHelper::find("keeper", &["--vault".to_string()], &[plugins])
+        .expect("the helper program is found");
+
+    // Without the helper the registry refuses.
+    let src = RegistrySource::new(reg.config());
+    assert!(
+        matches!(
+            src.available_versions(&reg.provider()),
+            Err(SourceError::Unauthorized {
+                have_credentials: false,
+                ..
+            })
+        ),
+        "{:?}",
+        src.available_versions(&reg.provider()).map(|_| ())
+    );
+
+    let mut cfg = reg.config();
+    cfg.credentials_helper = Some(helper.clone());
+    let src = RegistrySource::new(cfg.clone());
+    assert_eq!(
+        src.available_versions(&reg.provider())
+            .map(|(v, _)| v.len()),
+        Ok(3)
+    );
+    // Asked once per host for the whole run, with the block's arguments.
+    let calls = std::fs::read_to_string(dir.path().join("calls")).unwrap_or_default();
+    assert_eq!(calls, format!("--vault get {}\n", reg.addr));
+
+    // A token in the CLI configuration wins over the helper.
+    cfg.credentials
+        .insert(reg.addr.clone(), "from-the-configuration".into());
+    let src = RegistrySource::new(cfg);
+    assert!(matches!(
+        src.available_versions(&reg.provider()),
+        Err(SourceError::Unauthorized {
+            have_credentials: true,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn a_failing_credentials_helper_is_passed_over() {
+    use crate::credentials_helper::CredentialsHelper;
+    let reg = Registry::with_widget();
+    let dir = TempDir::new("credentials-helper-fails");
+    let plugins = helper_program(dir.path(), "broken", "echo 'vault sealed' >&2; exit 1");
+    let helper =
+        CredentialsHelper::find("broken", &[], &[plugins]).expect("the helper program is found");
+    let host = Hostname::for_comparison("127.0.0.1").unwrap_or_else(|e| panic!("{e}"));
+    let err = helper.get(&host).expect_err("the helper fails");
+    assert!(err.ends_with(": vault sealed\n"), "{err}");
+    let mut cfg = reg.config();
+    cfg.credentials_helper = Some(helper);
+    // No token, and the registry (which asks for none) answers.
+    assert_eq!(cfg.token(&host), None);
+    assert_eq!(
+        RegistrySource::new(cfg)
+            .available_versions(&reg.provider())
+            .map(|(v, _)| v.len()),
+        Ok(3)
     );
 }
