@@ -212,7 +212,9 @@ impl Operation {
             }
             // Resources for the import blocks that name none, for the
             // engine to generate the configuration of.
-            terrace_config::module::add_resources_for_import_targets(&mut config.module);
+            diags.extend(terrace_config::module::add_resources_for_import_targets(
+                &mut config,
+            ));
         }
         let mut sources = source_map(&config);
         for file in inputs.files() {

@@ -881,3 +881,77 @@ fn plan_generates_configuration_for_import_blocks_without_a_resource() {
         assert_eq!(ours.2, theirs.2, "the plan of the generated configuration");
     }
 }
+
+/// `plan -generate-config-out` generates only single-instance resources
+/// of the root module; an import into a child module's resource, into an
+/// instance key, or with `for_each` is refused with terraform's error,
+/// and no file is written.
+#[test]
+fn generate_config_out_refuses_what_terraform_cannot_generate() {
+    let cases = [
+        (
+            "child",
+            "module \"m\" {\n  source = \"./m\"\n}\n\nimport {\n  to = module.m.kv_entry.greeting\n  id = \"ns/greeting\"\n}\n",
+            "Resource module.m.kv_entry.greeting not found. Only resources within the root module are eligible for config generation.",
+        ),
+        (
+            "keyed",
+            "import {\n  to = kv_entry.c[0]\n  id = \"ns/greeting\"\n}\n",
+            "The given import block is not compatible with config generation. The -generate-config-out option cannot be used with import blocks which use for_each, or resources which use for_each or count.",
+        ),
+        (
+            "for-each",
+            "import {\n  for_each = toset([\"greeting\", \"plain\"])\n  to       = kv_entry.e[each.key]\n  id       = \"ns/${each.key}\"\n}\n",
+            "Error: Invalid import 'to' expression on main.tf line 14, in import: 14: to = kv_entry.e[each.key] The target resource does not use for_each.",
+        ),
+    ];
+    let mut tools = vec!["terrace"];
+    if have_terraform() {
+        tools.push("terraform");
+    }
+    let mut said: Vec<Vec<String>> = Vec::new();
+    for tool in &tools {
+        let mut ours = Vec::new();
+        for (name, blocks, expected) in cases {
+            let w = Work::new(
+                &format!("generate-refused-{tool}-{name}"),
+                Overrides {
+                    bundled: true,
+                    aws: false,
+                },
+            );
+            std::fs::create_dir_all(w.dir.join("store/ns")).unwrap();
+            std::fs::write(w.dir.join("store/ns/greeting"), "hello").unwrap();
+            std::fs::write(w.dir.join("store/ns/plain"), "x").unwrap();
+            let kv = "terraform {\n  required_providers {\n    kv = { source = \"terrace/kv\" }\n  }\n}\n";
+            w.write("m/main.tf", kv);
+            w.write(
+                "main.tf",
+                &format!("{kv}\nprovider \"kv\" {{\n  directory = \"store\"\n  namespace = \"ns\"\n}}\n\n{blocks}"),
+            );
+            let run = |args: &[&str]| match *tool {
+                "terrace" => w.terrace_env(args, &[]),
+                _ => w.terraform_env(args, &[]),
+            };
+            // Modules only: with the bundled providers as development
+            // overrides, init's provider step has nothing to install.
+            let get = run(&["get", "-no-color"]);
+            assert_eq!(get.code, Some(0), "{tool} {name}: {}", get.output());
+            let plan = run(&["plan", "-no-color", "-generate-config-out=generated.tf"]);
+            assert_eq!(plan.code, Some(1), "{tool} {name}: {}", plan.output());
+            let stderr = plan.stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(stderr.contains(expected), "{tool} {name}: {stderr}");
+            assert_eq!(
+                stderr.matches("Error: ").count(),
+                1,
+                "{tool} {name}: {stderr}"
+            );
+            assert!(!w.dir.join("generated.tf").exists(), "{tool} {name}");
+            ours.push(stderr);
+        }
+        said.push(ours);
+    }
+    if let [ours, theirs] = said.as_slice() {
+        assert_eq!(ours, theirs);
+    }
+}

@@ -117,18 +117,70 @@ fn resolve_resource_providers(m: &mut Module) {
 
 /// For `plan -generate-config-out`: a managed resource, marked
 /// [`Resource::generated_for_import`] and with an empty body, for each
-/// import block of `m` whose target resource the module does not declare,
-/// so the plan has a resource to import into. Returns how many were added.
-pub fn add_resources_for_import_targets(m: &mut Module) -> usize {
+/// import block of the root module whose target resource the
+/// configuration does not declare, so the plan has a resource to import
+/// into. Only a single-instance resource of the root module can be
+/// generated: an import into a child module's resource, into an instance
+/// key or with `for_each` gets terraform's error instead, and nothing is
+/// added for it.
+pub fn add_resources_for_import_targets(config: &mut crate::loader::Config) -> Diagnostics {
+    let mut diags = Diagnostics::new();
     let mut added = Vec::new();
-    for i in &m.imports {
+    for i in &config.module.imports {
         let Some(to) = &i.static_to else { continue };
         let key = to.resource.to_string();
-        if !to.module.is_empty()
-            || to.resource.mode != terrace_addrs::ResourceMode::Managed
-            || m.managed_resources.contains_key(&key)
-            || added.iter().any(|(k, _): &(String, Resource)| *k == key)
-        {
+        let declared = |module: &Module| module.managed_resources.contains_key(&key);
+        let range =
+            i.to.as_ref()
+                .map(|e| e.range())
+                .unwrap_or_else(|| i.decl_range.clone());
+        if to.resource.mode != terrace_addrs::ResourceMode::Managed {
+            continue;
+        }
+        if !to.module.is_empty() {
+            let path: Vec<String> = to.module.names().iter().map(|n| n.to_string()).collect();
+            let in_child = config
+                .descendant(&path)
+                .is_some_and(|child| declared(&child.module));
+            if !in_child {
+                diags.push(
+                    Diagnostic::error(
+                        "Configuration for import target does not exist",
+                        format!("Resource {to} not found. Only resources within the root module are eligible for config generation."),
+                    )
+                    .with_subject(range),
+                );
+            }
+            continue;
+        }
+        if declared(&config.module) || added.iter().any(|(k, _): &(String, Resource)| *k == key) {
+            continue;
+        }
+        let keyed = match &i.resolved_to {
+            Some(target) => target.resource.key != terrace_addrs::InstanceKey::None,
+            // Well formed, but with a key only known once evaluated.
+            None => true,
+        };
+        if i.for_each.is_some() && keyed {
+            // terraform generates a resource without `for_each`, then
+            // finds the block's keyed target does not fit it.
+            diags.push(
+                Diagnostic::error(
+                    "Invalid import 'to' expression",
+                    "The target resource does not use for_each.",
+                )
+                .with_subject(range),
+            );
+            continue;
+        }
+        if i.for_each.is_some() || keyed {
+            diags.push(
+                Diagnostic::error(
+                    "Configuration for import target does not exist",
+                    "The given import block is not compatible with config generation. The -generate-config-out option cannot be used with import blocks which use for_each, or resources which use for_each or count.",
+                )
+                .with_subject(range),
+            );
             continue;
         }
         let resource = Resource {
@@ -153,9 +205,8 @@ pub fn add_resources_for_import_targets(m: &mut Module) -> usize {
         };
         added.push((key, resource));
     }
-    let count = added.len();
-    m.managed_resources.extend(added);
-    count
+    config.module.managed_resources.extend(added);
+    diags
 }
 
 fn append_file(m: &mut Module, file: File, diags: &mut Diagnostics) {
