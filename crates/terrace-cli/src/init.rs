@@ -974,7 +974,7 @@ impl Init {
         if events.third_party_signed && !self.o.json {
             say("Partner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://developer.hashicorp.com/terraform/cli/plugins/signing");
         }
-        if new_locks == previous {
+        if new_locks.same_selections(&previous) {
             return Ok(());
         }
         if self.o.lockfile_readonly {
@@ -1243,43 +1243,27 @@ impl InstallerEvents for InitEvents {
             ),
         ));
     }
-    fn provider_already_installed(
-        &mut self,
-        provider: &Provider,
-        version: &Version,
-        in_cache: bool,
-    ) {
+    fn provider_already_installed(&mut self, provider: &Provider, version: &Version) {
         let p = provider.for_display();
-        if in_cache {
-            self.line(
-                &format!("- Detected previously-installed {p} v{version} in the shared cache directory"),
-                &format!("{p} v{version}: Detected previously-installed provider version in the shared cache directory"),
-            );
-        } else {
-            self.line(
-                &format!("- Using previously-installed {p} v{version}"),
-                &format!("{p} v{version}: Using previously-installed provider version"),
-            );
-        }
+        self.line(
+            &format!("- Using previously-installed {p} v{version}"),
+            &format!("{p} v{version}: Using previously-installed provider version"),
+        );
     }
     fn fetch_package_begin(
         &mut self,
         provider: &Provider,
         version: &Version,
         _location: &PackageLocation,
-        in_cache: bool,
+        _in_cache: bool,
     ) {
         let p = provider.for_display();
-        // The stream does not say where the package goes.
-        let stream = format!("Installing provider version: {p} v{version}...");
-        if in_cache {
-            self.line(
-                &format!("- Installing {p} v{version} to the shared cache directory..."),
-                &stream,
-            );
-        } else {
-            self.line(&format!("- Installing {p} v{version}..."), &stream);
-        }
+        // Neither the text nor the stream says whether the package goes
+        // to the shared cache (terraform 1.11 does not).
+        self.line(
+            &format!("- Installing {p} v{version}..."),
+            &format!("Installing provider version: {p} v{version}..."),
+        );
     }
     fn fetch_package_success(
         &mut self,

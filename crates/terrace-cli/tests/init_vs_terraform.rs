@@ -852,3 +852,115 @@ fn providers_mirror_writes_what_terraform_writes() {
         ]
     );
 }
+
+/// With `plugin_cache_dir`: a first init installs into the cache (a link
+/// to the unpacked mirror directory) and links the working directory to
+/// it, saying only "Installing"; without a lock file the cache entry is
+/// installed again (replacing the link, not refusing it as the same
+/// directory); with the lock file a cached version is "Using ... from the
+/// shared cache directory"; with the cache emptied it is installed again.
+/// Each step's output and links as terraform's.
+#[test]
+fn init_with_a_shared_plugin_cache_as_terraform() {
+    if !can_compare() {
+        return;
+    }
+    let pair = Pair::new("plugin-cache", ROOT_WITH_CHILD);
+    let scratch = pair.scratch.path();
+    let cli = |side: &str| scratch.join(format!("cli-{side}.tfrc"));
+    for side in ["tf", "tr"] {
+        std::fs::write(
+            cli(side),
+            format!(
+                "plugin_cache_dir = \"{}\"\nprovider_installation {{\n  filesystem_mirror {{\n    path = \"{MIRROR}\"\n  }}\n}}\n",
+                scratch.join(format!("cache-{side}")).display()
+            ),
+        )
+        .unwrap();
+        std::fs::create_dir_all(scratch.join(format!("cache-{side}"))).unwrap();
+    }
+    let home = scratch.join("home");
+    let remove = |side: &str, what: &str| {
+        let path = pair.side(side).join(what);
+        let _ = std::fs::remove_dir_all(&path);
+        let _ = std::fs::remove_file(&path);
+    };
+    // Links, with each side's own directory names made the same.
+    let links = |side: &str| -> Vec<String> {
+        let mut out = tree(&pair.side(side).join(".terraform/providers"));
+        out.extend(tree(&scratch.join(format!("cache-{side}"))));
+        out.iter()
+            .map(|l| {
+                l.replace(&format!("cache-{side}"), "cache-SIDE")
+                    .replace(&format!("/{side}/"), "/SIDE/")
+            })
+            .collect()
+    };
+    let steps: [(&str, &[&str]); 5] = [
+        ("fresh", &[]),
+        (
+            "without the lock file",
+            &[".terraform", ".terraform.lock.hcl"],
+        ),
+        ("with the lock file, cached", &[".terraform"]),
+        (
+            "with the lock file, cache emptied",
+            &[".terraform", "CACHE"],
+        ),
+        ("nothing to do", &[]),
+    ];
+    for (step, removed) in steps {
+        for side in ["tf", "tr"] {
+            for what in removed {
+                if *what == "CACHE" {
+                    let cache = scratch.join(format!("cache-{side}"));
+                    let _ = std::fs::remove_dir_all(&cache);
+                    std::fs::create_dir_all(&cache).unwrap();
+                } else {
+                    remove(side, what);
+                }
+            }
+        }
+        let theirs = run(
+            "terraform",
+            &["init", "-no-color"],
+            &pair.side("tf"),
+            &cli("tf"),
+            &home,
+        );
+        let ours = run(
+            terrace(),
+            &["init", "-no-color"],
+            &pair.side("tr"),
+            &cli("tr"),
+            &home,
+        );
+        assert_eq!(
+            ours.status.code(),
+            theirs.status.code(),
+            "{step}: exit status\nterrace:\n{}{}\nterraform:\n{}{}",
+            text(&ours.stdout),
+            text(&ours.stderr),
+            text(&theirs.stdout),
+            text(&theirs.stderr)
+        );
+        assert_eq!(
+            ours.status.code(),
+            Some(0),
+            "{step}: {}",
+            text(&ours.stderr)
+        );
+        assert_eq!(
+            fold(&text(&ours.stdout)),
+            as_terrace(&theirs.stdout),
+            "{step}: stdout"
+        );
+        assert_eq!(
+            fold(&text(&ours.stderr)),
+            as_terrace(&theirs.stderr),
+            "{step}: stderr"
+        );
+        assert_eq!(links("tr"), links("tf"), "{step}: links");
+        pair.same_file(".terraform.lock.hcl");
+    }
+}

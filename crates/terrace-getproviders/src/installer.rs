@@ -295,6 +295,20 @@ fn replace_with(new: &Path, target: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether two paths name the same directory entry (device and inode of
+/// the entries themselves, a final link not followed); `false` when
+/// either is missing.
+fn same_entry(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if a == b {
+        return true;
+    }
+    match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
 /// Removes a file, link or directory tree (a link's target is untouched).
 fn remove_entry(p: &Path) {
     match std::fs::symlink_metadata(p) {
@@ -316,16 +330,14 @@ fn install_from_local_dir(
 ) -> Result<(), String> {
     let abs_target = absolute(target)?;
     let abs_source = absolute(source_dir)?;
-    if let (Ok(a), Ok(b)) = (
-        std::fs::canonicalize(&abs_target),
-        std::fs::canonicalize(&abs_source),
-    ) {
-        if a == b {
-            return Err(format!(
-                "cannot install existing provider directory {} to itself",
-                target.display()
-            ));
-        }
+    // The same directory entry, not the same place a link leads to: a
+    // cache entry that is a link to this very mirror directory is
+    // replaced by a new link, as terraform replaces it.
+    if same_entry(&abs_target, &abs_source) {
+        return Err(format!(
+            "cannot install existing provider directory {} to itself",
+            target.display()
+        ));
     }
     if allowed_hashes.iter().any(|h| h.scheme() != HashScheme::Zip) {
         match package_matches_any_hash(&PackageLocation::LocalDir(source_dir.to_path_buf()), allowed_hashes) {
@@ -674,13 +686,9 @@ pub trait InstallerEvents {
     }
     fn query_packages_success(&mut self, provider: &Provider, version: &Version) {}
     fn query_packages_warning(&mut self, provider: &Provider, warnings: &[String]) {}
-    fn provider_already_installed(
-        &mut self,
-        provider: &Provider,
-        version: &Version,
-        in_cache: bool,
-    ) {
-    }
+    /// The target directory already has the version the lock file
+    /// selects, with a matching checksum.
+    fn provider_already_installed(&mut self, provider: &Provider, version: &Version) {}
     fn fetch_package_begin(
         &mut self,
         provider: &Provider,
@@ -697,6 +705,8 @@ pub trait InstallerEvents {
         auth: Option<&PackageAuthenticationResult>,
     ) {
     }
+    /// The shared cache already had the version and it is linked from
+    /// there (not said after installing it into the cache).
     fn link_from_cache_begin(&mut self, provider: &Provider, version: &Version, cache_dir: &Path) {}
     /// The hashes that will be recorded: computed locally, covered by a
     /// signature, and recorded before.
@@ -953,7 +963,7 @@ impl Installer {
         };
         if let Some(installed) = self.target.provider_version(provider, version) {
             if !preferred.is_empty() && installed.matches_any_hash(&preferred).unwrap_or(false) {
-                events.provider_already_installed(provider, version, false);
+                events.provider_already_installed(provider, version);
                 return Ok(None);
             }
         }
@@ -961,9 +971,12 @@ impl Installer {
             Some(cache) => (cache, Some(&self.target)),
             None => (&self.target, None),
         };
-        let hashes = self.ensure_in_directory(lock, mode, provider, version, install_to, events)?;
+        let (hashes, fetched) =
+            self.ensure_in_directory(lock, mode, provider, version, install_to, events)?;
         if let Some(link_to) = link_to {
-            events.link_from_cache_begin(provider, version, install_to.base_path());
+            if !fetched {
+                events.link_from_cache_begin(provider, version, install_to.base_path());
+            }
             let link_err = |message: String| ProviderError::LinkFromCache {
                 version: version.clone(),
                 message,
@@ -987,6 +1000,11 @@ impl Installer {
                 .executable_file()
                 .map_err(|e| link_err(format!("provider binary not found: {e}")))?;
         }
+        // Linked from the cache as the lock file says: its entry stays as
+        // it is, as for a version already installed.
+        if !fetched && !preferred.is_empty() {
+            return Ok(None);
+        }
         Ok(Some(hashes))
     }
 
@@ -998,7 +1016,7 @@ impl Installer {
         version: &Version,
         install_to: &ProviderCacheDir,
         events: &mut dyn InstallerEvents,
-    ) -> Result<Vec<Hash>, ProviderError> {
+    ) -> Result<(Vec<Hash>, bool), ProviderError> {
         let fetch_err = |error: FetchError| ProviderError::Fetch {
             version: version.clone(),
             error: Box::new(error),
@@ -1012,20 +1030,22 @@ impl Installer {
             .as_ref()
             .is_some_and(|g| g.base_path() == install_to.base_path());
         if let Some(installed) = install_to.provider_version(provider, version) {
+            // Found in the shared cache, the link from it is what is said.
             if !preferred.is_empty() && installed.matches_any_hash(&preferred).unwrap_or(false) {
-                events.provider_already_installed(provider, version, is_global);
-                return Ok(lock.map(|l| l.hashes().to_vec()).unwrap_or_default());
+                if !is_global {
+                    events.provider_already_installed(provider, version);
+                }
+                return Ok((lock.map(|l| l.hashes().to_vec()).unwrap_or_default(), false));
             }
             if is_global
                 && self.global_cache_may_break_lock_file
                 && preferred.is_empty()
                 && installed.executable_file().is_ok()
             {
-                events.provider_already_installed(provider, version, true);
                 let h = installed
                     .hash()
                     .map_err(|e| fetch_err(FetchError::Other(e)))?;
-                return Ok(vec![h]);
+                return Ok((vec![h], false));
             }
         }
         let meta = self
@@ -1069,7 +1089,7 @@ impl Installer {
         hashes.extend(prior);
         hashes.extend(local);
         hashes.extend(signed);
-        Ok(hashes)
+        Ok((hashes, true))
     }
 }
 

@@ -101,6 +101,20 @@ impl Locks {
         self.providers.remove(p);
     }
 
+    /// The same providers at the same versions with the same checksums;
+    /// constraints aside, as terraform compares locks: a lock file whose
+    /// only difference is in the constraints is neither reported as
+    /// changed nor rewritten.
+    pub fn same_selections(&self, other: &Locks) -> bool {
+        self.providers.len() == other.providers.len()
+            && self.providers.iter().all(|(p, lock)| {
+                other
+                    .providers
+                    .get(p)
+                    .is_some_and(|o| o.version == lock.version && o.hashes == lock.hashes)
+            })
+    }
+
     pub fn is_empty(&self) -> bool {
         self.providers.is_empty()
     }

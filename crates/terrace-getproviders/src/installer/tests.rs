@@ -102,8 +102,8 @@ impl InstallerEvents for Recorder {
     fn query_packages_begin(&mut self, p: &Provider, c: &VersionConstraints, locked: bool) {
         self.0.push(format!("query {p} [{c}] locked={locked}"));
     }
-    fn provider_already_installed(&mut self, p: &Provider, v: &Version, in_cache: bool) {
-        self.0.push(format!("already {p} {v} cache={in_cache}"));
+    fn provider_already_installed(&mut self, p: &Provider, v: &Version) {
+        self.0.push(format!("already {p} {v}"));
     }
     fn fetch_package_begin(
         &mut self,
@@ -243,7 +243,7 @@ fn the_lock_file_holds_the_version_unless_upgrading() {
     assert_eq!(again, new);
     assert_eq!(
         ev.0[1],
-        "already registry.terraform.io/hashicorp/null 1.0.0 cache=false"
+        "already registry.terraform.io/hashicorp/null 1.0.0"
     );
 
     let (upgraded, errors) =
@@ -524,7 +524,6 @@ fn the_plugin_cache_is_filled_and_linked() {
         [
             "query example.com/acme/widget [] locked=false",
             "fetch example.com/acme/widget 2.0.0 cache=true",
-            "link example.com/acme/widget 2.0.0"
         ]
     );
     let link = target.join("example.com/acme/widget/2.0.0/linux_amd64");
@@ -533,6 +532,26 @@ fn the_plugin_cache_is_filled_and_linked() {
         Some(cache.join("example.com/acme/widget/2.0.0/linux_amd64"))
     );
     assert_eq!(locks.providers().count(), 1);
+
+    // Again without the target directory: the locked version is in the
+    // cache, and the link from it is all there is to say.
+    std::fs::remove_dir_all(&target).unwrap_or_else(|e| panic!("{e}"));
+    let mut ev = Recorder::default();
+    let (_, errors) = inst.ensure_provider_versions(
+        &locks,
+        &reqs(&[("example.com/acme/widget", "")]),
+        InstallMode::NewProvidersOnly,
+        &mut ev,
+    );
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(
+        ev.0,
+        [
+            "query example.com/acme/widget [] locked=true",
+            "link example.com/acme/widget 2.0.0"
+        ]
+    );
+    assert!(std::fs::read_link(&link).is_ok());
 }
 
 #[test]
