@@ -963,4 +963,47 @@ fn init_with_a_shared_plugin_cache_as_terraform() {
         assert_eq!(links("tr"), links("tf"), "{step}: links");
         pair.same_file(".terraform.lock.hcl");
     }
+    // The -json stream of a cached, locked version: the same messages.
+    let messages = |out: &Output| -> Vec<(String, String)> {
+        text(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|l| l["type"] != "version")
+            .map(|l| {
+                (
+                    l["type"].as_str().unwrap_or_default().to_string(),
+                    fold(
+                        &l["@message"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .replace("Terraform", "terrace")
+                            .replace("terraform plan", "terrace plan"),
+                    ),
+                )
+            })
+            .collect()
+    };
+    remove("tf", ".terraform");
+    remove("tr", ".terraform");
+    let theirs = run(
+        "terraform",
+        &["init", "-json"],
+        &pair.side("tf"),
+        &cli("tf"),
+        &home,
+    );
+    let ours = run(
+        terrace(),
+        &["init", "-json"],
+        &pair.side("tr"),
+        &cli("tr"),
+        &home,
+    );
+    let ours = messages(&ours);
+    assert_eq!(ours, messages(&theirs), "init -json");
+    assert!(
+        ours.iter()
+            .any(|(_, m)| m == "hashicorp/aws v5.100.0: Using from the shared cache directory"),
+        "{ours:?}"
+    );
 }
