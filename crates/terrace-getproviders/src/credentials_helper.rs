@@ -173,35 +173,34 @@ impl CredentialsHelper {
     /// Gives the helper `token` to keep for `host`.
     pub fn store(&self, host: &Hostname, token: &str) -> Result<(), String> {
         let body = serde_json::json!({ "token": token }).to_string();
-        let mut child = self
-            .command("store", host)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("failed to run {}: {e}", self.executable.display()))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            // A helper that does not read its input fails on its own terms.
-            let _ = stdin.write_all(body.as_bytes());
-        }
-        let out = child
-            .wait_with_output()
-            .map_err(|e| format!("failed to run {}: {e}", self.executable.display()))?;
-        self.forget_remembered(host);
-        if !out.status.success() {
-            return Err(self.failure(&out.stderr));
-        }
-        Ok(())
+        self.change("store", host, Some(body.as_bytes()))
     }
 
     /// Asks the helper to drop what it keeps for `host`.
     pub fn forget(&self, host: &Hostname) -> Result<(), String> {
-        let out = self
-            .command("forget", host)
-            .stdin(Stdio::null())
+        self.change("forget", host, None)
+    }
+
+    /// Runs `verb HOST` with `input` on stdin (nothing otherwise); what
+    /// the helper remembered for the host is forgotten either way.
+    fn change(&self, verb: &str, host: &Hostname, input: Option<&[u8]>) -> Result<(), String> {
+        let ran = |e: std::io::Error| format!("failed to run {}: {e}", self.executable.display());
+        let mut child = self
+            .command(verb, host)
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::null())
-            .output()
-            .map_err(|e| format!("failed to run {}: {e}", self.executable.display()))?;
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(ran)?;
+        if let (Some(mut stdin), Some(input)) = (child.stdin.take(), input) {
+            // A helper that does not read its input fails on its own terms.
+            let _ = stdin.write_all(input);
+        }
+        let out = child.wait_with_output().map_err(ran)?;
         self.forget_remembered(host);
         if !out.status.success() {
             return Err(self.failure(&out.stderr));

@@ -6,7 +6,7 @@
 //! browser's own background requests, so the network log holds what the
 //! page asked for and little else.
 
-use crate::{missing, probe};
+use crate::{fresh_profile, missing, page_url, probe, run_screenshot};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -56,11 +56,6 @@ fn base_command(profile: &Path) -> Command {
     command
 }
 
-fn file_url(page: &Path) -> String {
-    let absolute = std::fs::canonicalize(page).unwrap_or_else(|_| page.to_path_buf());
-    format!("file://{}", absolute.display())
-}
-
 /// Loads `page` and returns its DOM after the scripts ran, with the
 /// network log of the load. `scratch` receives the profile and the log.
 pub fn dump_dom(page: &Path, scratch: &Path) -> Result<ChromiumRun, String> {
@@ -70,19 +65,13 @@ pub fn dump_dom(page: &Path, scratch: &Path) -> Result<ChromiumRun, String> {
 /// [`dump_dom`] of `page#fragment` (no fragment when empty): what the
 /// page's script made of the fragment shows in the DOM.
 pub fn dump_dom_at(page: &Path, fragment: &str, scratch: &Path) -> Result<ChromiumRun, String> {
-    let profile = scratch.join("chromium-profile-dom");
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
+    let profile = fresh_profile(scratch, "chromium-profile-dom")?;
     let net_log: PathBuf = scratch.join("chromium-netlog.json");
     let _ = std::fs::remove_file(&net_log);
     let out = base_command(&profile)
         .arg(format!("--log-net-log={}", net_log.display()))
         .arg("--dump-dom")
-        .arg(if fragment.is_empty() {
-            file_url(page)
-        } else {
-            format!("{}#{fragment}", file_url(page))
-        })
+        .arg(page_url(page, fragment))
         .output()
         .map_err(|e| format!("running {CHROMIUM}: {e}"))?;
     if !out.status.success() {
@@ -121,30 +110,12 @@ pub fn screenshot_at(
     height: u32,
     scratch: &Path,
 ) -> Result<(), String> {
-    let profile = scratch.join("chromium-profile-shot");
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
-    if let Some(parent) = png.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
-    }
-    let out = base_command(&profile)
+    let profile = fresh_profile(scratch, "chromium-profile-shot")?;
+    let mut command = base_command(&profile);
+    command
         .arg("--hide-scrollbars")
         .arg(format!("--window-size={width},{height}"))
         .arg(format!("--screenshot={}", png.display()))
-        .arg(if fragment.is_empty() {
-            file_url(page)
-        } else {
-            format!("{}#{fragment}", file_url(page))
-        })
-        .output()
-        .map_err(|e| format!("running {CHROMIUM}: {e}"))?;
-    if !out.status.success() || !png.exists() {
-        return Err(format!(
-            "{CHROMIUM} --screenshot failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(())
+        .arg(page_url(page, fragment));
+    run_screenshot(CHROMIUM, command, png)
 }

@@ -14,7 +14,7 @@
 //! runs, which answers nothing and records the request line: a page that
 //! asks the network for anything is seen there.
 
-use crate::{missing, probe};
+use crate::{fresh_profile, missing, page_url, probe, run_screenshot};
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -169,13 +169,14 @@ impl Firefox {
     /// [`Firefox::start`], asking pages for the dark colour scheme when
     /// `dark`.
     pub fn start_with_scheme(scratch: &Path, dark: bool) -> Result<Firefox, String> {
-        let profile = scratch.join(if dark {
-            "firefox-profile-dark"
-        } else {
-            "firefox-profile"
-        });
-        let _ = std::fs::remove_dir_all(&profile);
-        std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
+        let profile = fresh_profile(
+            scratch,
+            if dark {
+                "firefox-profile-dark"
+            } else {
+                "firefox-profile"
+            },
+        )?;
         let proxy = RecordingProxy::start()?;
         std::fs::write(
             profile.join("user.js"),
@@ -298,13 +299,11 @@ impl Firefox {
     /// Loads `page` (`#fragment` appended unless empty) and waits for it
     /// to finish loading.
     pub fn open(&mut self, page: &Path, fragment: &str) -> Result<(), String> {
-        let absolute = std::fs::canonicalize(page).unwrap_or_else(|_| page.to_path_buf());
-        let mut url = format!("file://{}", absolute.display());
-        if !fragment.is_empty() {
-            url = format!("{url}#{fragment}");
-        }
-        self.command("WebDriver:Navigate", json!({ "url": url }))
-            .map(|_| ())
+        self.command(
+            "WebDriver:Navigate",
+            json!({ "url": page_url(page, fragment) }),
+        )
+        .map(|_| ())
     }
 
     /// Runs `body` (a function body: `return ...`) in the page; what it
@@ -394,33 +393,17 @@ pub fn screenshot(
     height: u32,
     scratch: &Path,
 ) -> Result<(), String> {
-    let profile = scratch.join("firefox-profile-shot");
-    let _ = std::fs::remove_dir_all(&profile);
-    std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
+    let profile = fresh_profile(scratch, "firefox-profile-shot")?;
     // The screenshot run loads nothing but the page; the proxy of a port
     // nothing listens on makes sure of it.
     std::fs::write(profile.join("user.js"), profile_preferences(1, false))
         .map_err(|e| format!("writing the profile's preferences: {e}"))?;
-    if let Some(parent) = png.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
-    }
-    let absolute = std::fs::canonicalize(page).unwrap_or_else(|_| page.to_path_buf());
-    let _ = std::fs::remove_file(png);
-    let out = firefox_command(&profile)
+    let mut command = firefox_command(&profile);
+    command
         .arg("--window-size")
         .arg(format!("{width},{height}"))
         .arg("--screenshot")
         .arg(png)
-        .arg(format!("file://{}", absolute.display()))
-        .output()
-        .map_err(|e| format!("running {FIREFOX}: {e}"))?;
-    if !out.status.success() || !png.exists() {
-        return Err(format!(
-            "{FIREFOX} --screenshot failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    Ok(())
+        .arg(page_url(page, ""));
+    run_screenshot(FIREFOX, command, png)
 }

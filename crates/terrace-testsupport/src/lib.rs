@@ -161,6 +161,50 @@ pub fn shared(relative: &str) -> Option<PathBuf> {
     require_path(&path, &format!("../shared/{relative}")).then_some(path)
 }
 
+/// `file://` URL of `page` (absolute), with `#fragment` unless empty.
+pub(crate) fn page_url(page: &Path, fragment: &str) -> String {
+    let absolute = std::fs::canonicalize(page).unwrap_or_else(|_| page.to_path_buf());
+    if fragment.is_empty() {
+        format!("file://{}", absolute.display())
+    } else {
+        format!("file://{}#{fragment}", absolute.display())
+    }
+}
+
+/// A fresh, empty browser profile directory `scratch/name`.
+pub(crate) fn fresh_profile(scratch: &Path, name: &str) -> Result<PathBuf, String> {
+    let profile = scratch.join(name);
+    let _ = std::fs::remove_dir_all(&profile);
+    std::fs::create_dir_all(&profile).map_err(|e| format!("creating the profile: {e}"))?;
+    Ok(profile)
+}
+
+/// Runs a browser's screenshot `command`, which writes `png`: the
+/// directory made first, an old file removed, the browser's own words on
+/// failure.
+pub(crate) fn run_screenshot(
+    browser: &str,
+    mut command: Command,
+    png: &Path,
+) -> Result<(), String> {
+    if let Some(parent) = png.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("creating {}: {e}", parent.display()))?;
+    }
+    let _ = std::fs::remove_file(png);
+    let out = command
+        .output()
+        .map_err(|e| format!("running {browser}: {e}"))?;
+    if !out.status.success() || !png.exists() {
+        return Err(format!(
+            "{browser} --screenshot failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
