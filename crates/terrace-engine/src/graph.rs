@@ -609,19 +609,30 @@ fn resource_dependencies(
     g: &Graph,
     reach: &[BTreeSet<usize>],
 ) -> HashMap<ConfigResource, Vec<ConfigResource>> {
+    // Each resource's address as text, made once: the lists are in the
+    // order of those texts, and a resource is in the lists of everything
+    // downstream of it.
+    let names: Vec<Option<String>> = g
+        .nodes
+        .iter()
+        .map(|n| match n {
+            Node::Resource(r) => Some(r.to_string()),
+            _ => None,
+        })
+        .collect();
     let mut out = HashMap::new();
     for (i, n) in g.nodes.iter().enumerate() {
         if let Node::Resource(r) = n {
-            let mut deps: Vec<ConfigResource> = reach[i]
+            let mut deps: Vec<(&str, &ConfigResource)> = reach[i]
                 .iter()
-                .filter_map(|d| match &g.nodes[*d] {
-                    Node::Resource(x) if x != r => Some(x.clone()),
+                .filter_map(|&d| match (&g.nodes[d], &names[d]) {
+                    (Node::Resource(x), Some(name)) if x != r => Some((name.as_str(), x)),
                     _ => None,
                 })
                 .collect();
-            deps.sort_by_cached_key(|d| d.to_string());
-            deps.dedup();
-            out.insert(r.clone(), deps);
+            deps.sort_by(|a, b| a.0.cmp(b.0));
+            deps.dedup_by(|a, b| a.1 == b.1);
+            out.insert(r.clone(), deps.into_iter().map(|(_, x)| x.clone()).collect());
         }
     }
     out

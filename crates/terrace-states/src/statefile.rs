@@ -14,13 +14,13 @@
 //! takes both, warns when an instance has both, and refuses a resource
 //! whose instances name different provider configurations.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use base64::Engine as _;
 use terrace_addrs::{
-    AbsProviderConfig, AbsProviderInstance, AbsResource, InstanceKey, ModuleInstance, Resource,
-    ResourceMode,
+    AbsProviderConfig, AbsProviderInstance, AbsResource, ConfigResource, InstanceKey,
+    ModuleInstance, Resource, ResourceMode,
 };
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -634,8 +634,9 @@ fn read_v4(root: &Node, src: &[u8]) -> Result<(State, Diagnostics), Diagnostics>
     state.serial = sv4.serial;
     state.terraform_version = sv4.terraform_version.clone();
 
+    let mut parsed = ParsedAddresses::default();
     for rs in &sv4.resources {
-        read_resource(rs, src, &mut state, &mut diags);
+        read_resource(rs, src, &mut state, &mut parsed, &mut diags);
     }
 
     for (name, os) in &sv4.outputs {
@@ -691,7 +692,38 @@ fn read_v4(root: &Node, src: &[u8]) -> Result<(State, Diagnostics), Diagnostics>
     }
 }
 
-fn read_resource(rs: &ResourceV4<'_>, src: &[u8], state: &mut State, diags: &mut Diagnostics) {
+/// The addresses a state repeats (every resource of a module names the
+/// module, every instance its provider, instances of one resource the
+/// same dependencies), each parsed once per read.
+#[derive(Default)]
+struct ParsedAddresses {
+    modules: HashMap<String, Result<ModuleInstance, Diagnostics>>,
+    providers: HashMap<String, Result<AbsProviderConfig, Diagnostics>>,
+    provider_instances: HashMap<String, Result<AbsProviderInstance, Diagnostics>>,
+    dependencies: HashMap<String, Result<ConfigResource, Diagnostics>>,
+}
+
+/// `map[text]`, parsed by `parse` the first time.
+fn parsed_once<T: Clone>(
+    map: &mut HashMap<String, Result<T, Diagnostics>>,
+    text: &str,
+    parse: impl FnOnce(&str) -> Result<T, Diagnostics>,
+) -> Result<T, Diagnostics> {
+    if let Some(known) = map.get(text) {
+        return known.clone();
+    }
+    let result = parse(text);
+    map.insert(text.to_string(), result.clone());
+    result
+}
+
+fn read_resource(
+    rs: &ResourceV4<'_>,
+    src: &[u8],
+    state: &mut State,
+    parsed: &mut ParsedAddresses,
+    diags: &mut Diagnostics,
+) {
     let mode = match rs.mode.as_str() {
         "managed" => ResourceMode::Managed,
         "data" => ResourceMode::Data,
@@ -712,7 +744,7 @@ fn read_resource(rs: &ResourceV4<'_>, src: &[u8], state: &mut State, diags: &mut
     let module = if rs.module.is_empty() {
         ModuleInstance::root()
     } else {
-        match ModuleInstance::parse_str(&rs.module) {
+        match parsed_once(&mut parsed.modules, &rs.module, ModuleInstance::parse_str) {
             Ok(m) => m,
             Err(d) => {
                 diags.extend(d);
@@ -728,7 +760,11 @@ fn read_resource(rs: &ResourceV4<'_>, src: &[u8], state: &mut State, diags: &mut
     let resource_provider = if rs.provider.is_empty() {
         None
     } else {
-        match AbsProviderConfig::parse_str(&rs.provider) {
+        match parsed_once(
+            &mut parsed.providers,
+            &rs.provider,
+            AbsProviderConfig::parse_str,
+        ) {
             Ok(p) => Some(p),
             Err(d) => match AbsProviderConfig::parse_legacy_str(&rs.provider) {
                 // A state from before provider source addresses.
@@ -786,7 +822,11 @@ fn read_resource(rs: &ResourceV4<'_>, src: &[u8], state: &mut State, diags: &mut
             ));
         }
         let (config, provider_key) = if !is.provider.is_empty() {
-            match AbsProviderInstance::parse_str(&is.provider) {
+            match parsed_once(
+                &mut parsed.provider_instances,
+                &is.provider,
+                AbsProviderInstance::parse_str,
+            ) {
                 Ok(pi) => (pi.config, pi.key),
                 Err(d) => {
                     diags.extend(d);
@@ -838,8 +878,10 @@ fn read_resource(rs: &ResourceV4<'_>, src: &[u8], state: &mut State, diags: &mut
 
         let mut dependencies = Vec::with_capacity(is.dependencies.len());
         for dep in &is.dependencies {
-            match AbsResource::parse_str(dep) {
-                Ok(a) => dependencies.push(a.config()),
+            match parsed_once(&mut parsed.dependencies, dep, |text| {
+                AbsResource::parse_str(text).map(|a| a.config())
+            }) {
+                Ok(a) => dependencies.push(a),
                 Err(d) => diags.extend(d),
             }
         }
