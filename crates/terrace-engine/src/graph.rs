@@ -632,7 +632,10 @@ fn resource_dependencies(
                 .collect();
             deps.sort_by(|a, b| a.0.cmp(b.0));
             deps.dedup_by(|a, b| a.1 == b.1);
-            out.insert(r.clone(), deps.into_iter().map(|(_, x)| x.clone()).collect());
+            out.insert(
+                r.clone(),
+                deps.into_iter().map(|(_, x)| x.clone()).collect(),
+            );
         }
     }
     out

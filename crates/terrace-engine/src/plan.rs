@@ -253,7 +253,9 @@ pub(crate) fn plan_with_imports(
     } else {
         opts.timestamp.clone()
     };
-    let mut out = Plan::empty(opts.mode, prior.clone());
+    // The plan's two states are filled in at the end (or on an early
+    // error): each copy of a large state costs as much as reading it.
+    let mut out = Plan::empty(opts.mode, State::new_with_lineage(String::new()));
     out.timestamp = now.clone();
     out.targets = opts.targets.clone();
     out.excludes = opts.excludes.clone();
@@ -288,12 +290,16 @@ pub(crate) fn plan_with_imports(
     }
     if has_errors(&diags) {
         out.errored = true;
+        out.prior_state = prior.clone();
+        out.prev_run_state = prior.clone();
         return (out, diags);
     }
     let (graph, gdiags) = graph::build(&model, GraphKind::Plan);
     diags.extend(gdiags);
     if has_errors(&diags) {
         out.errored = true;
+        out.prior_state = prior.clone();
+        out.prev_run_state = prior.clone();
         return (out, diags);
     }
     let env = Env {
@@ -433,7 +439,6 @@ pub(crate) fn plan_with_imports(
         &module_output_values(&env),
     );
     out.prior_state = state;
-    out.prev_run_state = moved_state.clone();
     out.checks = env.checks.results();
     // A root output refused for exposing a sensitive value is left out of
     // the plan, which still shows everything else (as terraform shows
@@ -455,6 +460,8 @@ pub(crate) fn plan_with_imports(
     out.output_changes
         .retain(|o| !refused.contains(o.name.as_str()));
     hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
+    drop(env);
+    out.prev_run_state = moved_state;
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
