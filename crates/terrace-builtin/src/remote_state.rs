@@ -767,31 +767,7 @@ mod tests {
         }
     }
 
-    struct TempDir(PathBuf);
-
-    impl TempDir {
-        fn new(name: &str) -> TempDir {
-            let dir =
-                std::env::temp_dir().join(format!("terrace-builtin-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("temp dir: {e}"));
-            TempDir(dir)
-        }
-
-        fn write(&self, relative: &str, text: &str) {
-            let path = self.0.join(relative);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("mkdir: {e}"));
-            }
-            std::fs::write(path, text).unwrap_or_else(|e| panic!("write: {e}"));
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use terrace_testsupport::TempDir;
 
     const FIXTURE: &str = include_str!("../testdata/outputs.tfstate");
 
@@ -812,7 +788,7 @@ mod tests {
             ),
             ("defaults", defaults.clone()),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
+        let (state, diagnostics) = read(&cfg, dir.path(), &StateCodec::disabled());
         assert!(diagnostics.is_empty(), "{diagnostics}");
         let want_outputs = obj(&[
             ("extra", Value::string("e")),
@@ -845,7 +821,7 @@ mod tests {
         dir.write("terraform.tfstate", FIXTURE);
         let (state, diagnostics) = read(
             &local(Value::null(Type::Dynamic)),
-            &dir.0,
+            dir.path(),
             &StateCodec::disabled(),
         );
         assert!(diagnostics.is_empty(), "{diagnostics}");
@@ -868,7 +844,7 @@ mod tests {
             ),
             ("workspace", Value::string("staging")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
+        let (state, diagnostics) = read(&cfg, dir.path(), &StateCodec::disabled());
         assert!(diagnostics.is_empty(), "{diagnostics}");
         assert!(outputs_of(&state).raw_equals(&obj(&[("only", Value::bool(true))])));
     }
@@ -880,7 +856,7 @@ mod tests {
             ("backend", Value::string("local")),
             ("workspace", Value::string("nope")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
+        let (state, diagnostics) = read(&cfg, dir.path(), &StateCodec::disabled());
         assert_eq!(
             described(&diagnostics),
             one(
@@ -891,13 +867,13 @@ mod tests {
         );
         assert!(outputs_of(&state).raw_equals(&Value::empty_object()));
         // As Terraform does, reading a workspace creates its directory.
-        assert!(dir.0.join("terraform.tfstate.d/nope").is_dir());
+        assert!(dir.join("terraform.tfstate.d/nope").is_dir());
 
         // An empty file is no state either.
         dir.write("terraform.tfstate", "");
         let (_, diagnostics) = read(
             &local(Value::null(Type::Dynamic)),
-            &dir.0,
+            dir.path(),
             &StateCodec::disabled(),
         );
         assert_eq!(
@@ -909,10 +885,10 @@ mod tests {
     #[test]
     fn unreadable_and_invalid_states() {
         let dir = TempDir::new("invalid");
-        std::fs::create_dir_all(dir.0.join("adir")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(dir.join("adir")).unwrap_or_else(|e| panic!("{e}"));
         let (state, diagnostics) = read(
             &local(obj(&[("path", Value::string("adir"))])),
-            &dir.0,
+            dir.path(),
             &StateCodec::disabled(),
         );
         assert!(state.is_null());
@@ -929,7 +905,7 @@ mod tests {
         dir.write("bad.tfstate", r#"{"version":4,"serial":1,"lineage":"x","outputs":{"a":{"value":"x","type":"number"}},"resources":[]}"#);
         let (state, diagnostics) = read(
             &local(obj(&[("path", Value::string("bad.tfstate"))])),
-            &dir.0,
+            dir.path(),
             &StateCodec::disabled(),
         );
         assert!(state.is_null());
@@ -949,7 +925,7 @@ mod tests {
             ("config", obj(&[("workspace_dir", Value::string("file"))])),
             ("workspace", Value::string("w")),
         ]);
-        let (state, diagnostics) = read(&cfg, &dir.0, &StateCodec::disabled());
+        let (state, diagnostics) = read(&cfg, dir.path(), &StateCodec::disabled());
         assert!(state.is_null());
         let got = described(&diagnostics);
         assert_eq!(got.len(), 1);
@@ -970,12 +946,12 @@ mod tests {
         let dir = TempDir::new("bad-backend");
         let (state, diagnostics) = read(
             &config(&[("backend", Value::string("foo"))]),
-            &dir.0,
+            dir.path(),
             &StateCodec::disabled(),
         );
         assert!(state.is_null());
         assert_eq!(diagnostics.len(), 1);
-        let (state, diagnostics) = read(&Value::string("x"), &dir.0, &StateCodec::disabled());
+        let (state, diagnostics) = read(&Value::string("x"), dir.path(), &StateCodec::disabled());
         assert!(state.is_null());
         assert!(diagnostics.has_errors());
     }

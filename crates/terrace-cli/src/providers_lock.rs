@@ -213,7 +213,7 @@ pub fn run(argv: &[String]) -> i32 {
     let mut updated: Vec<(Platform, Locks)> = Vec::new();
     let mut selected: BTreeMap<Provider, Version> = BTreeMap::new();
     for platform in &platforms {
-        let tmp = match temp_dir() {
+        let tmp = match terrace_getproviders::fresh_temp_dir("terrace-providers-lock") {
             Ok(t) => t,
             Err(e) => {
                 diags.push(Diagnostic::error(
@@ -337,23 +337,6 @@ pub fn run(argv: &[String]) -> i32 {
         ));
     }
     0
-}
-
-/// A fresh directory for one platform's packages.
-fn temp_dir() -> Result<PathBuf, String> {
-    let base = std::env::temp_dir();
-    for n in 0..1000u32 {
-        let dir = base.join(format!("terrace-providers-lock{}-{n}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(format!("mkdir {}: {e}", dir.display())),
-        }
-    }
-    Err(format!(
-        "no free temporary directory name in {}",
-        base.display()
-    ))
 }
 
 struct LockEvents<'a> {

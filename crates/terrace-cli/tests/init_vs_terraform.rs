@@ -25,40 +25,12 @@ mod http_support;
 use http_support::{HttpServer, Reply};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use terrace_testsupport::TempDir;
 
 const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
 const AWS_PACKAGE: &str = terrace_testsupport::AWS_PROVIDER_PACKAGE;
 const WIDGET_ZIP: &[u8] =
     include_bytes!("../../terrace-getproviders/testdata/widget_2.0.0_linux_amd64.zip");
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path =
-            std::env::temp_dir().join(format!("terrace-cli-init-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path.canonicalize().unwrap())
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn write(&self, name: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Whether the comparisons can run (terraform and the mirror's AWS
 /// package); reported by the project's rule for missing tools otherwise.

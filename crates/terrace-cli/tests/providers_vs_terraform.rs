@@ -10,38 +10,12 @@
 //! is missing.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+use terrace_testsupport::TempDir;
 
 const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
 const AWS: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!(
-            "terrace-cli-providers-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.0.join(name);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs a command in `dir` with a controlled environment.
 fn run(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Output {
@@ -127,13 +101,13 @@ fn providers_schema_json_matches_terraform() {
 "#;
     let cli_config = tmp.write(
         "cli.tfrc",
-        &format!(
+        format!(
             "provider_installation {{\n  filesystem_mirror {{\n    path    = \"{MIRROR}\"\n    include = [\"registry.terraform.io/*/*\"]\n  }}\n}}\n"
         ),
     );
-    let work = tmp.0.join("work");
+    let work = tmp.join("work");
     tmp.write("work/main.tf", main_tf);
-    let cache = tmp.0.join("schema-cache");
+    let cache = tmp.join("schema-cache");
     let env = [
         ("TF_CLI_CONFIG_FILE", cli_config.as_path()),
         ("TERRACE_SCHEMA_CACHE_DIR", cache.as_path()),
@@ -176,7 +150,7 @@ fn providers_schema_json_matches_terraform() {
     // Never initialised, no lock file: nothing is run, whatever mirror
     // holds the provider; both tools say why and what to do.
     tmp.write("fresh/main.tf", main_tf);
-    let fresh_dir = tmp.0.join("fresh");
+    let fresh_dir = tmp.join("fresh");
     let fresh = run(
         terrace(),
         &["providers", "schema", "-json", "-no-color"],
@@ -207,13 +181,13 @@ fn providers_schema_json_matches_terraform() {
     tmp.write("nowhere/main.tf", main_tf);
     std::fs::copy(
         work.join(".terraform.lock.hcl"),
-        tmp.0.join("nowhere/.terraform.lock.hcl"),
+        tmp.join("nowhere/.terraform.lock.hcl"),
     )
     .unwrap();
     let missing = run(
         terrace(),
         &["providers", "schema", "-json"],
-        &tmp.0.join("nowhere"),
+        &tmp.join("nowhere"),
         &env,
     );
     assert_eq!(missing.status.code(), Some(1));
@@ -232,15 +206,25 @@ fn providers_schema_json_matches_terraform() {
 fn providers_schema_without_providers_and_without_json() {
     let tmp = TempDir::new("schema-empty");
     tmp.write("main.tf", "locals {\n  a = 1\n}\n");
-    let empty = run(terrace(), &["providers", "schema", "-json"], &tmp.0, &[]);
+    let empty = run(
+        terrace(),
+        &["providers", "schema", "-json"],
+        tmp.path(),
+        &[],
+    );
     assert!(empty.status.success());
     assert_eq!(empty.stdout, b"{\"format_version\":\"1.0\"}\n");
-    let no_json = run(terrace(), &["providers", "schema"], &tmp.0, &[]);
+    let no_json = run(terrace(), &["providers", "schema"], tmp.path(), &[]);
     assert_eq!(no_json.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&no_json.stderr)
         .starts_with("The `terrace providers schema` command requires the `-json` flag."));
     if terrace_testsupport::require_terraform() {
-        let reference = run("terraform", &["providers", "schema", "-json"], &tmp.0, &[]);
+        let reference = run(
+            "terraform",
+            &["providers", "schema", "-json"],
+            tmp.path(),
+            &[],
+        );
         assert_eq!(empty.stdout, reference.stdout);
     }
 }
@@ -361,14 +345,14 @@ fn providers_tree_matches_terraform() {
         let tmp = TempDir::new(&format!("tree-{name}"));
         write_all(&tmp, files);
         // terraform reads module calls through its manifest.
-        let get = run("terraform", &["get", "-no-color"], &tmp.0, &env);
+        let get = run("terraform", &["get", "-no-color"], tmp.path(), &env);
         assert!(
             get.status.success(),
             "{}",
             String::from_utf8_lossy(&get.stderr)
         );
-        let reference = run("terraform", &["providers", "-no-color"], &tmp.0, &env);
-        let ours = run(terrace(), &["providers", "-no-color"], &tmp.0, &env);
+        let reference = run("terraform", &["providers", "-no-color"], tmp.path(), &env);
+        let ours = run(terrace(), &["providers", "-no-color"], tmp.path(), &env);
         assert!(reference.status.success(), "{name}");
         assert!(
             ours.status.success(),
@@ -404,7 +388,7 @@ fn providers_tree_matches_terraform() {
 #[test]
 fn providers_without_configuration() {
     let tmp = TempDir::new("tree-empty");
-    let out = run(terrace(), &["providers", "-no-color"], &tmp.0, &[]);
+    let out = run(terrace(), &["providers", "-no-color"], tmp.path(), &[]);
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("Error: No configuration files"), "{stderr}");

@@ -13,7 +13,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The fixture, compact; written out in the state file layout by
 /// terrace-states.
@@ -53,25 +52,25 @@ fn fixture_bytes() -> Vec<u8> {
     terrace_states::statefile::write(&state)
 }
 
-struct TempDir(PathBuf);
+/// A scratch directory with the reading helpers these tests use.
+struct TempDir(terrace_testsupport::TempDir);
 
 impl TempDir {
     fn new(name: &str) -> TempDir {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let path = std::env::temp_dir().join(format!(
-            "terrace-state-commands-{name}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).expect("temp dir");
-        TempDir(path)
+        TempDir(terrace_testsupport::TempDir::new(&format!(
+            "state-commands-{name}"
+        )))
+    }
+
+    fn root(&self) -> &Path {
+        self.0.path()
     }
 
     /// A directory holding the fixture as its state.
     fn with_fixture(name: &str) -> TempDir {
         let dir = TempDir::new(name);
-        std::fs::write(dir.0.join("terraform.tfstate"), fixture_bytes()).expect("write fixture");
+        std::fs::write(dir.root().join("terraform.tfstate"), fixture_bytes())
+            .expect("write fixture");
         dir
     }
 
@@ -84,7 +83,7 @@ impl TempDir {
     }
 
     fn files(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(&self.0)
+        let mut names: Vec<String> = std::fs::read_dir(self.0.path())
             .map(|rd| {
                 rd.filter_map(|e| e.ok())
                     .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -93,12 +92,6 @@ impl TempDir {
             .unwrap_or_default();
         names.sort();
         names
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -139,7 +132,7 @@ fn run_program(program: &str, dir: &Path, args: &[&str], stdin: Option<&[u8]>) -
 }
 
 fn terrace(dir: &TempDir, args: &[&str]) -> Run {
-    run_program(env!("CARGO_BIN_EXE_terrace"), &dir.0, args, None)
+    run_program(env!("CARGO_BIN_EXE_terrace"), dir.root(), args, None)
 }
 
 fn ok(stdout: &str) -> Run {
@@ -593,7 +586,7 @@ fn state_push_checks_lineage_and_serial() {
     let newer = v.to_string();
     let pushed = run_program(
         env!("CARGO_BIN_EXE_terrace"),
-        &dir.0,
+        dir.root(),
         &["state", "push", "-"],
         Some(newer.as_bytes()),
     );
@@ -758,7 +751,7 @@ fn side_by_side(
     let a = if color {
         let out = Command::new(env!("CARGO_BIN_EXE_terrace"))
             .args(&args)
-            .current_dir(&ours.0)
+            .current_dir(ours.root())
             .env("TF_CLI_CONFIG_FILE", "/dev/null")
             .env_remove("NO_COLOR")
             .env_remove("TF_WORKSPACE")
@@ -773,7 +766,7 @@ fn side_by_side(
     } else {
         terrace(&ours, &args)
     };
-    let b = run_program("terraform", &theirs.0, &args, None);
+    let b = run_program("terraform", theirs.root(), &args, None);
     ((a, ours), (b, theirs))
 }
 

@@ -1065,34 +1065,20 @@ impl TreeBuilder<'_> {
 mod tests {
     use super::*;
 
-    /// A scratch directory removed when dropped.
-    struct TempDir(PathBuf);
+    use terrace_testsupport::TempDir;
 
-    impl TempDir {
-        fn new(name: &str, files: &[&str]) -> TempDir {
-            let dir =
-                std::env::temp_dir().join(format!("terrace-config-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            for f in files {
-                let path = dir.join(f);
-                if let Some(parent) = path.parent() {
-                    let _ = std::fs::create_dir_all(parent);
-                }
-                let _ = std::fs::write(&path, "");
-            }
-            TempDir(dir)
+    /// A scratch directory holding the empty files `files`.
+    fn scratch(name: &str, files: &[&str]) -> TempDir {
+        let dir = TempDir::new(&format!("config-{name}"));
+        for f in files {
+            dir.write(f, "");
         }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        dir
     }
 
     #[test]
     fn directory_files_follow_opentofu_rules() {
-        let dir = TempDir::new(
+        let dir = scratch(
             "files",
             &[
                 "main.tf",
@@ -1112,16 +1098,16 @@ mod tests {
                 "sub/ignored.tf",
             ],
         );
-        let files = config_dir_files(&dir.0);
+        let files = config_dir_files(dir.path());
         let Ok((primary, overrides)) = files else {
-            panic!("cannot read {}", dir.0.display())
+            panic!("cannot read {}", dir.path().display())
         };
         assert_eq!(primary, ["main.tofu", "only.tf", "vars.tofu.json"]);
         assert_eq!(
             overrides,
             ["a_override.tf.json", "b_override.tofu", "override.tf"]
         );
-        assert!(config_dir_files(&dir.0.join("missing")).is_err());
+        assert!(config_dir_files(&dir.join("missing")).is_err());
     }
 
     #[test]

@@ -250,32 +250,17 @@ fn add_provider_nodes(
 mod tests {
     use super::*;
     use crate::loader::{load_config, LoadOptions};
-    use std::path::PathBuf;
 
-    struct TempDir(PathBuf);
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use terrace_testsupport::TempDir;
 
     fn tree(name: &str, files: &[(&str, &str)]) -> (TempDir, Config) {
-        let dir = std::env::temp_dir().join(format!(
-            "terrace-provider-resolution-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = TempDir::new(&format!("provider-resolution-{name}"));
         for (f, text) in files {
-            let path = dir.join(f);
-            if let Some(parent) = path.parent() {
-                let _ = std::fs::create_dir_all(parent);
-            }
-            let _ = std::fs::write(&path, text);
+            dir.write(f, text);
         }
-        let (config, diags) = load_config(&dir, &LoadOptions::default());
+        let (config, diags) = load_config(dir.path(), &LoadOptions::default());
         assert!(diags.is_empty(), "{diags:?}");
-        (TempDir(dir), config)
+        (dir, config)
     }
 
     #[test]
@@ -311,7 +296,7 @@ mod tests {
             [
                 "aws_s3_bucket.root -> provider[\"registry.terraform.io/hashicorp/aws\"]",
                 "module.m.aws_subnet.s -> provider[\"registry.terraform.io/hashicorp/aws\"]",
-                format!("module.m.aws_vpc.v -> provider[\"registry.terraform.io/hashicorp/aws\"].by_region key in [] at {}/main.tf:12,31-39", _dir.0.display()).as_str(),
+                format!("module.m.aws_vpc.v -> provider[\"registry.terraform.io/hashicorp/aws\"].by_region key in [] at {}/main.tf:12,31-39", _dir.path().display()).as_str(),
                 "module.m.google_thing.g -> provider[\"registry.terraform.io/hashicorp/google\"]",
             ]
         );

@@ -1254,33 +1254,17 @@ fn check_import_provider(module: &Module, imp: &Import) -> Option<Diagnostic> {
 mod tests {
     use super::*;
     use crate::loader::{load_config, LoadOptions};
-    use std::path::PathBuf;
     use terrace_syntax::ast::SourceFile;
 
-    struct TempDir(PathBuf);
+    use terrace_testsupport::TempDir;
 
-    impl TempDir {
-        fn new(name: &str, files: &[(&str, &str)]) -> TempDir {
-            let dir = std::env::temp_dir().join(format!(
-                "terrace-provider-validation-{name}-{}",
-                std::process::id()
-            ));
-            let _ = std::fs::remove_dir_all(&dir);
-            for (f, text) in files {
-                let path = dir.join(f);
-                if let Some(parent) = path.parent() {
-                    let _ = std::fs::create_dir_all(parent);
-                }
-                let _ = std::fs::write(&path, text);
-            }
-            TempDir(dir)
+    /// A scratch directory holding `files` (name, text).
+    fn scratch(name: &str, files: &[(&str, &str)]) -> TempDir {
+        let dir = TempDir::new(&format!("provider-validation-{name}"));
+        for (f, text) in files {
+            dir.write(f, text);
         }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        dir
     }
 
     fn reference(text: &str, alias: Option<&str>, key: Option<&str>) -> ProviderConfigRef {
@@ -1328,14 +1312,14 @@ mod tests {
 
     #[test]
     fn a_collection_needs_an_alias_and_counts_as_one() {
-        let dir = TempDir::new(
+        let dir = scratch(
             "collections",
             &[(
                 "main.tf",
                 "terraform {\n  required_providers {\n    aws = { source = \"hashicorp/aws\", configuration_collections = [aws.by_region] }\n    kv = { source = \"terrace/kv\", configuration_collections = [kv] }\n  }\n}\n",
             )],
         );
-        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        let (config, diags) = load_config(dir.path(), &LoadOptions::default());
         let summaries: Vec<&str> = diags.iter().map(|d| d.summary.as_str()).collect();
         assert_eq!(summaries, ["Invalid configuration_collections value"]);
         let aws = &config.module.required_providers.providers["aws"];
@@ -1349,14 +1333,14 @@ mod tests {
 
     #[test]
     fn provider_types_of_a_module() {
-        let dir = TempDir::new(
+        let dir = scratch(
             "types",
             &[(
                 "main.tf",
                 "terraform {\n  required_providers {\n    acme = { source = \"example.com/corp/acme\" }\n  }\n}\nprovider \"acme\" {}\nprovider \"aws\" {\n  alias = \"x\"\n}\n",
             )],
         );
-        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        let (config, diags) = load_config(dir.path(), &LoadOptions::default());
         assert!(diags.is_empty(), "{diags:?}");
         let types: Vec<String> = module_provider_types(&config.module)
             .iter()
@@ -1373,7 +1357,7 @@ mod tests {
 
     #[test]
     fn json_for_each_is_never_too_similar() {
-        let dir = TempDir::new(
+        let dir = scratch(
             "json",
             &[(
                 "main.tf.json",
@@ -1384,14 +1368,14 @@ mod tests {
 }"#,
             )],
         );
-        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        let (config, diags) = load_config(dir.path(), &LoadOptions::default());
         assert!(diags.is_empty(), "{diags:?}");
         assert!(validate_provider_configs(&config).is_empty());
     }
 
     #[test]
     fn requirements_merge_constraints() {
-        let dir = TempDir::new(
+        let dir = scratch(
             "reqs",
             &[
                 (
@@ -1404,7 +1388,7 @@ mod tests {
                 ),
             ],
         );
-        let (config, diags) = load_config(&dir.0, &LoadOptions::default());
+        let (config, diags) = load_config(dir.path(), &LoadOptions::default());
         assert!(diags.is_empty(), "{diags:?}");
         let (reqs, diags) = provider_requirements(&config, &[]);
         assert!(diags.is_empty());

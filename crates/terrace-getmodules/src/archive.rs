@@ -561,7 +561,7 @@ pub(crate) mod tests {
             ("./bin/run", b'0', 0o755, b"#!/bin/sh\n"),
             ("./link", b'2', 0o777, b""),
         ]);
-        let src = dir.write("m.tgz", &gzip(&archive), 0o644);
+        let src = dir.write_mode("m.tgz", gzip(&archive), 0o644);
         let dst = dir.path().join("out");
         assert_eq!(decompress_into_dir("tgz", &src, &dst), Ok(()));
         assert_eq!(
@@ -584,17 +584,17 @@ pub(crate) mod tests {
     #[test]
     fn refuses_what_go_getter_refuses() {
         let dir = TempDir::new("untar-bad");
-        let src = dir.write("a.tar", &tar(&[("../evil", b'0', 0o644, b"x")]), 0o644);
+        let src = dir.write_mode("a.tar", tar(&[("../evil", b'0', 0o644, b"x")]), 0o644);
         assert_eq!(
             decompress_into_dir("tar", &src, &dir.path().join("o1")),
             Err("entry contains '..': ../evil".to_string())
         );
-        let src = dir.write("b.tar", &tar(&[("d/", b'5', 0o755, b"")]), 0o644);
+        let src = dir.write_mode("b.tar", tar(&[("d/", b'5', 0o755, b"")]), 0o644);
         assert_eq!(
             decompress_into_dir("tar", &src, &dir.path().join("o2")),
             Err(format!("empty archive: {}", src.display()))
         );
-        let src = dir.write("c.tgz", b"not gzip at all", 0o644);
+        let src = dir.write_mode("c.tgz", b"not gzip at all", 0o644);
         assert_eq!(
             decompress_into_dir("tgz", &src, &dir.path().join("o3")),
             Err("gzip: invalid header".to_string())
@@ -602,19 +602,19 @@ pub(crate) mod tests {
         let mut bad_crc = gzip(&tar(&[("f", b'0', 0o644, b"x")]));
         let n = bad_crc.len();
         bad_crc[n - 8] ^= 0xff;
-        let src = dir.write("d.tgz", &bad_crc, 0o644);
+        let src = dir.write_mode("d.tgz", &bad_crc, 0o644);
         assert_eq!(
             decompress_into_dir("tgz", &src, &dir.path().join("o4")),
             Err("gzip: invalid checksum".to_string())
         );
         let mut corrupt = tar(&[("f", b'0', 0o644, b"x")]);
         corrupt[0] = b'g';
-        let src = dir.write("e.tar", &corrupt, 0o644);
+        let src = dir.write_mode("e.tar", &corrupt, 0o644);
         assert_eq!(
             decompress_into_dir("tar", &src, &dir.path().join("o5")),
             Err("archive/tar: invalid header".to_string())
         );
-        let src = dir.write("f.zip", b"PK\x03\x04 truncated", 0o644);
+        let src = dir.write_mode("f.zip", b"PK\x03\x04 truncated", 0o644);
         assert_eq!(
             decompress_into_dir("zip", &src, &dir.path().join("o6")),
             Err("zip: not a valid zip file".to_string())
@@ -624,7 +624,7 @@ pub(crate) mod tests {
     #[test]
     fn unpacks_zip() {
         let dir = TempDir::new("unzip");
-        let src = dir.write(
+        let src = dir.write_mode(
             "w.zip",
             include_bytes!("../../terrace-getproviders/testdata/widget_2.0.0_linux_amd64.zip"),
             0o644,

@@ -118,7 +118,7 @@ impl PackageFetcher {
         subdir: &str,
         depth: usize,
     ) -> Result<(), String> {
-        let tmp = temp_dir("getter")?;
+        let tmp = terrace_getproviders::fresh_temp_dir("getter")?;
         let whole = match &addr.forced {
             Some(f) => format!("{f}::{url}"),
             None => url.to_string(),
@@ -134,7 +134,7 @@ impl PackageFetcher {
     }
 
     fn get_archive(&self, dst: &Path, getter: &str, url: &str, kind: &str) -> Result<(), String> {
-        let tmp = temp_dir("getter")?;
+        let tmp = terrace_getproviders::fresh_temp_dir("getter")?;
         let file = tmp.join("archive");
         let result = match getter {
             "file" => {
@@ -189,30 +189,6 @@ impl PackageFetcher {
             .map(|(p, s)| (crate::address::display_remote(&p, &s), ()))?;
         self.get(dst, &source, depth + 1)
     }
-}
-
-/// A fresh private directory under the system temporary directory.
-fn temp_dir(label: &str) -> Result<PathBuf, String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let base = std::env::temp_dir();
-    for _ in 0..100 {
-        let n = NEXT.fetch_add(1, Ordering::SeqCst);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.subsec_nanos())
-            .unwrap_or(0);
-        let dir = base.join(format!("{label}{}{n}{nanos}", std::process::id()));
-        match std::fs::create_dir(&dir) {
-            Ok(()) => return Ok(dir),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(path_error("mkdir", &dir, &e)),
-        }
-    }
-    Err(format!(
-        "could not create a temporary directory in {}",
-        base.display()
-    ))
 }
 
 /// The path part of a URL (no query or fragment).
@@ -628,7 +604,7 @@ fn git_get(dst: &Path, url: &str) -> Result<(), String> {
         let raw = base64::engine::general_purpose::STANDARD
             .decode(ssh_key.as_bytes())
             .map_err(|e| format!("failed to decode sshkey: {e}"))?;
-        let dir = temp_dir("go-getter")?;
+        let dir = terrace_getproviders::fresh_temp_dir("go-getter")?;
         let file = dir.join("key");
         let written = std::fs::File::create(&file)
             .and_then(|f| {

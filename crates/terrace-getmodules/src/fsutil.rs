@@ -3,31 +3,11 @@
 //! `filepath.Join`/`Clean` on slash-separated strings, `EvalSymlinks`, and
 //! the copy of an earlier install (hidden entries such as `.git` left out).
 
-use std::io;
 use std::path::{Path, PathBuf};
 
-/// An OS error as Go prints it: the C library's message, first letter in
-/// lower case, without the error number.
-pub(crate) fn errno_text(err: &io::Error) -> String {
-    if err.raw_os_error().is_none() {
-        return err.to_string();
-    }
-    let full = err.to_string();
-    let msg = match full.rfind(" (os error ") {
-        Some(i) => &full[..i],
-        None => &full[..],
-    };
-    let mut chars = msg.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// Go's `*fs.PathError` text: `OP PATH: ERROR`.
-pub(crate) fn path_error(op: &str, path: &Path, err: &io::Error) -> String {
-    format!("{op} {}: {}", path.display(), errno_text(err))
-}
+// Go's texts for OS errors (`lstat /x: no such file or directory`), one
+// implementation for both installers.
+pub(crate) use terrace_getproviders::goerr::{errno_text, path_error};
 
 /// Go's `path.Clean`.
 pub(crate) fn clean(p: &str) -> String {
@@ -193,7 +173,7 @@ mod tests {
     #[test]
     fn symlinks_are_resolved_and_missing_parts_named() {
         let dir = TempDir::new("evalsym");
-        dir.write("real/x/main.tf", b"", 0o644);
+        dir.write_mode("real/x/main.tf", b"", 0o644);
         if let Err(e) = std::os::unix::fs::symlink("real", dir.path().join("link")) {
             panic!("{e}");
         }
@@ -215,10 +195,10 @@ mod tests {
     #[test]
     fn copies_skip_hidden_entries() {
         let dir = TempDir::new("copydir");
-        dir.write("src/main.tf", b"a", 0o644);
-        dir.write("src/bin/run", b"#!", 0o755);
-        dir.write("src/.git/HEAD", b"ref", 0o644);
-        dir.write("src/.hidden", b"h", 0o644);
+        dir.write_mode("src/main.tf", b"a", 0o644);
+        dir.write_mode("src/bin/run", b"#!", 0o755);
+        dir.write_mode("src/.git/HEAD", b"ref", 0o644);
+        dir.write_mode("src/.hidden", b"h", 0o644);
         if let Err(e) = std::os::unix::fs::symlink("main.tf", dir.path().join("src/alias.tf")) {
             panic!("{e}");
         }

@@ -225,7 +225,7 @@ mod tests {
             Manifest::read(&dir.path().join("none")),
             Ok(Manifest::default())
         );
-        dir.write("m/modules.json", b"{nope", 0o644);
+        dir.write_mode("m/modules.json", b"{nope", 0o644);
         let err = Manifest::read(&dir.path().join("m"))
             .err()
             .unwrap_or_default();
@@ -233,7 +233,7 @@ mod tests {
             err.starts_with("error unmarshalling module manifest"),
             "{err}"
         );
-        dir.write(
+        dir.write_mode(
             "v/modules.json",
             br#"{"Modules":[{"Key":"a","Source":"x/y/z","Version":"bad!","Dir":"d"}]}"#,
             0o644,

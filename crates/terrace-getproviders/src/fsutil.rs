@@ -79,6 +79,32 @@ pub(crate) fn remove_empty_dirs(created: &[PathBuf]) {
     }
 }
 
+/// A fresh directory under the system temporary directory, named from
+/// `label`, the process and a counter (with the clock, against other
+/// processes of the same id in containers); the caller removes it.
+pub fn fresh_temp_dir(label: &str) -> Result<PathBuf, String> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let base = std::env::temp_dir();
+    for _ in 0..100 {
+        let n = NEXT.fetch_add(1, Ordering::SeqCst);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let dir = base.join(format!("{label}{}{n}{nanos}", std::process::id()));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(crate::goerr::path_error("mkdir", &dir, &e)),
+        }
+    }
+    Err(format!(
+        "could not create a temporary directory in {}",
+        base.display()
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -285,7 +285,7 @@ mod tests {
     #[test]
     fn h1_matches_terraform_for_dirs_and_zips() {
         let dir = TempDir::new("h1");
-        dir.write(
+        dir.write_mode(
             "null/terraform-provider-null_v1.1.0_x5",
             b"#!/bin/sh\necho hi\n",
             0o755,
@@ -304,12 +304,12 @@ mod tests {
             "zh:94ae73cb5d2f4eced53953896d995a1a7f79cd5d09353e9db1289a10412ff49e"
         );
         // The same files unpacked hash the same.
-        dir.write(
+        dir.write_mode(
             "widget/terraform-provider-widget_v2.0.0",
             b"#!/bin/sh\necho widget\n",
             0o755,
         );
-        dir.write("widget/docs/README.md", b"readme\n", 0o644);
+        dir.write_mode("widget/docs/README.md", b"readme\n", 0o644);
         assert_eq!(ok(h1_dir(&dir.path().join("widget"))).as_str(), want);
         // Through a symbolic link, as in .terraform/providers.
         let link = dir.path().join("link");
@@ -355,7 +355,7 @@ mod tests {
         let dir = TempDir::new("h1-zipdir");
         let zip = dir.path().join("p.zip");
         crate::zip::tests::write_stored_zip(&zip, &[("a/", b"", 0o755), ("a/b", b"x", 0o644)]);
-        dir.write("u/a/b", b"x", 0o644);
+        dir.write_mode("u/a/b", b"x", 0o644);
         // With the directory entry the archive's hash differs from the
         // unpacked directory's, exactly as Go's dirhash.HashZip does.
         let summary = format!(

@@ -11,6 +11,7 @@ pub mod cliconfig;
 pub mod constraints;
 pub mod credentials_helper;
 mod fsutil;
+pub use fsutil::fresh_temp_dir;
 pub mod goerr;
 pub mod hash;
 mod hcl1;

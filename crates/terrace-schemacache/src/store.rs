@@ -233,32 +233,7 @@ pub(crate) mod tests {
     use terrace_providers::{Attribute, Block, Schema, ServerCapabilities};
     use terrace_value::Type;
 
-    /// A fresh directory under the system temp dir, removed on drop.
-    pub(crate) struct TempDir(PathBuf);
-
-    impl TempDir {
-        pub(crate) fn new(name: &str) -> TempDir {
-            static COUNTER: AtomicU64 = AtomicU64::new(0);
-            let path = std::env::temp_dir().join(format!(
-                "terrace-schemacache-{name}-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            let _ = std::fs::remove_dir_all(&path);
-            std::fs::create_dir_all(&path).unwrap();
-            TempDir(path)
-        }
-
-        pub(crate) fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    pub(crate) use terrace_testsupport::TempDir;
 
     pub(crate) fn sample_schema() -> ProviderSchema {
         let mut attributes = BTreeMap::new();

@@ -5,7 +5,7 @@
 //! `GetProviderSchema` ever reaching it (seen in the provider's own trace
 //! log). Skipped, with a message, where the provider is not installed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use terrace_plugin::{LaunchConfig, LogLevel, LogRecord, LogSink};
 use terrace_providers::{CallFunctionRequest, Provider};
@@ -15,25 +15,7 @@ use terrace_value::Value;
 const AWS: &str = terrace_testsupport::AWS_PROVIDER_EXECUTABLE;
 const AWS_ADDR: &str = "registry.terraform.io/hashicorp/aws";
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let path = std::env::temp_dir().join(format!(
-            "terrace-schemacache-it-{name}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use terrace_testsupport::TempDir;
 
 /// Keeps the `tf_rpc` field of every plugin log record.
 #[derive(Default)]
@@ -73,7 +55,7 @@ fn aws_schema_is_cached_and_reused() {
         return;
     }
     let tmp = TempDir::new("aws");
-    let cache = SchemaCache::at(tmp.0.join("cache"));
+    let cache = SchemaCache::at(tmp.join("cache"));
 
     let cold = load_schema(&cache, LaunchConfig::new(AWS_ADDR, AWS)).unwrap();
     assert_eq!(cold.source, SchemaSource::Provider);

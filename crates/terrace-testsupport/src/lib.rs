@@ -19,6 +19,9 @@ use std::process::Command;
 pub mod chromium;
 pub mod firefox;
 pub mod fuzz;
+mod tempdir;
+
+pub use tempdir::TempDir;
 
 /// The hashicorp/aws 5.100.0 package directory of the machine image, in a
 /// filesystem mirror's unpacked layout.

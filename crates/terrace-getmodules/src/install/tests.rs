@@ -22,7 +22,7 @@ impl ModuleInstallHooks for Lines {
 
 fn write(dir: &TempDir, files: &[(&str, &str)]) {
     for (name, text) in files {
-        dir.write(name, text.as_bytes(), 0o644);
+        dir.write_mode(name, text.as_bytes(), 0o644);
     }
 }
 

@@ -32,7 +32,7 @@ fn auth() -> SignedChecksums {
 #[test]
 fn a_signed_package_trusts_every_listed_checksum() {
     let dir = TempDir::new("auth-ok");
-    let zip = dir.write("p.zip", ZIP, 0o644);
+    let zip = dir.write_mode("p.zip", ZIP, 0o644);
     let result = match auth().authenticate(&zip) {
         Ok(r) => r,
         Err(e) => panic!("{e}"),
@@ -52,8 +52,8 @@ fn a_signed_package_trusts_every_listed_checksum() {
 #[test]
 fn refusals() {
     let dir = TempDir::new("auth-bad");
-    let zip = dir.write("p.zip", ZIP, 0o644);
-    let other = dir.write("other.zip", b"not the package", 0o644);
+    let zip = dir.write_mode("p.zip", ZIP, 0o644);
+    let other = dir.write_mode("other.zip", b"not the package", 0o644);
 
     // The archive is not what the registry announced.
     let got = auth().authenticate(&other);
@@ -111,13 +111,13 @@ fn refusals() {
 fn matching_hashes_by_location() {
     use crate::source::PackageLocation;
     let dir = TempDir::new("auth-match");
-    let zip = dir.write("p.zip", ZIP, 0o644);
-    let unpacked = dir.write(
+    let zip = dir.write_mode("p.zip", ZIP, 0o644);
+    let unpacked = dir.write_mode(
         "u/terraform-provider-widget_v2.0.0",
         b"#!/bin/sh\necho widget\n",
         0o755,
     );
-    dir.write("u/docs/README.md", b"readme\n", 0o644);
+    dir.write_mode("u/docs/README.md", b"readme\n", 0o644);
     let h1 = Hash::h1("V3Us0DV4KR70MFGENOE0wh3LCGjbIEJ9oUM9yAPMlxY=");
     let zh = Hash::zh(ZIP_SHA);
     let other = Hash::h1("AAAA");
@@ -155,7 +155,7 @@ impl Sha256Of {
 #[test]
 fn a_mirror_hash_list() {
     let dir = TempDir::new("auth-hashes");
-    let zip = dir.write("p.zip", ZIP, 0o644);
+    let zip = dir.write_mode("p.zip", ZIP, 0o644);
     let h1 = Hash::h1("V3Us0DV4KR70MFGENOE0wh3LCGjbIEJ9oUM9yAPMlxY=");
     let ok = PackageAuthentication::Hashes(vec![Hash::h1("AAAA"), h1.clone()]);
     match ok.authenticate(&zip) {

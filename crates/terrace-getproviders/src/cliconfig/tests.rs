@@ -290,17 +290,17 @@ fn location_rules() {
 
     // ~/.terraformrc and ~/.terraform.d/*.tfrc are both read (and their
     // provider_installation blocks then conflict).
-    home.write(
+    home.write_mode(
         ".terraformrc",
         b"provider_installation {\n  direct {}\n}\n",
         0o644,
     );
-    home.write(
+    home.write_mode(
         ".terraform.d/b.tfrc",
         b"provider_installation {\n  filesystem_mirror { path = \"/m\" }\n}\n",
         0o644,
     );
-    home.write(".terraform.d/ignored.txt", b"not = [config", 0o644);
+    home.write_mode(".terraform.d/ignored.txt", b"not = [config", 0o644);
     let (c, diags) = load(&env);
     assert_eq!(c.provider_installation.len(), 2);
     assert_eq!(
@@ -313,7 +313,7 @@ fn location_rules() {
     );
 
     // TF_CLI_CONFIG_FILE replaces both.
-    let file = cwd.write("cli.tfrc", b"plugin_cache_dir = \"/\"\n", 0o644);
+    let file = cwd.write_mode("cli.tfrc", b"plugin_cache_dir = \"/\"\n", 0o644);
     let env2 = env_with(
         Some(home.path()),
         cwd.path(),
@@ -458,7 +458,7 @@ fn explicit_source_follows_the_block() {
 fn implicit_source_prefers_local_copies() {
     let home = TempDir::new("implicit-home");
     let cwd = TempDir::new("implicit-cwd");
-    cwd.write(
+    cwd.write_mode(
         "terraform.d/plugins/registry.terraform.io/hashicorp/null/1.0.0/linux_amd64/terraform-provider-null",
         b"",
         0o755,

@@ -30,17 +30,17 @@ fn linux() -> Platform {
 fn mirror() -> TempDir {
     let m = TempDir::new("inst-mirror");
     let exe = b"#!/bin/sh\necho hi\n";
-    m.write(
+    m.write_mode(
         "registry.terraform.io/hashicorp/null/1.0.0/linux_amd64/terraform-provider-null_v1.0.0_x5",
         exe,
         0o755,
     );
-    m.write(
+    m.write_mode(
         "registry.terraform.io/hashicorp/null/1.1.0/linux_amd64/terraform-provider-null_v1.1.0_x5",
         exe,
         0o755,
     );
-    m.write(
+    m.write_mode(
         "example.com/acme/widget/terraform-provider-widget_2.0.0_linux_amd64.zip",
         WIDGET_ZIP,
         0o644,
@@ -361,7 +361,7 @@ fn version_selection_errors_read_like_terraform() {
 #[test]
 fn a_missing_platform_is_reported() {
     let m = TempDir::new("inst-platform");
-    m.write(
+    m.write_mode(
         "registry.terraform.io/hashicorp/null/1.1.0/linux_arm64/terraform-provider-null",
         b"",
         0o755,
@@ -423,7 +423,7 @@ fn checksum_mismatches_install_nothing() {
 #[test]
 fn corrupt_archives_install_nothing() {
     let m = TempDir::new("inst-corrupt");
-    m.write(
+    m.write_mode(
         "example.com/acme/widget/terraform-provider-widget_2.0.0_linux_amd64.zip",
         &WIDGET_ZIP[..100],
         0o644,

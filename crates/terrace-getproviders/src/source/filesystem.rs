@@ -295,66 +295,66 @@ mod tests {
     fn mirror() -> TempDir {
         let d = TempDir::new("fsmirror");
         let exe = b"#!/bin/sh\n";
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/1.0.0/linux_amd64/terraform-provider-null_v1.0.0",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/1.1.0/linux_arm64/terraform-provider-null_v1.1.0",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/1.2.0-beta/linux_amd64/terraform-provider-null",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/terraform-provider-null_1.3.0_linux_amd64.zip",
             b"zip",
             0o644,
         );
-        d.write("registry.terraform.io/hashicorp/null/Terraform-Provider-NULL_1.4.0_darwin_arm64_extra.ZIP", b"zip", 0o644);
-        d.write(
+        d.write_mode("registry.terraform.io/hashicorp/null/Terraform-Provider-NULL_1.4.0_darwin_arm64_extra.ZIP", b"zip", 0o644);
+        d.write_mode(
             "example.com/Acme/Widget/2.0.0/linux_amd64/terraform-provider-widget",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/-/legacy/1.0.0/linux_amd64/terraform-provider-legacy",
             exe,
             0o755,
         );
         // Misfits, all ignored.
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/notaversion/linux_amd64/x",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/1.5.0/linux/x",
             exe,
             0o755,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/1.6.0/linux_amd64",
             b"not a dir",
             0o644,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/terraform-provider-other_1.7.0_linux_amd64.zip",
             b"",
             0o644,
         );
-        d.write(
+        d.write_mode(
             "registry.terraform.io/hashicorp/null/terraform-provider-null_1.8.0.zip",
             b"",
             0o644,
         );
-        d.write("bad host!/hashicorp/x/1.0.0/linux_amd64/f", exe, 0o755);
-        d.write("example.com/-/legacy/1.0.0/linux_amd64/f", exe, 0o755);
-        d.write("README", b"", 0o644);
+        d.write_mode("bad host!/hashicorp/x/1.0.0/linux_amd64/f", exe, 0o755);
+        d.write_mode("example.com/-/legacy/1.0.0/linux_amd64/f", exe, 0o755);
+        d.write_mode("README", b"", 0o644);
         d
     }
 

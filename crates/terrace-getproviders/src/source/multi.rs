@@ -284,18 +284,18 @@ mod tests {
     #[test]
     fn include_exclude_and_fallthrough() {
         let m1 = TempDir::new("multi1");
-        m1.write(
+        m1.write_mode(
             "registry.terraform.io/hashicorp/null/1.0.0/linux_amd64/f",
             b"",
             0o755,
         );
         let m2 = TempDir::new("multi2");
-        m2.write(
+        m2.write_mode(
             "registry.terraform.io/hashicorp/null/2.0.0/linux_amd64/f",
             b"",
             0o755,
         );
-        m2.write(
+        m2.write_mode(
             "registry.terraform.io/hashicorp/null/1.0.0/darwin_arm64/f",
             b"",
             0o755,

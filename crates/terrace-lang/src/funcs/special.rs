@@ -358,36 +358,25 @@ fn is_reference(expr: &Expr) -> bool {
 mod tests {
     use crate::eval::evaluate;
     use crate::scope::MapScope;
-    use std::path::PathBuf;
     use terrace_syntax::ast::SourceFile;
     use terrace_syntax::diagnostic::has_errors;
     use terrace_value::{Marks, Value};
 
-    /// A directory of template files, removed when dropped.
-    struct TempDir(PathBuf);
+    use terrace_testsupport::TempDir;
 
-    impl TempDir {
-        fn new(name: &str, files: &[(&str, &[u8])]) -> TempDir {
-            let dir =
-                std::env::temp_dir().join(format!("terrace-special-{}-{name}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(dir.join("sub")).expect("create temp dir");
-            for (path, content) in files {
-                std::fs::write(dir.join(path), content).expect("write temp file");
-            }
-            TempDir(dir)
+    /// A scratch directory with a `sub` directory and `files` (name, bytes).
+    fn scratch(name: &str, files: &[(&str, &[u8])]) -> TempDir {
+        let dir = TempDir::new(&format!("special-{name}"));
+        std::fs::create_dir_all(dir.join("sub")).expect("create temp dir");
+        for (path, content) in files {
+            dir.write(path, content);
         }
-    }
-
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
+        dir
     }
 
     fn scope(dir: &TempDir) -> MapScope {
         MapScope::new()
-            .with_base_dir(&dir.0)
+            .with_base_dir(dir.path())
             .with("tpl", Value::string("hello ${name}"))
             .with("tpl_wrap", Value::string("${v}"))
             .with("tpl_num", Value::string("${5}"))
@@ -430,7 +419,7 @@ mod tests {
 
     #[test]
     fn templatefile_renders() {
-        let dir = TempDir::new("ok", &files());
+        let dir = scratch("ok", &files());
         let scope = scope(&dir);
         let rows: &[(&str, Value)] = &[
             (
@@ -469,7 +458,7 @@ mod tests {
 
     #[test]
     fn templatefile_errors() {
-        let dir = TempDir::new("err", &files());
+        let dir = scratch("err", &files());
         let scope = scope(&dir);
         let rows: &[(&str, &str, &str)] = &[
             (
@@ -538,7 +527,7 @@ mod tests {
 
     #[test]
     fn templatestring_rules() {
-        let dir = TempDir::new("ts", &files());
+        let dir = scratch("ts", &files());
         let scope = scope(&dir);
         let ok: &[(&str, Value)] = &[
             (
@@ -621,7 +610,7 @@ mod tests {
 
     #[test]
     fn try_and_can_results() {
-        let dir = TempDir::new("try", &[]);
+        let dir = scratch("try", &[]);
         let scope = scope(&dir);
         assert!(run(&scope, "try(five.x, 2)").0.raw_equals(&Value::int(2)));
         assert_eq!(run(&scope, "can(five.x)").0.as_bool(), Some(false));

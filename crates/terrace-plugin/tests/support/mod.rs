@@ -9,33 +9,9 @@ use std::time::{Duration, Instant};
 use terrace_providers::{Block, NestingMode};
 use terrace_value::Value;
 
-/// A fresh directory under the system temp dir, removed on drop.
-pub struct TempDir(pub PathBuf);
-
-impl TempDir {
-    pub fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "terrace-plugin-test-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+// Not every test binary that includes this module makes directories.
+#[allow(unused_imports)]
+pub use terrace_testsupport::TempDir;
 
 /// The state letter of a process from /proc (`R`, `S`, `Z`, ...) and its
 /// parent, or `None` when there is no such process.

@@ -7,24 +7,7 @@ use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
 use terrace_value::Value;
 
 /// A fresh directory removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> TempDir {
-        let mut rnd = [0u8; 8];
-        getrandom::fill(&mut rnd).unwrap();
-        let name: String = rnd.iter().map(|b| format!("{b:02x}")).collect();
-        let p = std::env::temp_dir().join(format!("terrace-states-test-{name}"));
-        fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
-    }
-}
+use terrace_testsupport::TempDir;
 
 fn backend(dir: &Path) -> LocalBackend {
     LocalBackend::new(dir, LocalBackendOptions::default())
@@ -127,16 +110,16 @@ fn workspace_names_are_url_path_safe() {
 
 #[test]
 fn workspace_commands() {
-    let t = TempDir::new();
-    let mut b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut b = backend(t.path());
     assert_eq!(b.workspaces().unwrap(), ["default"]);
     assert_eq!(b.current_workspace_with(None).unwrap(), "default");
 
     b.new_workspace_with("foo", None).unwrap();
     assert_eq!(b.workspace(), "foo");
-    assert!(t.0.join("terraform.tfstate.d/foo").is_dir());
+    assert!(t.join("terraform.tfstate.d/foo").is_dir());
     assert_eq!(
-        fs::read_to_string(t.0.join(".terraform/environment")).unwrap(),
+        fs::read_to_string(t.join(".terraform/environment")).unwrap(),
         "foo"
     );
     let e = b.new_workspace_with("foo", None).unwrap_err();
@@ -202,7 +185,7 @@ fn workspace_commands() {
 
     // A workspace with objects needs -force.
     b.select_workspace_with("default", false, None).unwrap();
-    let mut other = backend(&t.0);
+    let mut other = backend(t.path());
     other.use_workspace("foo");
     other.write_state(&state_with("x")).unwrap();
     let e = b
@@ -213,12 +196,12 @@ fn workspace_commands() {
     assert!(d.detail.starts_with(
         "Workspace \"foo\" is currently tracking the following resource instances:\n  - terraform_data.a\n\nDeleting this workspace would cause Terraform to lose track"
     ));
-    assert!(t.0.join("terraform.tfstate.d/foo").is_dir());
+    assert!(t.join("terraform.tfstate.d/foo").is_dir());
     let out = b
         .delete_workspace_with("foo", true, Some(Duration::ZERO), None)
         .unwrap();
     assert!(out.was_non_empty);
-    assert!(!t.0.join("terraform.tfstate.d/foo").exists());
+    assert!(!t.join("terraform.tfstate.d/foo").exists());
     let out = b.delete_workspace_with("bar", false, None, None).unwrap();
     assert!(!out.was_non_empty);
     assert_eq!(b.workspaces().unwrap(), ["default"]);
@@ -227,23 +210,23 @@ fn workspace_commands() {
 
 #[test]
 fn writes_bump_serial_only_on_change_and_back_up_once() {
-    let t = TempDir::new();
-    let mut b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut b = backend(t.path());
     let (none, _) = b.read_state().unwrap();
     assert!(none.is_none());
     let mut s = state_with("a");
     s.lineage = "first".into();
     assert_eq!(b.write_state(&s).unwrap(), 1);
     assert!(
-        !t.0.join("terraform.tfstate.backup").exists(),
+        !t.join("terraform.tfstate.backup").exists(),
         "nothing to back up yet"
     );
     assert_eq!(b.write_state(&s).unwrap(), 1, "same content, same serial");
     drop(b);
 
     // The next command: its first changing write backs up what was there.
-    let before = fs::read(t.0.join("terraform.tfstate")).unwrap();
-    let mut b = backend(&t.0);
+    let before = fs::read(t.join("terraform.tfstate")).unwrap();
+    let mut b = backend(t.path());
     let (read, _) = b.read_state().unwrap();
     let read = read.unwrap();
     assert_eq!(read.lineage, "first");
@@ -251,13 +234,13 @@ fn writes_bump_serial_only_on_change_and_back_up_once() {
     changed.lineage = "ignored".into();
     assert_eq!(b.write_state(&changed).unwrap(), 2);
     assert_eq!(
-        fs::read(t.0.join("terraform.tfstate.backup")).unwrap(),
+        fs::read(t.join("terraform.tfstate.backup")).unwrap(),
         before
     );
-    let mid = fs::read(t.0.join("terraform.tfstate")).unwrap();
+    let mid = fs::read(t.join("terraform.tfstate")).unwrap();
     assert_eq!(b.write_state(&state_with("c")).unwrap(), 3);
     assert_eq!(
-        fs::read(t.0.join("terraform.tfstate.backup")).unwrap(),
+        fs::read(t.join("terraform.tfstate.backup")).unwrap(),
         before,
         "only the first write of a command backs up"
     );
@@ -266,22 +249,22 @@ fn writes_bump_serial_only_on_change_and_back_up_once() {
     let now = now.unwrap();
     assert_eq!(now.lineage, "first", "lineage preserved");
     assert_eq!(now.serial, 3);
-    assert!(tmp_files(&t.0).is_empty());
+    assert!(tmp_files(t.path()).is_empty());
     drop(b);
 
     // An unchanged state makes no backup.
-    fs::remove_file(t.0.join("terraform.tfstate.backup")).unwrap();
-    let mut b = backend(&t.0);
+    fs::remove_file(t.join("terraform.tfstate.backup")).unwrap();
+    let mut b = backend(t.path());
     b.read_state().unwrap();
     assert_eq!(b.write_state(&state_with("c")).unwrap(), 3);
-    assert!(!t.0.join("terraform.tfstate.backup").exists());
+    assert!(!t.join("terraform.tfstate.backup").exists());
 }
 
 #[test]
 fn backups_can_be_disabled_and_paths_overridden() {
-    let t = TempDir::new();
+    let t = TempDir::new("states-local");
     fs::write(
-        t.0.join("in.tfstate"),
+        t.join("in.tfstate"),
         crate::statefile::write(&state_with("in")),
     )
     .unwrap();
@@ -291,28 +274,28 @@ fn backups_can_be_disabled_and_paths_overridden() {
         backup: Some("-".into()),
         ..Default::default()
     };
-    let mut b = LocalBackend::new(&t.0, opts);
+    let mut b = LocalBackend::new(t.path(), opts);
     let (s, _) = b.read_state().unwrap();
     assert_eq!(s.unwrap().serial, 0);
     b.write_state(&state_with("out")).unwrap();
     let (s, _) = b.read_state().unwrap();
     assert_eq!(s.unwrap().serial, 1, "reads come from the written file");
-    assert!(t.0.join("sub/out.tfstate").exists());
-    assert!(!t.0.join("sub/out.tfstate.backup").exists());
-    let (orig, _) = crate::statefile::read(&fs::read(t.0.join("in.tfstate")).unwrap()).unwrap();
+    assert!(t.join("sub/out.tfstate").exists());
+    assert!(!t.join("sub/out.tfstate.backup").exists());
+    let (orig, _) = crate::statefile::read(&fs::read(t.join("in.tfstate")).unwrap()).unwrap();
     assert_eq!(orig.serial, 0, "the input is left alone");
 }
 
 #[test]
 fn bad_state_files_are_reported() {
-    let t = TempDir::new();
-    fs::write(t.0.join("terraform.tfstate"), "").unwrap();
-    let mut b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    fs::write(t.join("terraform.tfstate"), "").unwrap();
+    let mut b = backend(t.path());
     assert!(
         b.read_state().unwrap().0.is_none(),
         "an empty file is no state"
     );
-    fs::write(t.0.join("terraform.tfstate"), "{\"version\": 9}").unwrap();
+    fs::write(t.join("terraform.tfstate"), "{\"version\": 9}").unwrap();
     let e = b.read_state().unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -330,8 +313,8 @@ fn bad_state_files_are_reported() {
             sensitive: false,
         }),
     );
-    fs::remove_file(t.0.join("terraform.tfstate")).unwrap();
-    let mut b = backend(&t.0);
+    fs::remove_file(t.join("terraform.tfstate")).unwrap();
+    let mut b = backend(t.path());
     assert!(matches!(b.write_state(&s), Err(StateError::Serialize(_))));
 }
 
@@ -339,10 +322,10 @@ fn bad_state_files_are_reported() {
 #[test]
 fn permissions_are_kept_across_writes() {
     use std::os::unix::fs::PermissionsExt;
-    let t = TempDir::new();
-    let mut b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut b = backend(t.path());
     b.write_state(&state_with("a")).unwrap();
-    let path = t.0.join("terraform.tfstate");
+    let path = t.join("terraform.tfstate");
     fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
     b.write_state(&state_with("b")).unwrap();
     assert_eq!(
@@ -353,26 +336,26 @@ fn permissions_are_kept_across_writes() {
 
 #[test]
 fn errored_state_goes_to_the_working_directory() {
-    let t = TempDir::new();
-    let b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let b = backend(t.path());
     let path = b.write_errored_state(&state_with("e")).unwrap();
-    assert_eq!(path, t.0.join("errored.tfstate"));
+    assert_eq!(path, t.join("errored.tfstate"));
     let (s, _) = crate::statefile::read(&fs::read(&path).unwrap()).unwrap();
     assert_eq!(s.resources.len(), 1);
 }
 
 #[test]
 fn two_handles_in_one_process_exclude_each_other() {
-    let t = TempDir::new();
-    let mut a = backend(&t.0);
-    let mut b = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut a = backend(t.path());
+    let mut b = backend(t.path());
     let id = a.lock("OperationTypeApply", "", Duration::ZERO).unwrap();
     assert!(a.is_locked());
     assert!(
-        t.0.join("terraform.tfstate").exists(),
+        t.join("terraform.tfstate").exists(),
         "locking creates the file"
     );
-    let info_path = t.0.join(".terraform.tfstate.lock.info");
+    let info_path = t.join(".terraform.tfstate.lock.info");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -410,19 +393,19 @@ fn two_handles_in_one_process_exclude_each_other() {
 
 #[test]
 fn an_unused_created_state_file_is_removed_on_unlock() {
-    let t = TempDir::new();
-    let mut a = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut a = backend(t.path());
     a.lock("OperationTypePlan", "", Duration::ZERO).unwrap();
     a.unlock().unwrap();
-    assert!(!t.0.join("terraform.tfstate").exists());
+    assert!(!t.join("terraform.tfstate").exists());
 }
 
 #[test]
 fn a_waiting_locker_gets_the_lock_when_released() {
-    let t = TempDir::new();
-    let mut a = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut a = backend(t.path());
     a.lock("OperationTypeApply", "", Duration::ZERO).unwrap();
-    let dir = t.0.clone();
+    let dir = t.path().to_path_buf();
     let waiter = std::thread::spawn(move || {
         let mut b = backend(&dir);
         let r = b.lock("OperationTypePlan", "", Duration::from_secs(120));
@@ -437,11 +420,11 @@ fn a_waiting_locker_gets_the_lock_when_released() {
 
 #[test]
 fn missing_lock_info_is_reported_and_not_retried() {
-    let t = TempDir::new();
-    let mut a = backend(&t.0);
+    let t = TempDir::new("states-local");
+    let mut a = backend(t.path());
     a.lock("OperationTypeApply", "", Duration::ZERO).unwrap();
-    fs::remove_file(t.0.join(".terraform.tfstate.lock.info")).unwrap();
-    let mut b = backend(&t.0);
+    fs::remove_file(t.join(".terraform.tfstate.lock.info")).unwrap();
+    let mut b = backend(t.path());
     let e = b
         .lock("OperationTypePlan", "", Duration::from_secs(600))
         .unwrap_err();
@@ -497,7 +480,7 @@ fn another_process_holding_a_terraform_style_lock_excludes_us() {
         lock_holder(Path::new(&dir));
         return;
     }
-    let t = TempDir::new();
+    let t = TempDir::new("states-local");
     let exe = std::env::current_exe().unwrap();
     let mut child = std::process::Command::new(exe)
         .args([
@@ -505,17 +488,17 @@ fn another_process_holding_a_terraform_style_lock_excludes_us() {
             "backend::local::tests::another_process_holding_a_terraform_style_lock_excludes_us",
             "--test-threads=1",
         ])
-        .env(ENV, &t.0)
+        .env(ENV, t.path())
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut waited = 0;
-    while !t.0.join("locked").exists() {
+    while !t.join("locked").exists() {
         assert!(waited < 6000, "the child never locked");
         std::thread::sleep(Duration::from_millis(10));
         waited += 1;
     }
-    let mut b = backend(&t.0);
+    let mut b = backend(t.path());
     let e = b.lock("OperationTypePlan", "", Duration::ZERO).unwrap_err();
     assert_eq!(e.message, "resource temporarily unavailable");
     let info = e.info.as_ref().unwrap();
@@ -523,7 +506,7 @@ fn another_process_holding_a_terraform_style_lock_excludes_us() {
     assert!(e
         .to_string()
         .contains("  Created:   2026-11-21 17:54:24.841232582 +0000 UTC\n"));
-    fs::write(t.0.join("release"), "").unwrap();
+    fs::write(t.join("release"), "").unwrap();
     assert!(child.wait().unwrap().success());
     b.lock("OperationTypePlan", "", Duration::ZERO).unwrap();
 }
