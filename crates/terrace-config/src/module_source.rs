@@ -118,32 +118,7 @@ fn is_local(raw: &str) -> bool {
 }
 
 /// `path.Clean` for forward-slash paths.
-pub fn clean_path(p: &str) -> String {
-    if p.is_empty() {
-        return ".".into();
-    }
-    let rooted = p.starts_with('/');
-    let mut out: Vec<&str> = Vec::new();
-    for part in p.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if out.last().is_some_and(|l| *l != "..") {
-                    out.pop();
-                } else if !rooted {
-                    out.push("..");
-                }
-            }
-            other => out.push(other),
-        }
-    }
-    let joined = out.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".into(),
-        (false, false) => joined,
-    }
-}
+pub use terrace_gocompat::path::clean as clean_path;
 
 /// OpenTofu's `ParseModuleSource`.
 pub fn parse_module_source(raw: &str) -> Result<ModuleSource, ModuleSourceError> {

@@ -914,30 +914,7 @@ fn decode_provider_installation(
 
 /// Go's `filepath.Clean` for Unix paths.
 pub(crate) fn clean_path(p: &str) -> PathBuf {
-    if p.is_empty() {
-        return PathBuf::from(".");
-    }
-    let rooted = p.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in p.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|l| *l != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    PathBuf::from(match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    })
+    PathBuf::from(terrace_gocompat::path::clean(p))
 }
 
 /// The directories searched for providers when the CLI configuration has

@@ -395,64 +395,7 @@ fn scan_lines(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Word wrapping as Go's `wordwrap.WrapString` (which Terraform uses):
-/// breaks only at whitespace, never splits a word, keeps existing newlines.
-pub fn wrap_words(s: &str, limit: usize) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    let mut current = 0usize;
-    let mut word = String::new();
-    let mut word_len = 0usize;
-    let mut space = String::new();
-    let mut space_len = 0usize;
-    for c in s.chars() {
-        if c == '\n' {
-            if word_len == 0 {
-                if current + space_len <= limit {
-                    out.push_str(&space);
-                }
-            } else {
-                out.push_str(&space);
-                out.push_str(&word);
-                word.clear();
-                word_len = 0;
-            }
-            space.clear();
-            space_len = 0;
-            out.push('\n');
-            current = 0;
-        } else if c.is_whitespace() && c != '\u{a0}' {
-            if space_len == 0 || word_len > 0 {
-                current += space_len + word_len;
-                out.push_str(&space);
-                out.push_str(&word);
-                space.clear();
-                space_len = 0;
-                word.clear();
-                word_len = 0;
-            }
-            space.push(c);
-            space_len += 1;
-        } else {
-            word.push(c);
-            word_len += 1;
-            if current + space_len + word_len > limit && word_len < limit {
-                out.push('\n');
-                current = 0;
-                space.clear();
-                space_len = 0;
-            }
-        }
-    }
-    if word_len == 0 {
-        if current + space_len <= limit {
-            out.push_str(&space);
-        }
-    } else {
-        out.push_str(&space);
-        out.push_str(&word);
-    }
-    out
-}
+pub use terrace_gocompat::wordwrap::wrap_string as wrap_words;
 
 #[cfg(test)]
 mod tests {

@@ -82,32 +82,7 @@ fn unmarked_str(value: &Value) -> (String, Marks) {
 // ----- Go's path/filepath, for Unix -----
 
 /// `filepath.Clean`: the shortest equivalent path, lexically.
-pub(super) fn go_clean(path: &str) -> String {
-    if path.is_empty() {
-        return ".".to_string();
-    }
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for part in path.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                if parts.last().is_some_and(|p| *p != "..") {
-                    parts.pop();
-                } else if !rooted {
-                    parts.push("..");
-                }
-            }
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_string(),
-        (false, false) => joined,
-    }
-}
+pub(super) use terrace_gocompat::path::clean as go_clean;
 
 /// `filepath.Join`: the non-empty elements joined and cleaned.
 pub(super) fn go_join(elements: &[&str]) -> String {

@@ -89,67 +89,11 @@ pub(crate) fn word_wrap(s: &str, width: usize) -> String {
             if line.starts_with(' ') {
                 line.to_string()
             } else {
-                wrap_string(line, width - 1)
+                terrace_gocompat::wordwrap::wrap_string(line, width - 1)
             }
         })
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// go-wordwrap's `WrapString`.
-fn wrap_string(s: &str, lim: usize) -> String {
-    let mut buf = String::with_capacity(s.len());
-    let mut current = 0usize;
-    let (mut word, mut space) = (String::new(), String::new());
-    let (mut word_len, mut space_len) = (0usize, 0usize);
-    for c in s.chars() {
-        if c == '\n' {
-            if word_len == 0 {
-                if current + space_len <= lim {
-                    buf.push_str(&space);
-                }
-            } else {
-                buf.push_str(&space);
-                buf.push_str(&word);
-                word.clear();
-                word_len = 0;
-            }
-            space.clear();
-            space_len = 0;
-            buf.push(c);
-            current = 0;
-        } else if c.is_whitespace() && c != '\u{a0}' {
-            if space_len == 0 || word_len > 0 {
-                current += space_len + word_len;
-                buf.push_str(&space);
-                space.clear();
-                space_len = 0;
-                buf.push_str(&word);
-                word.clear();
-                word_len = 0;
-            }
-            space.push(c);
-            space_len += 1;
-        } else {
-            word.push(c);
-            word_len += 1;
-            if current + word_len + space_len > lim && word_len < lim {
-                buf.push('\n');
-                current = 0;
-                space.clear();
-                space_len = 0;
-            }
-        }
-    }
-    if word_len == 0 {
-        if current + space_len <= lim {
-            buf.push_str(&space);
-        }
-    } else {
-        buf.push_str(&space);
-        buf.push_str(&word);
-    }
-    buf
 }
 
 fn horizontal_rule(colorize: &Colorize, width: usize) -> String {

@@ -1,0 +1,10 @@
+//! The behaviour of Go's standard library and of the small Go libraries
+//! terraform prints through, where users see it in bytes: a cleaned path
+//! in a module manifest, a wrapped paragraph of a plan, the text of an OS
+//! error inside a diagnostic. One implementation of each, at the bottom
+//! of the crate graph, for every crate that must print as terraform does.
+
+pub mod base64;
+pub mod oserror;
+pub mod path;
+pub mod wordwrap;
