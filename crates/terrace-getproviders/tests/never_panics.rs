@@ -270,31 +270,10 @@ fn the_zip_reader_never_panics() {
     report("zip reader", ran);
 }
 
-fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// Binary OpenPGP data in armor without a checksum line, so mutations of
 /// the packets themselves reach the packet reader.
 fn armor(kind: &str, data: &[u8]) -> String {
-    let body: Vec<String> = base64(data)
+    let body: Vec<String> = terrace_getproviders::hash::base64_std(data)
         .as_bytes()
         .chunks(64)
         .map(|c| String::from_utf8_lossy(c).into_owned())
