@@ -377,9 +377,9 @@ pub fn logout(argv: &[String]) -> i32 {
             outln!("No credentials for {shown} are stored.\n");
             0
         }
-        Location::Helper | Location::PrimaryFile => {
-            match &store.helper {
-                Some(helper) if store.location(&host) == Location::Helper => outln!(
+        location @ (Location::Helper | Location::PrimaryFile) => {
+            match (location, &store.helper) {
+                (Location::Helper, Some(helper)) => outln!(
                     "Removing the stored credentials for {shown} from the configured\n{} credentials helper.\n",
                     quote(&helper.name)
                 ),

@@ -20,7 +20,7 @@
 use crate::cliconfig::{implied_local_mirror_dirs, CliEnv};
 use std::collections::HashMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use terrace_addrs::Hostname;
@@ -39,7 +39,7 @@ pub struct CredentialsHelper {
 
 /// The directories searched for credentials helpers, in order.
 pub fn helper_dirs(env: &CliEnv) -> Vec<PathBuf> {
-    let platform = format!("{}_{}", go_os(), go_arch());
+    let platform = crate::source::Platform::current().to_string();
     implied_local_mirror_dirs(env)
         .into_iter()
         // The first is the working directory's `terraform.d/plugins`,
@@ -47,22 +47,6 @@ pub fn helper_dirs(env: &CliEnv) -> Vec<PathBuf> {
         .skip(1)
         .flat_map(|dir| [dir.join(&platform), dir])
         .collect()
-}
-
-fn go_os() -> &'static str {
-    match std::env::consts::OS {
-        "macos" => "darwin",
-        other => other,
-    }
-}
-
-fn go_arch() -> &'static str {
-    match std::env::consts::ARCH {
-        "x86_64" => "amd64",
-        "aarch64" => "arm64",
-        "x86" => "386",
-        other => other,
-    }
 }
 
 /// A helper's version from its file name's `_vX.Y.Z` suffix; a name
@@ -225,11 +209,6 @@ impl CredentialsHelper {
         } else {
             format!("error in {}: {said}", self.executable.display())
         }
-    }
-
-    /// The program's path, for messages.
-    pub fn path(&self) -> &Path {
-        &self.executable
     }
 }
 
