@@ -33,8 +33,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use terrace_addrs::{AbsProviderConfig, AbsResourceInstance, InstanceKey};
+use terrace_gocompat::json as gojson;
 use terrace_states::model::{DeposedKey, ObjectState, State};
-use terrace_states::{gojson, statefile};
+use terrace_states::statefile;
 use terrace_syntax::Diagnostic;
 
 const JOURNAL_FORMAT: u64 = 2;

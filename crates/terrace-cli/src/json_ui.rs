@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 use terrace_addrs::{AbsResourceInstance, InstanceKey, ResourceMode};
+use terrace_gocompat::json::escape_html;
 use terrace_plans::model::{Action, ActionReason, OutputChange, ResourceInstanceChange};
 use terrace_syntax::render::SourceMap;
 use terrace_syntax::Diagnostic;
@@ -59,20 +60,7 @@ fn line_text(level: &str, message: &str, timestamp: &str, fields: Vec<(&str, Jso
     all.insert("@timestamp", Json::from(timestamp));
     let object: Map<String, Json> = all.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     let text = serde_json::to_string(&Json::Object(object)).unwrap_or_default();
-    // These characters only occur inside strings, where Go writes them
-    // as escapes and serde_json as they are.
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => escaped.push_str("\\u003c"),
-            '>' => escaped.push_str("\\u003e"),
-            '&' => escaped.push_str("\\u0026"),
-            '\u{2028}' => escaped.push_str("\\u2028"),
-            '\u{2029}' => escaped.push_str("\\u2029"),
-            c => escaped.push(c),
-        }
-    }
-    escaped
+    escape_html(&text)
 }
 
 fn emit(level: &str, message: &str, fields: Vec<(&str, Json)>) {

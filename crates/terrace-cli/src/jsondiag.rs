@@ -8,6 +8,7 @@
 use serde_json::{json, Map, Value as Json};
 use std::collections::HashMap;
 use std::sync::Arc;
+use terrace_gocompat::json::escape_html;
 use terrace_syntax::ast::{File, SourceFile};
 use terrace_syntax::pos::Pos;
 use terrace_syntax::render::context_string;
@@ -201,25 +202,7 @@ fn scan_lines(text: &str) -> Vec<(usize, usize)> {
 /// Serialises as Go's `json.MarshalIndent(v, "", "  ")`: two-space
 /// indentation, and `<`, `>`, `&`, U+2028 and U+2029 escaped.
 pub fn to_go_json(value: &Json) -> String {
-    go_escaped(&serde_json::to_string_pretty(value).unwrap_or_default())
-}
-
-/// serde_json's text with the characters Go's encoder escapes and serde's
-/// does not (`<`, `>`, `&`, U+2028, U+2029) escaped as Go escapes them;
-/// they can only occur inside strings.
-pub fn go_escaped(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape_html(&serde_json::to_string_pretty(value).unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@
 use std::borrow::Borrow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use terrace_gocompat::json::write_string;
 use terrace_providers::{
     Attribute, AttributeType, Block, FunctionParameter, FunctionSpec, NestedAttributes,
     NestingMode, ObjectNesting, ProviderSchema, Schema, StringKind,
@@ -24,14 +25,14 @@ pub const FORMAT_VERSION: &str = "1.0";
 pub fn render<S: Borrow<ProviderSchema>>(schemas: &BTreeMap<String, S>) -> String {
     let mut out = String::with_capacity(1 << 20);
     out.push_str("{\"format_version\":");
-    write_str(&mut out, FORMAT_VERSION);
+    write_string(&mut out, FORMAT_VERSION);
     if !schemas.is_empty() {
         out.push_str(",\"provider_schemas\":{");
         for (i, (name, schema)) in schemas.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            write_str(&mut out, name);
+            write_string(&mut out, name);
             out.push(':');
             write_provider(&mut out, schema.borrow());
         }
@@ -58,7 +59,7 @@ fn write_provider(out: &mut String, schema: &ProviderSchema) {
             if i > 0 {
                 out.push(',');
             }
-            write_str(out, name);
+            write_string(out, name);
             out.push(':');
             write_schema(out, schema);
         }
@@ -70,7 +71,7 @@ fn write_provider(out: &mut String, schema: &ProviderSchema) {
             if i > 0 {
                 out.push(',');
             }
-            write_str(out, name);
+            write_string(out, name);
             out.push(':');
             write_function(out, function);
         }
@@ -99,9 +100,9 @@ fn write_block(out: &mut String, block: &Block) {
             if i > 0 {
                 out.push(',');
             }
-            write_str(out, name);
+            write_string(out, name);
             out.push_str(":{\"nesting_mode\":");
-            write_str(out, nesting_mode(nested.nesting));
+            write_string(out, nesting_mode(nested.nesting));
             out.push_str(",\"block\":");
             write_block(out, &nested.block);
             // Go's omitempty on unsigned counts; negative ones (which no
@@ -118,10 +119,10 @@ fn write_block(out: &mut String, block: &Block) {
     }
     if !block.description.is_empty() {
         field(out, &mut first, "description");
-        write_str(out, &block.description);
+        write_string(out, &block.description);
     }
     field(out, &mut first, "description_kind");
-    write_str(out, string_kind(block.description_kind));
+    write_string(out, string_kind(block.description_kind));
     if block.deprecated {
         field(out, &mut first, "deprecated");
         out.push_str("true");
@@ -135,7 +136,7 @@ fn write_attributes(out: &mut String, attributes: &BTreeMap<String, Attribute>) 
         if i > 0 {
             out.push(',');
         }
-        write_str(out, name);
+        write_string(out, name);
         out.push(':');
         write_attribute(out, attribute);
     }
@@ -157,10 +158,10 @@ fn write_attribute(out: &mut String, attribute: &Attribute) {
     }
     if !attribute.description.is_empty() {
         field(out, &mut first, "description");
-        write_str(out, &attribute.description);
+        write_string(out, &attribute.description);
     }
     field(out, &mut first, "description_kind");
-    write_str(out, string_kind(attribute.description_kind));
+    write_string(out, string_kind(attribute.description_kind));
     let flags = [
         ("deprecated", attribute.deprecated),
         ("required", attribute.required),
@@ -186,7 +187,7 @@ fn write_nested_type(out: &mut String, nested: &NestedAttributes) {
         out.push(',');
     }
     out.push_str("\"nesting_mode\":");
-    write_str(
+    write_string(
         out,
         match nested.nesting {
             ObjectNesting::Single => "single",
@@ -209,7 +210,7 @@ fn write_function(out: &mut String, function: &FunctionSpec) {
     for (name, text) in texts {
         if !text.is_empty() {
             field(out, &mut first, name);
-            write_str(out, text);
+            write_string(out, text);
         }
     }
     field(out, &mut first, "return_type");
@@ -234,10 +235,10 @@ fn write_function(out: &mut String, function: &FunctionSpec) {
 
 fn write_parameter(out: &mut String, parameter: &FunctionParameter) {
     out.push_str("{\"name\":");
-    write_str(out, &parameter.name);
+    write_string(out, &parameter.name);
     if !parameter.description.is_empty() {
         out.push_str(",\"description\":");
-        write_str(out, &parameter.description);
+        write_string(out, &parameter.description);
     }
     if parameter.allow_null_value {
         out.push_str(",\"is_nullable\":true");
@@ -275,65 +276,11 @@ fn string_kind(kind: StringKind) -> &'static str {
     }
 }
 
-/// A JSON string as Go's encoding/json writes it with HTML escaping on
-/// (its default).
-pub fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    let mut rest = s;
-    while let Some(at) = rest.find(needs_escape) {
-        out.push_str(&rest[..at]);
-        let c = rest[at..].chars().next().unwrap_or_default();
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            other => {
-                write!(out, "\\u{:04x}", u32::from(other)).ok();
-            }
-        }
-        rest = &rest[at + c.len_utf8()..];
-    }
-    out.push_str(rest);
-    out.push('"');
-}
-
-fn needs_escape(c: char) -> bool {
-    matches!(c, '"' | '\\' | '<' | '>' | '&' | '\u{2028}' | '\u{2029}') || c < ' '
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use terrace_providers::NestedBlock;
     use terrace_value::Type;
-
-    #[test]
-    fn strings_are_escaped_as_go_does() {
-        let cases = [
-            ("plain", r#""plain""#),
-            ("a \"q\" \\ b", r#""a \"q\" \\ b""#),
-            (
-                "Security & <Credentials>",
-                r#""Security \u0026 \u003cCredentials\u003e""#,
-            ),
-            ("line\nbreak\ttab\r", r#""line\nbreak\ttab\r""#),
-            ("\u{8}\u{c}\u{1}\u{1f}", r#""\b\f\u0001\u001f""#),
-            ("sep\u{2028}\u{2029}", r#""sep\u2028\u2029""#),
-            ("ünïcødé ✓ \u{7f}", "\"ünïcødé ✓ \u{7f}\""),
-        ];
-        for (input, want) in cases {
-            let mut out = String::new();
-            write_str(&mut out, input);
-            assert_eq!(out, want, "{input:?}");
-            // And it is JSON that means the input.
-            let back: String = serde_json::from_str(&out).unwrap();
-            assert_eq!(back, input);
-        }
-    }
 
     #[test]
     fn empty_document() {

@@ -188,5 +188,5 @@ fn type_json(ty: &terrace_value::Type) -> Result<Json, String> {
 /// `json.Marshal`'s text: compact, with `<`, `>`, `&`, U+2028 and U+2029
 /// escaped inside strings (the only place they can occur).
 fn go_compact_json(value: &Json) -> String {
-    crate::jsondiag::go_escaped(&serde_json::to_string(value).unwrap_or_default())
+    terrace_gocompat::json::escape_html(&serde_json::to_string(value).unwrap_or_default())
 }

@@ -11,7 +11,7 @@
 
 use crate::state_meta::{self, Ui};
 use std::collections::BTreeMap;
-use terrace_states::gojson;
+use terrace_gocompat::json as gojson;
 use terrace_states::model::OutputState;
 use terrace_syntax::Diagnostic;
 use terrace_value::{Type, Value};

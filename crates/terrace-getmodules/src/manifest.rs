@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use terrace_gocompat::json::write_string;
 
 /// The manifest's file name inside the modules directory.
 pub const MANIFEST_FILE: &str = "modules.json";
@@ -106,15 +107,15 @@ impl Manifest {
                 out.push(',');
             }
             out.push_str("{\"Key\":");
-            go_json_string(&mut out, &r.key);
+            write_string(&mut out, &r.key);
             out.push_str(",\"Source\":");
-            go_json_string(&mut out, &r.source);
+            write_string(&mut out, &r.source);
             if let Some(v) = r.version.as_deref().filter(|v| !v.is_empty()) {
                 out.push_str(",\"Version\":");
-                go_json_string(&mut out, v);
+                write_string(&mut out, v);
             }
             out.push_str(",\"Dir\":");
-            go_json_string(&mut out, &r.dir);
+            write_string(&mut out, &r.dir);
             out.push('}');
         }
         out.push_str("]}");
@@ -129,27 +130,6 @@ impl Manifest {
         std::fs::write(&path, self.to_json())
             .map_err(|e| crate::fsutil::path_error("open", &path, &e))
     }
-}
-
-/// A JSON string as Go's `encoding/json` writes it (HTML-safe escaping,
-/// U+2028 and U+2029 escaped, invalid UTF-8 impossible here).
-fn go_json_string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

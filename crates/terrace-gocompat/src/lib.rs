@@ -5,6 +5,7 @@
 //! of the crate graph, for every crate that must print as terraform does.
 
 pub mod base64;
+pub mod json;
 pub mod oserror;
 pub mod path;
 pub mod wordwrap;

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use terrace_gocompat::json;
 use terrace_value::{Type, Value};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -113,287 +114,47 @@ impl J {
     /// The whole text as one JSON value (only whitespace may follow).
     #[cfg(test)]
     pub(crate) fn parse(text: &str) -> Result<J, String> {
-        let mut p = Parser {
-            s: text.as_bytes(),
-            pos: 0,
-        };
-        p.skip_ws();
-        let v = p.value(0)?;
-        p.skip_ws();
-        if p.pos != p.s.len() {
-            return Err(format!(
-                "invalid character {:?} after top-level value",
-                p.s[p.pos] as char
-            ));
-        }
-        Ok(v)
+        json::parse(text.as_bytes())
+            .map(|node| J::from_go(node.json))
+            .map_err(|e| e.to_string())
     }
 
     /// What Go's `json.Decoder.Decode` reads from the start of `text`: the
     /// first value, ignoring whatever follows a complete object or array.
     pub(crate) fn parse_first(text: &str) -> Option<J> {
-        let mut p = Parser {
-            s: text.as_bytes(),
-            pos: 0,
-        };
-        p.skip_ws();
-        let v = p.value(0).ok()?;
-        match v {
-            J::Array(_) | J::Object(_) => Some(v),
+        let node = json::parse_value_prefix(text.as_bytes()).ok()?;
+        match node.json {
+            json::Json::Array(_) | json::Json::Object(_) => Some(J::from_go(node.json)),
             // A scalar ends only at a delimiter, so what follows counts.
-            _ => {
-                p.skip_ws();
-                (p.pos == p.s.len()).then_some(v)
+            _ => text.as_bytes()[node.end..]
+                .iter()
+                .all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                .then(|| J::from_go(node.json)),
+        }
+    }
+
+    /// Go's decoded form of a parsed document: numbers as their literal,
+    /// objects as maps where the last of repeated keys wins.
+    fn from_go(parsed: json::Json) -> J {
+        match parsed {
+            json::Json::Null => J::Null,
+            json::Json::Bool(b) => J::Bool(b),
+            json::Json::Number(n) => J::Number(Arc::from(n)),
+            json::Json::String(s) => J::String(Arc::from(s)),
+            json::Json::Array(items) => {
+                J::array(items.into_iter().map(|n| J::from_go(n.json)).collect())
             }
+            json::Json::Object(members) => J::object(
+                members
+                    .into_iter()
+                    .map(|(k, n)| (k, J::from_go(n.json)))
+                    .collect(),
+            ),
         }
     }
 }
 
-/// Writes `s` as Go's `encoding/json` does, with HTML escaping.
-pub(crate) fn write_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
-                let b = c as u32 as usize;
-                out.push_str("\\u00");
-                out.push(HEX[b >> 4] as char);
-                out.push(HEX[b & 0xf] as char);
-            }
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-pub(crate) fn quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    write_string(&mut out, s);
-    out
-}
-
-/// Deep enough for any real value, shallow enough for the stack.
-const MAX_DEPTH: usize = 10_000;
-
-struct Parser<'a> {
-    s: &'a [u8],
-    pos: usize,
-}
-
-impl Parser<'_> {
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.s.get(self.pos) {
-            self.pos += 1;
-        }
-    }
-
-    fn err(&self, what: &str) -> String {
-        format!("{what} at offset {}", self.pos)
-    }
-
-    fn value(&mut self, depth: usize) -> Result<J, String> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("exceeded max depth"));
-        }
-        match self.s.get(self.pos) {
-            None => Err(self.err("unexpected end of JSON input")),
-            Some(b'{') => {
-                self.pos += 1;
-                let mut attrs = BTreeMap::new();
-                self.skip_ws();
-                if self.s.get(self.pos) == Some(&b'}') {
-                    self.pos += 1;
-                    return Ok(J::object(attrs));
-                }
-                loop {
-                    self.skip_ws();
-                    if self.s.get(self.pos) != Some(&b'"') {
-                        return Err(self.err("expected object key"));
-                    }
-                    let key = self.string()?;
-                    self.skip_ws();
-                    if self.s.get(self.pos) != Some(&b':') {
-                        return Err(self.err("expected colon"));
-                    }
-                    self.pos += 1;
-                    self.skip_ws();
-                    let v = self.value(depth + 1)?;
-                    // Go keeps the last of duplicate keys.
-                    attrs.insert(key, v);
-                    self.skip_ws();
-                    match self.s.get(self.pos) {
-                        Some(b',') => self.pos += 1,
-                        Some(b'}') => {
-                            self.pos += 1;
-                            return Ok(J::object(attrs));
-                        }
-                        _ => return Err(self.err("expected , or }")),
-                    }
-                }
-            }
-            Some(b'[') => {
-                self.pos += 1;
-                let mut elems = Vec::new();
-                self.skip_ws();
-                if self.s.get(self.pos) == Some(&b']') {
-                    self.pos += 1;
-                    return Ok(J::array(elems));
-                }
-                loop {
-                    self.skip_ws();
-                    elems.push(self.value(depth + 1)?);
-                    self.skip_ws();
-                    match self.s.get(self.pos) {
-                        Some(b',') => self.pos += 1,
-                        Some(b']') => {
-                            self.pos += 1;
-                            return Ok(J::array(elems));
-                        }
-                        _ => return Err(self.err("expected , or ]")),
-                    }
-                }
-            }
-            Some(b'"') => Ok(J::String(Arc::from(self.string()?))),
-            Some(b't') => self.literal("true", J::Bool(true)),
-            Some(b'f') => self.literal("false", J::Bool(false)),
-            Some(b'n') => self.literal("null", J::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            Some(_) => Err(self.err("invalid character")),
-        }
-    }
-
-    fn literal(&mut self, word: &str, v: J) -> Result<J, String> {
-        if self.s[self.pos..].starts_with(word.as_bytes()) {
-            self.pos += word.len();
-            Ok(v)
-        } else {
-            Err(self.err("invalid literal"))
-        }
-    }
-
-    fn digits(&mut self) -> usize {
-        let start = self.pos;
-        while let Some(b'0'..=b'9') = self.s.get(self.pos) {
-            self.pos += 1;
-        }
-        self.pos - start
-    }
-
-    fn number(&mut self) -> Result<J, String> {
-        let start = self.pos;
-        if self.s.get(self.pos) == Some(&b'-') {
-            self.pos += 1;
-        }
-        match self.s.get(self.pos) {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
-            }
-            _ => return Err(self.err("invalid number")),
-        }
-        if self.s.get(self.pos) == Some(&b'.') {
-            self.pos += 1;
-            if self.digits() == 0 {
-                return Err(self.err("invalid number"));
-            }
-        }
-        if let Some(b'e' | b'E') = self.s.get(self.pos) {
-            self.pos += 1;
-            if let Some(b'+' | b'-') = self.s.get(self.pos) {
-                self.pos += 1;
-            }
-            if self.digits() == 0 {
-                return Err(self.err("invalid number"));
-            }
-        }
-        let text = std::str::from_utf8(&self.s[start..self.pos])
-            .map_err(|_| self.err("invalid number"))?;
-        Ok(J::Number(Arc::from(text)))
-    }
-
-    fn hex4(&mut self) -> Result<u32, String> {
-        let h = self
-            .s
-            .get(self.pos..self.pos + 4)
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u32::from_str_radix(h, 16).ok())
-            .ok_or_else(|| self.err("invalid escape"))?;
-        self.pos += 4;
-        Ok(h)
-    }
-
-    fn string(&mut self) -> Result<String, String> {
-        // The caller saw the opening quote.
-        self.pos += 1;
-        let mut out = String::new();
-        loop {
-            let start = self.pos;
-            while let Some(&b) = self.s.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
-            out.push_str(&String::from_utf8_lossy(&self.s[start..self.pos]));
-            match self.s.get(self.pos) {
-                None => return Err(self.err("unexpected end of string")),
-                Some(b'"') => {
-                    self.pos += 1;
-                    return Ok(out);
-                }
-                Some(b'\\') => {
-                    self.pos += 1;
-                    let Some(&e) = self.s.get(self.pos) else {
-                        return Err(self.err("unexpected end of string"));
-                    };
-                    self.pos += 1;
-                    match e {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => {
-                            let hi = self.hex4()?;
-                            let c = if (0xd800..0xdc00).contains(&hi)
-                                && self.s.get(self.pos..self.pos + 2) == Some(b"\\u")
-                            {
-                                let save = self.pos;
-                                self.pos += 2;
-                                let lo = self.hex4()?;
-                                if (0xdc00..0xe000).contains(&lo) {
-                                    char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))
-                                } else {
-                                    self.pos = save;
-                                    None
-                                }
-                            } else {
-                                char::from_u32(hi)
-                            };
-                            // Go decodes lone surrogates as U+FFFD.
-                            out.push(c.unwrap_or('\u{fffd}'));
-                        }
-                        _ => return Err(self.err("invalid escape")),
-                    }
-                }
-                Some(_) => return Err(self.err("invalid character in string")),
-            }
-        }
-    }
-}
+pub(crate) use terrace_gocompat::json::{quote, write_string};
 
 // ----- from values -----
 

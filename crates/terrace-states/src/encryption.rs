@@ -775,7 +775,13 @@ fn envelope_members(meta: &BTreeMap<String, String>, sealed: &[u8]) -> String {
     let b64 = &base64::engine::general_purpose::STANDARD;
     let meta_json: Vec<String> = meta
         .iter()
-        .map(|(k, v)| format!("{}:\"{}\"", go_json_string(k), b64.encode(v.as_bytes())))
+        .map(|(k, v)| {
+            format!(
+                "{}:\"{}\"",
+                terrace_gocompat::json::quote(k),
+                b64.encode(v.as_bytes())
+            )
+        })
         .collect();
     format!(
         "\"meta\":{{{}}},\"encrypted_data\":\"{}\",\"encryption_version\":\"{ENVELOPE_VERSION}\"",
@@ -805,15 +811,6 @@ fn envelope_meta(envelope: &serde_json::Value) -> Result<BTreeMap<String, Vec<u8
         Some(_) => return Err("the envelope's meta is not an object".into()),
     }
     Ok(out)
-}
-
-/// A string as Go's encoder writes it (`<`, `>`, `&` escaped).
-fn go_json_string(s: &str) -> String {
-    serde_json::Value::String(s.to_string())
-        .to_string()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
 }
 
 /// Whether `data` is an encryption envelope.
@@ -902,7 +899,7 @@ impl StateCodec {
         let lineage = doc.get("lineage").and_then(|l| l.as_str()).unwrap_or("");
         Ok(format!(
             "{{\"serial\":{serial},\"lineage\":{},{members}}}",
-            go_json_string(lineage)
+            terrace_gocompat::json::quote(lineage)
         )
         .into_bytes())
     }

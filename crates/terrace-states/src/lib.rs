@@ -13,7 +13,6 @@ pub mod backend;
 pub mod checks;
 pub mod encryption;
 mod flatmap;
-pub mod gojson;
 pub mod model;
 pub mod statefile;
 

@@ -30,11 +30,11 @@ use terrace_value::json as vjson;
 use terrace_value::typejson;
 use terrace_value::Type;
 
-use crate::gojson::{self, Json, Node};
 use crate::model::{
     AttrsJson, DeposedKey, EachMode, InstanceState, ObjectState, ObjectStatus, OutputState,
     ResourceState, SensitivePath, State, TERRAFORM_VERSION,
 };
+use terrace_gocompat::json::{self as gojson, Json, Node};
 
 /// Summary of errors meaning "this is not a state file we can read".
 pub const UNSUPPORTED_FORMAT: &str = "Unsupported state file format";

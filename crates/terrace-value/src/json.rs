@@ -196,48 +196,8 @@ pub(crate) fn build_object(attributes: Vec<(String, Value)>) -> Value {
     Value::object(attributes.into_iter().map(|(k, v)| (nfc(&k), v)).collect())
 }
 
-/// Bytes as Go turns them into text when decoding: valid UTF-8 as is, and
-/// each byte of an invalid sequence as U+FFFD.
-pub(crate) fn go_lossy_utf8(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-        for _ in chunk.invalid() {
-            out.push('\u{FFFD}');
-        }
-    }
-    out
-}
-
-// ----- JSON text output -----
-
-/// A JSON string literal exactly as Go's `json.Marshal` writes it (HTML
-/// escaping on, which cty never turns off).
-pub(crate) fn write_json_string(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '<' || c == '>' || c == '&' => {
-                let b = c as u32 as usize;
-                out.push_str("\\u00");
-                out.push(HEX[b >> 4] as char);
-                out.push(HEX[b & 0xf] as char);
-            }
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
+pub(crate) use terrace_gocompat::json::lossy_utf8 as go_lossy_utf8;
+pub(crate) use terrace_gocompat::json::write_string as write_json_string;
 
 // ----- encoding -----
 

@@ -8,8 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use terrace_syntax::Diagnostic;
 
-use crate::gojson::{self, Json};
 use crate::model::new_lineage;
+use terrace_gocompat::json::{self as gojson, Json};
 
 /// Who holds a lock, and why.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,15 +1,20 @@
-//! JSON read and written the way Go's `encoding/json` does it, which is what
-//! state files (and other files Terraform writes) are made of.
+//! JSON read and written the way Go's `encoding/json` does it: state
+//! files, plan and provider-schema JSON, the machine-readable UI stream and
+//! the module manifest are all Go's bytes, and every crate that writes or
+//! reads them goes through this module.
 //!
-//! Reading keeps what Go keeps: every value's byte span (so embedded raw
-//! messages such as resource attributes come back verbatim), number
-//! literals as text (no precision lost), object members in file order with
-//! duplicates (Go's last-wins is the caller's choice). Syntax errors carry
-//! Go's byte offset, which Terraform shows.
+//! Reading is `json.Unmarshal`'s: one document, syntax errors with Go's
+//! wording and byte offset (which terraform shows). It keeps what Go keeps:
+//! every value's byte span (so embedded raw messages such as resource
+//! attributes come back verbatim), number literals as text (no precision
+//! lost), object members in file order with duplicates (Go's last-wins is
+//! the caller's choice), and invalid UTF-8 inside strings as one U+FFFD per
+//! bad byte.
 //!
-//! Writing builds compact text (strings escaped as Go escapes them, raw
-//! messages compacted with HTML escaping as `json.Marshal` does) and then
-//! indents it exactly as `json.MarshalIndent(v, "", "  ")`.
+//! Writing is `json.Marshal`'s with HTML escaping on (Go's default, which
+//! no caller of ours turns off): strings escaped as Go escapes them, raw
+//! messages compacted with the same escaping, and `json.MarshalIndent(v,
+//! "", "  ")`'s layout.
 
 use std::fmt;
 
@@ -76,6 +81,29 @@ pub fn parse(src: &[u8]) -> Result<Node, SyntaxError> {
         return Err(p.err_char("after top-level value"));
     }
     Ok(node)
+}
+
+/// Parses the value at the start of `src` (after whitespace) and stops
+/// where it ends, whatever follows: the value's `end` says where. A number
+/// or literal at the very end of `src` is complete, as it is for Go's
+/// decoder at the end of its input.
+pub fn parse_value_prefix(src: &[u8]) -> Result<Node, SyntaxError> {
+    let mut p = Parser { src, pos: 0 };
+    p.skip_ws();
+    p.value()
+}
+
+/// Bytes as Go turns them into text when decoding: valid UTF-8 as is, and
+/// each byte of an invalid sequence as one U+FFFD.
+pub fn lossy_utf8(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for _ in chunk.invalid() {
+            out.push('\u{FFFD}');
+        }
+    }
+    out
 }
 
 struct Parser<'a> {
@@ -266,7 +294,8 @@ impl Parser<'_> {
                 Some(&c) if c == want => self.pos += 1,
                 Some(_) if i == 0 => return Err(self.err_char("looking for beginning of value")),
                 Some(_) => {
-                    let what = String::from_utf8_lossy(&word[..i]).into_owned();
+                    // Go names the whole literal it was reading.
+                    let what = String::from_utf8_lossy(word).into_owned();
                     return Err(self.err_char(&format!(
                         "in literal {what} (expecting {})",
                         quote_char(word[i])
@@ -334,7 +363,7 @@ impl Parser<'_> {
             match c {
                 b'"' => {
                     self.pos += 1;
-                    return Ok(String::from_utf8_lossy(&out).into_owned());
+                    return Ok(lossy_utf8(&out));
                 }
                 b'\\' => {
                     self.pos += 1;
@@ -425,26 +454,90 @@ fn quote_char(c: u8) -> String {
 
 // ----- writing -----
 
-/// Appends `s` as a JSON string the way Go's `json.Marshal` writes it
-/// (HTML-safe: `<`, `>`, `&` as `\u003c`…; U+2028/U+2029 escaped).
+/// Appends `s` as a JSON string the way Go's `json.Marshal` writes it:
+/// `"`, `\\` and control characters escaped (`\n`, `\r`, `\t`, `\b`,
+/// `\f` by name, the rest as `\u00XX`), and, HTML-safe, `<`, `>`, `&`,
+/// U+2028 and U+2029 as `\u003c`, `\u003e`, `\u0026`, `\u2028`,
+/// `\u2029`.
 pub fn write_string(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(s.len() + 2);
     out.push('"');
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{0}'..='\u{1f}' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", ch as u32));
+    let bytes = s.as_bytes();
+    // Runs of bytes that need no escape are copied whole; only the bytes
+    // that start an escape are looked at one by one.
+    let mut run_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let escape: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            b'<' => Some("\\u003c"),
+            b'>' => Some("\\u003e"),
+            b'&' => Some("\\u0026"),
+            // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xa8) => {
+                Some("\\u2028")
             }
-            _ => out.push(ch),
+            0xe2 if bytes.get(i + 1) == Some(&0x80) && bytes.get(i + 2) == Some(&0xa9) => {
+                Some("\\u2029")
+            }
+            _ => None,
+        };
+        if let Some(escape) = escape {
+            out.push_str(&s[run_start..i]);
+            out.push_str(escape);
+            i += if b == 0xe2 { 3 } else { 1 };
+            run_start = i;
+        } else if b < 0x20 {
+            out.push_str(&s[run_start..i]);
+            out.push_str("\\u00");
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 0xf)] as char);
+            i += 1;
+            run_start = i;
+        } else {
+            i += 1;
         }
     }
+    out.push_str(&s[run_start..]);
     out.push('"');
+}
+
+/// `s` as a Go JSON string literal.
+pub fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    write_string(&mut out, s);
+    out
+}
+
+/// JSON text from an encoder that escapes only what JSON requires (such as
+/// serde_json) made into Go's bytes: `<`, `>`, `&`, U+2028 and U+2029,
+/// which can only occur inside strings there, escaped as Go escapes them.
+pub fn escape_html(json_text: &str) -> String {
+    let mut out = String::with_capacity(json_text.len());
+    let mut run_start = 0;
+    for (at, c) in json_text.char_indices() {
+        let escape = match c {
+            '<' => "\\u003c",
+            '>' => "\\u003e",
+            '&' => "\\u0026",
+            '\u{2028}' => "\\u2028",
+            '\u{2029}' => "\\u2029",
+            _ => continue,
+        };
+        out.push_str(&json_text[run_start..at]);
+        out.push_str(escape);
+        run_start = at + c.len_utf8();
+    }
+    out.push_str(&json_text[run_start..]);
+    out
 }
 
 /// Appends the raw (valid) JSON text `raw` without insignificant
@@ -593,6 +686,13 @@ mod tests {
             let err = parse(src.as_bytes()).unwrap_err();
             assert_eq!(err.offset, *offset, "{src}: {}", err.message);
         }
+        let err = parse(br#"{"a": tru}"#).unwrap_err();
+        assert_eq!(
+            err.message,
+            "invalid character '}' in literal true (expecting 'e')"
+        );
+        let err = parse(b"[nul").unwrap_err();
+        assert_eq!(err.message, "unexpected end of JSON input");
     }
 
     #[test]
@@ -622,10 +722,57 @@ mod tests {
     }
 
     #[test]
-    fn strings_escape_as_go_does() {
-        let mut out = String::new();
-        write_string(&mut out, "a\"\\<>&\n\t\u{1}\u{8}\u{2028}é");
-        assert_eq!(out, r#""a\"\\\u003c\u003e\u0026\n\t\u0001\b\u2028é""#);
+    fn strings_are_written_as_go_writes_them() {
+        let cases = [
+            ("", r#""""#),
+            ("plain", r#""plain""#),
+            ("a \"q\" \\ b /", r#""a \"q\" \\ b /""#),
+            (
+                "Security & <Credentials>",
+                r#""Security \u0026 \u003cCredentials\u003e""#,
+            ),
+            ("line\nbreak\ttab\r", r#""line\nbreak\ttab\r""#),
+            ("\u{8}\u{c}\u{1}\u{1f}", r#""\b\f\u0001\u001f""#),
+            ("sep\u{2028}\u{2029}end", r#""sep\u2028\u2029end""#),
+            // Other characters that start with the same UTF-8 byte as the
+            // two separators are not escaped.
+            ("\u{2027}\u{202a}\u{20ac}", "\"\u{2027}\u{202a}\u{20ac}\""),
+            ("ünïcødé ✓ 😀 \u{7f}", "\"ünïcødé ✓ 😀 \u{7f}\""),
+        ];
+        for (input, want) in cases {
+            assert_eq!(quote(input), want, "{input:?}");
+            // And it reads back as the input.
+            let node = parse(want.as_bytes()).unwrap();
+            assert_eq!(node.json, Json::String(input.to_string()));
+        }
+    }
+
+    #[test]
+    fn html_characters_in_other_encoders_text_are_escaped() {
+        assert_eq!(
+            escape_html("{\"a\":\"<x> & \u{2028}\u{2029} é\"}"),
+            r#"{"a":"\u003cx\u003e \u0026 \u2028\u2029 é"}"#
+        );
+        assert_eq!(escape_html(""), "");
+    }
+
+    #[test]
+    fn invalid_utf8_becomes_one_replacement_per_byte() {
+        assert_eq!(
+            lossy_utf8(b"a\xe2\x82b\xffc"),
+            "a\u{FFFD}\u{FFFD}b\u{FFFD}c"
+        );
+        let node = parse(b"\"\xe2\x82\"").unwrap();
+        assert_eq!(node.json, Json::String("\u{FFFD}\u{FFFD}".to_string()));
+    }
+
+    #[test]
+    fn a_prefix_value_ends_where_it_ends() {
+        let node = parse_value_prefix(b" [1, {}] trailing").unwrap();
+        assert_eq!((node.start, node.end), (1, 8));
+        let node = parse_value_prefix(b"12 x").unwrap();
+        assert_eq!((node.json, node.end), (Json::Number("12".into()), 2));
+        assert!(parse_value_prefix(b"{\"a\":").is_err());
     }
 
     #[test]
