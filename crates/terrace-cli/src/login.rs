@@ -32,6 +32,7 @@ use terrace_getproviders::cliconfig::{self, CliConfig, CliEnv};
 use terrace_getproviders::credentials_helper::CredentialsHelper;
 use terrace_getproviders::registry::{resolve_url, Http, RegistrySource};
 use terrace_getproviders::source::SourceError;
+use terrace_gocompat::url::{query_escape, query_unescape_lenient};
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::gostr::quote;
@@ -1051,55 +1052,16 @@ fn form_encode(pairs: &[(&str, String)]) -> String {
         .join("&")
 }
 
-/// Go's `url.QueryEscape`.
-fn query_escape(text: &str) -> String {
-    let mut out = String::new();
-    for byte in text.bytes() {
-        match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(byte as char)
-            }
-            b' ' => out.push('+'),
-            other => out.push_str(&format!("%{other:02X}")),
-        }
-    }
-    out
-}
-
-/// The pairs of a query string, decoded.
+/// The pairs of a query string, decoded; a broken escape is kept as it is.
 fn parse_query(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
         .filter(|p| !p.is_empty())
         .map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (query_unescape(k), query_unescape(v))
+            (query_unescape_lenient(k), query_unescape_lenient(v))
         })
         .collect()
-}
-
-fn query_unescape(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let digit = |c: u8| (c as char).to_digit(16);
-                match (digit(bytes[i + 1]), digit(bytes[i + 2])) {
-                    (Some(high), Some(low)) => {
-                        out.push((high * 16 + low) as u8);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
-                }
-            }
-            other => out.push(other),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {

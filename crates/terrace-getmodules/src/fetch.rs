@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use terrace_getproviders::registry::{resolve_url, Http};
+use terrace_gocompat::url::query_escape;
 
 /// The most `X-Terraform-Get` redirections followed (Terraform's limit).
 const MAX_TERRAFORM_GET: usize = 10;
@@ -285,21 +286,6 @@ fn percent_decode_with(s: &str, plus_is_space: bool) -> String {
 /// A query-string component decoded.
 fn percent_decode(s: &str) -> String {
     percent_decode_with(s, true)
-}
-
-/// Go's `url.QueryEscape`.
-fn query_escape(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 /// go-getter's `RedactURL`: a password in the URL shown as `redacted`.

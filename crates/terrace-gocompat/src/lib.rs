@@ -8,4 +8,6 @@ pub mod base64;
 pub mod json;
 pub mod oserror;
 pub mod path;
+pub mod strconv;
+pub mod url;
 pub mod wordwrap;

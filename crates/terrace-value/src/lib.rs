@@ -14,7 +14,9 @@ pub mod convert;
 pub mod crc32;
 pub mod defaults;
 pub mod gomath;
-pub mod gostr;
+/// Go's string quoting, which cty and HCL print through; kept under the
+/// name every caller knows.
+pub use terrace_gocompat::strconv as gostr;
 pub mod json;
 pub mod msgpack;
 pub mod number;

@@ -17,6 +17,7 @@ use super::{
     arg_str, redact, CallContext, Function, FunctionError, FunctionResult, Param, ReturnType,
 };
 use std::collections::{BTreeMap, HashSet};
+use terrace_gocompat::url::{query_escape, query_unescape};
 use terrace_value::gostr;
 use terrace_value::{Marks, Refinement, Type, Value};
 
@@ -224,61 +225,8 @@ fn unsupported_encoding(name: &str) -> FunctionError {
 
 // ----- URLs -----
 
-/// Go's `url.QueryEscape`.
-fn query_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for &b in s.as_bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(b as char)
-            }
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
 fn urlencode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {
     Ok(Value::string(query_escape(arg_str(args, 0)?)))
-}
-
-/// Go's `url.QueryUnescape`.
-fn query_unescape(s: &str) -> Result<String, String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'%' => {
-                let hex = |c: u8| (c as char).to_digit(16);
-                let escape = match (
-                    bytes.get(i + 1).copied().and_then(hex),
-                    bytes.get(i + 2).copied().and_then(hex),
-                ) {
-                    (Some(h), Some(l)) => (h * 16 + l) as u8,
-                    _ => {
-                        let end = (i + 3).min(bytes.len());
-                        return Err(format!(
-                            "invalid URL escape {}",
-                            gostr::quote(&String::from_utf8_lossy(&bytes[i..end]))
-                        ));
-                    }
-                };
-                out.push(escape);
-                i += 3;
-            }
-            b'+' => {
-                out.push(b' ');
-                i += 1;
-            }
-            b => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn urldecode(_: &CallContext<'_>, args: &[Value], _: &Type) -> FunctionResult<Value> {

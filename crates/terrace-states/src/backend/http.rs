@@ -12,6 +12,7 @@
 use std::time::Duration;
 
 use md5::Digest;
+use terrace_gocompat::url::query_escape;
 
 use super::aws::{send, Reply};
 use super::lockinfo::{LockError, LockInfo};
@@ -365,17 +366,4 @@ fn only_default(workspace: &str) -> Result<(), String> {
     } else {
         Err("workspaces not supported".to_string())
     }
-}
-
-/// Go's `url.QueryEscape`.
-fn query_escape(s: &str) -> String {
-    let mut out = String::new();
-    for b in s.bytes() {
-        match b {
-            b' ' => out.push('+'),
-            b if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) => out.push(b as char),
-            b => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }

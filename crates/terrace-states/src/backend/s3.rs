@@ -18,6 +18,7 @@ use md5::Digest;
 use rusty_s3::actions::{ListObjectsV2, S3Action};
 use rusty_s3::{Bucket, UrlStyle};
 use serde_json::json;
+use terrace_gocompat::url::query_unescape_lenient;
 
 use super::aws::{self, Credentials, JsonApi};
 use super::lockinfo::{multierror, LockError, LockInfo};
@@ -637,7 +638,7 @@ impl RemoteStore for S3Store {
             for object in &page.contents {
                 // The listing is asked for with `encoding-type=url`, and
                 // its keys come back escaped (`env%3A/dev/...`).
-                if let Some(ws) = self.key_workspace(&query_unescape(&object.key)) {
+                if let Some(ws) = self.key_workspace(&query_unescape_lenient(&object.key)) {
                     out.push(ws);
                 }
             }
@@ -803,33 +804,6 @@ impl S3Store {
     }
 }
 
-/// Go's `url.QueryUnescape`: `+` is a space and `%XX` a byte; a broken
-/// escape is kept as it is.
-fn query_unescape(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 3;
-                        continue;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// Go's `path.Clean` for the relative object keys built here.
 fn clean_path(p: &str) -> String {
     let mut parts: Vec<&str> = Vec::new();
@@ -903,10 +877,10 @@ mod tests {
     #[test]
     fn listed_keys_are_unescaped() {
         assert_eq!(
-            query_unescape("env%3A/dev/app/terraform.tfstate"),
+            query_unescape_lenient("env%3A/dev/app/terraform.tfstate"),
             "env:/dev/app/terraform.tfstate"
         );
-        assert_eq!(query_unescape("a+b%2"), "a b%2");
-        assert_eq!(query_unescape("%zz%41"), "%zzA");
+        assert_eq!(query_unescape_lenient("a+b%2"), "a b%2");
+        assert_eq!(query_unescape_lenient("%zz%41"), "%zzA");
     }
 }
