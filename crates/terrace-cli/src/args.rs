@@ -2,6 +2,8 @@
 //! (`-var`, `-no-color`), also accepted with two dashes, values either as
 //! `-flag=value` or as the next argument.
 
+use terrace_value::gostr::quote;
+
 /// One parsed flag or positional argument.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Arg {
@@ -56,6 +58,72 @@ pub fn parse(args: &[String]) -> Vec<Arg> {
         out.push(Arg::Flag { name, value });
     }
     out
+}
+
+/// Flags in order (name, value) and the arguments after them.
+pub(crate) type ParsedFlags = (Vec<(String, String)>, Vec<String>);
+
+/// Go's `flag` package: `-name`, `--name`, `-name=value`, `-name value`
+/// for non-boolean flags; parsing stops at the first non-flag argument or
+/// after `--`. Returns the flags in order and the remaining arguments, or
+/// the `flag` package's error text.
+pub(crate) fn parse_go_flags(
+    argv: &[String],
+    bools: &[&str],
+    strings: &[&str],
+) -> Result<ParsedFlags, String> {
+    let mut flags = Vec::new();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = &argv[i];
+        if arg == "--" {
+            i += 1;
+            break;
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            break;
+        }
+        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
+        if body.is_empty() || body.starts_with('-') || body.starts_with('=') {
+            return Err(format!("bad flag syntax: {arg}"));
+        }
+        let (name, value) = match body.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (body, None),
+        };
+        if bools.contains(&name) {
+            let value = value.unwrap_or_else(|| "true".into());
+            let parsed = match value.as_str() {
+                "1" | "t" | "T" | "TRUE" | "true" | "True" => "true",
+                "0" | "f" | "F" | "FALSE" | "false" | "False" => "false",
+                _ => {
+                    return Err(format!(
+                        "invalid boolean value {} for -{name}: parse error",
+                        quote(&value)
+                    ))
+                }
+            };
+            flags.push((name.to_string(), parsed.to_string()));
+        } else if strings.contains(&name) {
+            let value = match value {
+                Some(v) => v,
+                None => {
+                    i += 1;
+                    match argv.get(i) {
+                        Some(v) => v.clone(),
+                        None => return Err(format!("flag needs an argument: -{name}")),
+                    }
+                }
+            };
+            flags.push((name.to_string(), value));
+        } else if name == "help" || name == "h" {
+            return Err("help".into());
+        } else {
+            return Err(format!("flag provided but not defined: -{name}"));
+        }
+        i += 1;
+    }
+    Ok((flags, argv[i..].to_vec()))
 }
 
 #[cfg(test)]
@@ -167,8 +235,8 @@ pub fn shell_words(text: &str) -> Result<Vec<String>, String> {
 }
 
 #[cfg(test)]
-mod shell_words_tests {
-    use super::shell_words;
+mod go_flags_and_shell_words_tests {
+    use super::{parse_go_flags, shell_words};
 
     #[test]
     fn splits_as_a_shell_would() {
@@ -186,5 +254,53 @@ mod shell_words_tests {
             assert_eq!(shell_words(text).unwrap(), *want, "{text}");
         }
         assert!(shell_words("'open").is_err());
+    }
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn go_flag_parsing() {
+        let bools = ["upgrade", "no-color", "backend"];
+        let strings = ["plugin-dir", "backend-config"];
+        assert_eq!(
+            parse_go_flags(
+                &args(&[
+                    "-upgrade",
+                    "--backend=false",
+                    "-plugin-dir",
+                    "/a",
+                    "-plugin-dir=/b",
+                    "-backend-config=path=x",
+                    "rest",
+                    "-no-color"
+                ]),
+                &bools,
+                &strings
+            ),
+            Ok((
+                vec![
+                    ("upgrade".into(), "true".into()),
+                    ("backend".into(), "false".into()),
+                    ("plugin-dir".into(), "/a".into()),
+                    ("plugin-dir".into(), "/b".into()),
+                    ("backend-config".into(), "path=x".into()),
+                ],
+                args(&["rest", "-no-color"])
+            ))
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-bogus"]), &bools, &strings),
+            Err("flag provided but not defined: -bogus".into())
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-upgrade=maybe"]), &bools, &strings),
+            Err("invalid boolean value \"maybe\" for -upgrade: parse error".into())
+        );
+        assert_eq!(
+            parse_go_flags(&args(&["-plugin-dir"]), &bools, &strings),
+            Err("flag needs an argument: -plugin-dir".into())
+        );
     }
 }

@@ -221,14 +221,14 @@ impl WorkingBackend {
                     },
                 )
                 .with_data_dir(data_dir)
-                .with_version(crate::operation::TERRAFORM_VERSION)
+                .with_version(crate::commands::operation::TERRAFORM_VERSION)
                 .with_encryption(codec.clone()),
             ),
             WorkingBackend::Remote { type_name, config } => {
                 let opts = terrace_states::backend::OpenOptions {
                     dir: dir.to_path_buf(),
                     data_dir: data_dir.to_path_buf(),
-                    version: crate::operation::TERRAFORM_VERSION.to_string(),
+                    version: crate::commands::operation::TERRAFORM_VERSION.to_string(),
                 };
                 let remote = terrace_states::backend::open_remote_encrypted(
                     type_name,

@@ -100,7 +100,7 @@ fn workspace_names(dir: &Path) -> Vec<String> {
         dir,
         terrace_states::backend::LocalBackendOptions::default(),
     )
-    .with_data_dir(crate::providers::data_dir(dir))
+    .with_data_dir(crate::commands::providers::data_dir(dir))
     .workspaces()
     .unwrap_or_default()
 }

@@ -687,7 +687,7 @@ pub fn load_in_dir(
     let settings = terrace_config::static_eval::StaticSettings {
         root_dir: ".".to_string(),
         workspace: terrace_states::backend::current_workspace_with(
-            &crate::providers::data_dir(dir),
+            &crate::commands::providers::data_dir(dir),
             std::env::var(terrace_states::backend::WORKSPACE_ENV_VAR)
                 .ok()
                 .as_deref(),

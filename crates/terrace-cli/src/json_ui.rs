@@ -83,7 +83,10 @@ pub fn version() {
         &format!("{product} {own}"),
         vec![
             ("type", Json::from("version")),
-            ("terraform", Json::from(crate::operation::TERRAFORM_VERSION)),
+            (
+                "terraform",
+                Json::from(crate::commands::operation::TERRAFORM_VERSION),
+            ),
             ("ui", Json::from(UI_VERSION)),
         ],
     );

@@ -27,7 +27,7 @@ pub type ProviderSchemas<'a> = dyn Fn(&Provider) -> Option<Arc<ProviderSchema>> 
 
 /// The `configuration` object of the plan document, as compact JSON text.
 pub fn configuration_json(config: &Config, schemas: &ProviderSchemas<'_>) -> String {
-    let reqs = crate::providers::requirements_by_module(config).0;
+    let reqs = crate::commands::providers::requirements_by_module(config).0;
     let mut pcs = BTreeMap::new();
     provider_configs(config, &reqs, None, schemas, &mut pcs);
     let mut root = module(config, schemas);
@@ -364,7 +364,7 @@ fn source_provider_key(
 
 fn provider_configs(
     c: &Config,
-    reqs: &crate::providers::ModuleRequirements,
+    reqs: &crate::commands::providers::ModuleRequirements,
     parent_path: Option<&str>,
     schemas: &ProviderSchemas<'_>,
     m: &mut BTreeMap<String, ProviderConfig>,

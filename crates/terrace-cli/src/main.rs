@@ -28,15 +28,12 @@ static GLOBAL_ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 mod args;
 mod backend_config;
+mod commands;
 mod completion;
-mod console;
+mod diag_output;
 mod encryption_config;
-mod fmt;
-mod force_unlock;
 mod format;
-mod graph;
 mod help;
-mod init;
 mod interrupt;
 mod journal;
 mod json_ui;
@@ -44,35 +41,14 @@ mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
 mod logging;
-mod login;
-mod metadata;
-mod modules_command;
-mod operation;
 mod operation_args;
-mod output;
 mod planfile_io;
 mod prompt;
 mod provider_factory;
-mod providers;
-mod providers_lock;
-mod providers_mirror;
-mod providers_schema;
 mod report;
-mod show;
-mod state_command;
-mod state_list;
 mod state_meta;
-mod state_mv;
-mod state_pull;
-mod state_push;
-mod state_replace_provider;
-mod state_rm;
-mod state_show;
-mod taint;
-mod test_command;
 mod ui;
-mod validate;
-mod workspace;
+mod workdir;
 
 use args::Arg;
 
@@ -154,7 +130,7 @@ fn main() {
     tracing::info!(
         "{PRODUCT} version: {} (follows terraform {})",
         env!("CARGO_PKG_VERSION"),
-        operation::TERRAFORM_VERSION
+        commands::operation::TERRAFORM_VERSION
     );
     tracing::info!("CLI args: {:?}", logging::redacted_args(&argv));
     let command = argv.iter().find(|a| !a.starts_with('-'));
@@ -224,36 +200,36 @@ fn run(argv: Vec<String>) -> i32 {
     let dir = PathBuf::from(".");
     match command.as_str() {
         "console" => console_command(dir, command_args),
-        "init" => init::run(command_args),
+        "init" => commands::init::run(command_args),
         "providers" if command_args.first().map(String::as_str) == Some("lock") => {
-            providers_lock::run(&command_args[1..])
+            commands::providers_lock::run(&command_args[1..])
         }
         "providers" if command_args.first().map(String::as_str) == Some("mirror") => {
-            providers_mirror::run(&command_args[1..])
+            commands::providers_mirror::run(&command_args[1..])
         }
-        "providers" => providers::run(&dir, command_args),
-        "validate" => validate::command(command_args),
-        "plan" => operation::run(operation_args::Command::Plan, command_args),
-        "apply" => operation::run(operation_args::Command::Apply, command_args),
-        "destroy" => operation::run(operation_args::Command::Destroy, command_args),
-        "refresh" => operation::run(operation_args::Command::Refresh, command_args),
-        "import" => operation::run(operation_args::Command::Import, command_args),
-        "graph" => graph::run(&dir, command_args),
-        "get" => modules_command::get(command_args),
-        "login" => login::login(command_args),
-        "logout" => login::logout(command_args),
-        "metadata" => metadata::run(command_args),
-        "modules" => modules_command::modules(command_args),
-        "fmt" => fmt::run(command_args),
+        "providers" => commands::providers::run(&dir, command_args),
+        "validate" => commands::validate::command(command_args),
+        "plan" => commands::operation::run(operation_args::Command::Plan, command_args),
+        "apply" => commands::operation::run(operation_args::Command::Apply, command_args),
+        "destroy" => commands::operation::run(operation_args::Command::Destroy, command_args),
+        "refresh" => commands::operation::run(operation_args::Command::Refresh, command_args),
+        "import" => commands::operation::run(operation_args::Command::Import, command_args),
+        "graph" => commands::graph::run(&dir, command_args),
+        "get" => commands::modules::get(command_args),
+        "login" => commands::login::login(command_args),
+        "logout" => commands::login::logout(command_args),
+        "metadata" => commands::metadata::run(command_args),
+        "modules" => commands::modules::modules(command_args),
+        "fmt" => commands::fmt::run(command_args),
         "completions" => completion::completions_command(command_args),
-        "force-unlock" => force_unlock::run(command_args),
-        "output" => output::run(command_args),
-        "show" => show::run(command_args),
-        "state" => state_command::run(command_args),
-        "taint" => taint::run(true, command_args),
-        "test" => test_command::run(command_args),
-        "untaint" => taint::run(false, command_args),
-        "workspace" => workspace::run(command_args),
+        "force-unlock" => commands::force_unlock::run(command_args),
+        "output" => commands::output::run(command_args),
+        "show" => commands::show::run(command_args),
+        "state" => commands::state::run(command_args),
+        "taint" => commands::taint::run(true, command_args),
+        "test" => commands::test::run(command_args),
+        "untaint" => commands::taint::run(false, command_args),
+        "workspace" => commands::workspace::run(command_args),
         "version" | "-version" | "--version" | "-v" => version(command_args),
         "-help" | "--help" | "-h" | "help" => {
             out!("{USAGE}");
@@ -284,7 +260,7 @@ fn version(argv: &[String]) -> i32 {
         doc.insert("terrace_version".into(), env!("CARGO_PKG_VERSION").into());
         doc.insert(
             "terraform_version".into(),
-            operation::TERRAFORM_VERSION.into(),
+            commands::operation::TERRAFORM_VERSION.into(),
         );
         doc.insert("platform".into(), platform.into());
         let selections: serde_json::Map<String, serde_json::Value> = selections
@@ -301,7 +277,7 @@ fn version(argv: &[String]) -> i32 {
     outln!(
         "{PRODUCT} v{} (compatible with terraform v{})\non {platform}",
         env!("CARGO_PKG_VERSION"),
-        operation::TERRAFORM_VERSION
+        commands::operation::TERRAFORM_VERSION
     );
     if !selections.is_empty() {
         outln!();
@@ -370,5 +346,5 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
             }
         }
     }
-    console::run(&dir, console::ConsoleOptions { variables, color })
+    commands::console::run(&dir, commands::console::ConsoleOptions { variables, color })
 }

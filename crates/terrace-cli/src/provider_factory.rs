@@ -176,6 +176,6 @@ fn provider_diagnostics(diags: terrace_providers::Diagnostics) -> Diagnostics {
     diags
         .0
         .into_iter()
-        .map(crate::providers_schema::provider_diagnostic)
+        .map(crate::commands::providers_schema::provider_diagnostic)
         .collect()
 }

@@ -17,7 +17,7 @@ pub fn dependencies(
     dir: &Path,
     config: &Config,
 ) -> Vec<(ConfigResource, BTreeSet<ConfigResource>)> {
-    crate::validate::static_context(dir, config)
+    crate::commands::validate::static_context(dir, config)
         .and_then(|ctx| terrace_engine::resource_graph(&ctx))
         .unwrap_or_default()
 }

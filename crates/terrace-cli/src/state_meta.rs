@@ -232,7 +232,7 @@ pub fn open_backend(opts: LocalBackendOptions) -> Result<Box<dyn Backend>, Strin
     // Terraform prints them (`.terraform.tfstate.lock.info`, not
     // `./.terraform.tfstate.lock.info`).
     let dir = Path::new("");
-    let data_dir = crate::providers::data_dir(Path::new("."));
+    let data_dir = crate::commands::providers::data_dir(Path::new("."));
     let as_text = |diags: Diagnostics| {
         diags
             .iter()
@@ -517,15 +517,15 @@ impl Schemas {
             }
             let env = CliEnv::from_process();
             let (cli, cli_diags) = cliconfig::load(&env);
-            crate::providers::print_cli_config_problems(&cli_diags);
+            crate::commands::providers::print_cli_config_problems(&cli_diags);
             for (provider, constraints) in needed.iter().filter(|(p, _)| !p.is_builtin()) {
                 let one = BTreeMap::from([(provider.clone(), constraints.clone())]);
-                match crate::providers_schema::locate_executables(
+                match crate::commands::providers_schema::locate_executables(
                     &one,
                     &locks,
                     &cli,
                     &env,
-                    &crate::providers::data_dir(dir),
+                    &crate::commands::providers::data_dir(dir),
                 ) {
                     Ok(found) => executables.extend(found),
                     Err(_) => {

@@ -2,6 +2,14 @@
 //! `rm`, `pull` and `push`, or prints the command's help as Terraform
 //! does when no (or an unknown) subcommand is given.
 
+pub(crate) mod list;
+pub(crate) mod mv;
+pub(crate) mod pull;
+pub(crate) mod push;
+pub(crate) mod replace_provider;
+pub(crate) mod rm;
+pub(crate) mod show;
+
 const HELP: &str = "Usage: terrace [global options] state <subcommand> [options] [args]
 
   This command has subcommands for advanced state management.
@@ -31,13 +39,13 @@ pub fn run(argv: &[String]) -> i32 {
         return 1;
     };
     match sub.as_str() {
-        "list" | "ls" => crate::state_list::run(rest),
-        "show" => crate::state_show::run(rest),
-        "mv" | "move" => crate::state_mv::run(rest),
-        "rm" | "remove" => crate::state_rm::run(rest),
-        "pull" => crate::state_pull::run(rest),
-        "push" => crate::state_push::run(rest),
-        "replace-provider" => crate::state_replace_provider::run(rest),
+        "list" | "ls" => list::run(rest),
+        "show" => show::run(rest),
+        "mv" | "move" => mv::run(rest),
+        "rm" | "remove" => rm::run(rest),
+        "pull" => pull::run(rest),
+        "push" => push::run(rest),
+        "replace-provider" => replace_provider::run(rest),
         "-help" | "--help" | "-h" | "help" => {
             out!("{HELP}");
             0

@@ -236,13 +236,13 @@ fn move_command(
     }
     if let Some((backend, loaded, state)) = to_side.as_mut() {
         if let Err(e) = backend.write_state(state) {
-            ui.legacy_diagnostics(&[crate::state_rm::saving_error(&e.to_string())]);
+            ui.legacy_diagnostics(&[crate::commands::state::rm::saving_error(&e.to_string())]);
             return 1;
         }
         state_meta::journal_saved(&**backend, loaded);
     }
     if let Err(e) = source.write_state(&from) {
-        ui.legacy_diagnostics(&[crate::state_rm::saving_error(&e.to_string())]);
+        ui.legacy_diagnostics(&[crate::commands::state::rm::saving_error(&e.to_string())]);
         return 1;
     }
     state_meta::journal_saved(source, &from_loaded);

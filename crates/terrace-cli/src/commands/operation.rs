@@ -11,12 +11,12 @@
 //! that cannot be saved is never reported as saved: it goes to
 //! `errored.tfstate`, or as a last resort onto the terminal.
 
-use crate::init::PRODUCT_TITLE;
+use crate::commands::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
+use crate::diag_output::PRODUCT_TITLE;
 use crate::interrupt::Interrupt;
 use crate::journal::{self, Journal, Recoverer, Recovery, SnapshotId};
 use crate::operation_args::{self, Command, OperationArgs};
 use crate::provider_factory::CliProviderFactory;
-use crate::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
 use crate::ui::ApplyUi;
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -473,7 +473,7 @@ impl Operation {
         let locks_text = std::fs::read_to_string(&locks_path).ok();
         let env = CliEnv::from_process();
         let (cli, cli_diags) = cliconfig::load(&env);
-        crate::providers::print_cli_config_problems(&cli_diags);
+        crate::commands::providers::print_cli_config_problems(&cli_diags);
         let overrides = cli.dev_overrides();
         if !overrides.is_empty() {
             // terraform warns about overrides as soon as it sees them, before
@@ -483,18 +483,20 @@ impl Operation {
         // The lock file decides which provider packages may run: checked
         // against the configuration (and a saved plan's selections) before
         // any provider starts.
-        diags.extend(crate::providers_schema::verify_dependency_selections(
-            &reqs.merged(),
-            &locks,
-            &cli,
-        ));
+        diags.extend(
+            crate::commands::providers_schema::verify_dependency_selections(
+                &reqs.merged(),
+                &locks,
+                &cli,
+            ),
+        );
         if let Some(file) = &saved {
             diags.extend(crate::planfile_io::check_locks(file, &locks));
         }
         if has_errors(&diags) {
             return Err(unlock_and_fail(&mut backend, &diags));
         }
-        let executables = match crate::providers_schema::locate_executables(
+        let executables = match crate::commands::providers_schema::locate_executables(
             &needed, &locks, &cli, &env, &data_dir,
         ) {
             Ok(found) => found,
@@ -567,7 +569,7 @@ impl Operation {
         // In terraform's order, whatever order concurrent work found them
         // in: warnings first, then by file and position.
         let mut sorted = diags.to_vec();
-        crate::init::sort_diags(&mut sorted);
+        crate::diag_output::sort_diags(&mut sorted);
         print_diagnostics(&sorted, &self.sources, self.color());
     }
 

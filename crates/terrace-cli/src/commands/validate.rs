@@ -169,7 +169,9 @@ fn validate(
     let (cli, _) = terrace_getproviders::cliconfig::load(&env);
     let overrides = cli.dev_overrides();
     if !overrides.is_empty() {
-        diags.push(crate::operation::dev_overrides_warning(&overrides));
+        diags.push(crate::commands::operation::dev_overrides_warning(
+            &overrides,
+        ));
     }
     let provider_diags =
         provider_availability(&validated.requirements.provider_types(), &overrides);
@@ -216,11 +218,11 @@ pub fn static_context(
     dir: &Path,
     config: &terrace_config::loader::Config,
 ) -> Result<terrace_engine::Context, Diagnostics> {
-    let (reqs, _) = crate::providers::requirements_by_module(config);
+    let (reqs, _) = crate::commands::providers::requirements_by_module(config);
     let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
     let env = terrace_getproviders::cliconfig::CliEnv::from_process();
     let (cli, _) = terrace_getproviders::cliconfig::load(&env);
-    let executables = crate::providers_schema::locate_executables(
+    let executables = crate::commands::providers_schema::locate_executables(
         &reqs.merged(),
         &locks,
         &cli,
@@ -238,7 +240,7 @@ pub fn static_context(
         workspace: "default".to_string(),
         working_dir,
         parallelism: 10,
-        terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
+        terraform_version: crate::commands::operation::TERRAFORM_VERSION.to_string(),
     })
 }
 

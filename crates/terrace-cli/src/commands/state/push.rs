@@ -4,7 +4,7 @@
 //! unless `-force`. The pushed state keeps its own lineage and serial; the
 //! serial goes up by one when the content differs from what it replaces.
 
-use crate::operation::TERRAFORM_VERSION;
+use crate::commands::operation::TERRAFORM_VERSION;
 use crate::state_meta::{self, StateFlags, Ui};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -171,7 +171,7 @@ fn push(pushed: &State, force: bool, flags: &StateFlags, ui: &Ui) -> Result<(), 
             ..LocalBackendOptions::default()
         },
     )
-    .with_data_dir(crate::providers::data_dir(Path::new(".")))
+    .with_data_dir(crate::commands::providers::data_dir(Path::new(".")))
     .with_version(TERRAFORM_VERSION)
     .with_encryption(codec);
     backend.use_workspace(workspace);

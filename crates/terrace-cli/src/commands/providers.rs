@@ -395,7 +395,7 @@ pub fn load(dir: &Path, color: bool) -> Option<(Config, Diagnostics)> {
 /// `terrace providers [DIR]`, and its subcommands.
 pub fn run(dir: &Path, argv: &[String]) -> i32 {
     if argv.first().map(String::as_str) == Some("schema") {
-        return crate::providers_schema::run(dir, &argv[1..]);
+        return crate::commands::providers_schema::run(dir, &argv[1..]);
     }
     let mut color = std::env::var_os("NO_COLOR").is_none();
     let mut config_dir = dir.to_path_buf();

@@ -15,12 +15,13 @@
 //! `init` from that mirror would refuse it anyway. Output and errors are
 //! terraform 1.11's.
 
-use crate::init::{
-    load_locks, parse_go_flags, print_cli_config_problems, print_diags, registry_config, say,
-    PRODUCT_COMMAND, PRODUCT_TITLE,
+use crate::args::parse_go_flags;
+use crate::commands::providers::{requirements_by_module, source_map};
+use crate::commands::providers_lock::target_platforms;
+use crate::diag_output::{
+    print_cli_config_problems, print_diags, say, PRODUCT_COMMAND, PRODUCT_TITLE,
 };
-use crate::providers::{requirements_by_module, source_map};
-use crate::providers_lock::target_platforms;
+use crate::workdir::{load_locks, registry_config};
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -150,7 +151,10 @@ pub fn run(argv: &[String]) -> i32 {
         return 1;
     };
     if !locks.is_empty() {
-        let errors = crate::providers_schema::dependency_selection_errors(&reqs, &locks, |_| false);
+        let errors =
+            crate::commands::providers_schema::dependency_selection_errors(&reqs, &locks, |_| {
+                false
+            });
         if !errors.is_empty() {
             // Go's rendering of the list of errors, as terraform prints it.
             diags.push(Diagnostic::error(

@@ -2,7 +2,7 @@
 //! state file format, as Terraform writes it (re-encoded with this
 //! version, then a newline); nothing when there is no state.
 
-use crate::operation::TERRAFORM_VERSION;
+use crate::commands::operation::TERRAFORM_VERSION;
 use crate::state_meta::{self, Ui};
 use terrace_states::statefile;
 

@@ -96,7 +96,11 @@ fn functions(argv: &[String]) -> i32 {
             0
         }
         Err(diags) => {
-            crate::init::print_diags(&diags, terrace_syntax::render::SourceMap::new(), color);
+            crate::diag_output::print_diags(
+                &diags,
+                terrace_syntax::render::SourceMap::new(),
+                color,
+            );
             1
         }
     }

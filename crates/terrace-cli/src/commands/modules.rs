@@ -2,8 +2,9 @@
 //! does, and nothing else) and `terrace modules` (the module calls the
 //! configuration declares, as a tree or `-json`).
 
-use crate::init::{registry_config, ModuleLines};
-use crate::providers::{data_dir, print_diagnostics, source_map};
+use crate::commands::init::ModuleLines;
+use crate::commands::providers::{data_dir, print_diagnostics, source_map};
+use crate::workdir::registry_config;
 use crate::PRODUCT;
 use std::path::Path;
 use terrace_getmodules::install::ModuleInstaller;
@@ -50,7 +51,7 @@ pub fn get(argv: &[String]) -> i32 {
     }
     let env = CliEnv::from_process();
     let (cli, cli_diags) = cliconfig::load(&env);
-    crate::providers::print_cli_config_problems(&cli_diags);
+    crate::commands::providers::print_cli_config_problems(&cli_diags);
     let registry = match registry_config(&cli, &env) {
         Ok(r) => r,
         Err(d) => {

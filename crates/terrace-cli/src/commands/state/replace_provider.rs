@@ -160,7 +160,7 @@ fn replace(
         }
     }
     if let Err(e) = backend.write_state(&state) {
-        ui.legacy_diagnostics(&[crate::state_rm::saving_error(&e.to_string())]);
+        ui.legacy_diagnostics(&[crate::commands::state::rm::saving_error(&e.to_string())]);
         return 1;
     }
     state_meta::journal_saved(backend, &loaded);

@@ -88,7 +88,7 @@ pub fn run(argv: &[String]) -> i32 {
         ui.error(&format!("Failed to unlock state: {e}"));
         return 1;
     }
-    let text = format!("{title} state has been successfully unlocked!\n\nThe state has been unlocked, and {title} commands should now be able to\nobtain a new lock on the remote state.", title = crate::init::PRODUCT_TITLE);
+    let text = format!("{title} state has been successfully unlocked!\n\nThe state has been unlocked, and {title} commands should now be able to\nobtain a new lock on the remote state.", title = crate::diag_output::PRODUCT_TITLE);
     if ui.color {
         let (head, rest) = text.split_once('\n').unwrap_or((&text, ""));
         out!("\x1b[0m\x1b[1m\x1b[32m{head}\x1b[0m\x1b[32m\n{rest}\x1b[0m\n");

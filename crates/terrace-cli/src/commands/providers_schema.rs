@@ -8,8 +8,8 @@
 //! cache when the provider allows that, so a warm run starts no provider
 //! at all. Providers that must be asked are started in parallel.
 
+use crate::commands::providers::{self, requirements_by_module, source_map};
 use crate::jsonprovider;
-use crate::providers::{self, requirements_by_module, source_map};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -6,8 +6,8 @@
 //! then the summary), or `-json`'s machine-readable lines, and optionally
 //! writes the JUnit XML report.
 
+use crate::commands::providers::{data_dir, requirements_by_module};
 use crate::provider_factory::CliProviderFactory;
-use crate::providers::{data_dir, requirements_by_module};
 use serde_json::{json, Map, Value as Json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -244,7 +244,7 @@ pub fn run(argv: &[String]) -> i32 {
         inputs,
         verbose: args.verbose,
         parallelism: args.parallelism,
-        terraform_version: crate::operation::TERRAFORM_VERSION.to_string(),
+        terraform_version: crate::commands::operation::TERRAFORM_VERSION.to_string(),
         working_dir,
         missing_providers,
     };
@@ -304,7 +304,7 @@ fn provider_factory(
     diags.extend(d);
     let env = CliEnv::from_process();
     let (cli, cli_diags) = cliconfig::load(&env);
-    crate::providers::print_cli_config_problems(&cli_diags);
+    crate::commands::providers::print_cli_config_problems(&cli_diags);
     let overrides = cli.dev_overrides();
     let missing: BTreeSet<terrace_addrs::Provider> = needed
         .keys()
@@ -316,14 +316,19 @@ fn provider_factory(
         .cloned()
         .collect();
     needed.retain(|p, _| !missing.contains(p));
-    diags.extend(crate::providers_schema::verify_dependency_selections(
-        &needed, &locks, &cli,
-    ));
+    diags.extend(
+        crate::commands::providers_schema::verify_dependency_selections(&needed, &locks, &cli),
+    );
     if has_errors(&diags) {
         return Err(diags);
     }
-    let executables =
-        crate::providers_schema::locate_executables(&needed, &locks, &cli, &env, &data_dir(dir))?;
+    let executables = crate::commands::providers_schema::locate_executables(
+        &needed,
+        &locks,
+        &cli,
+        &env,
+        &data_dir(dir),
+    )?;
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
     Ok((
         Arc::new(CliProviderFactory::new(executables, &working_dir)),
@@ -446,8 +451,8 @@ impl View {
         // place, warnings of the same summary shown once, warnings on
         // stdout and errors on stderr.
         let mut sorted = diags.to_vec();
-        crate::init::sort_diags(&mut sorted);
-        let diags = crate::init::consolidate_warnings(sorted);
+        crate::diag_output::sort_diags(&mut sorted);
+        let diags = crate::diag_output::consolidate_warnings(sorted);
         let mut warned = false;
         for d in &diags {
             let text = render_diagnostic(d, &sources, style, DEFAULT_WIDTH);
@@ -623,7 +628,7 @@ impl View {
         );
         version.insert(
             "terraform".into(),
-            crate::operation::TERRAFORM_VERSION.into(),
+            crate::commands::operation::TERRAFORM_VERSION.into(),
         );
         version.insert("type".into(), "version".into());
         version.insert("ui".into(), "1.2".into());

@@ -161,7 +161,7 @@ pub fn run(argv: &[String]) -> i32 {
         _ => None,
     };
     if let Some(config) = &config {
-        let (reqs, _) = crate::providers::requirements_by_module(config);
+        let (reqs, _) = crate::commands::providers::requirements_by_module(config);
         providers.extend(reqs.merged().into_keys());
     }
     let schemas = match Schemas::load(providers) {
@@ -192,7 +192,7 @@ pub fn run(argv: &[String]) -> i32 {
             .unwrap_or_default();
         let sources = config
             .as_ref()
-            .map(crate::providers::source_map)
+            .map(crate::commands::providers::source_map)
             .unwrap_or_default();
         let title = positionals.first().map(String::as_str).unwrap_or("plan");
         let page = crate::report::plan_html(
@@ -214,7 +214,7 @@ pub fn run(argv: &[String]) -> i32 {
             &file.plan,
             &lookup,
             &terrace_plans::json::PlanJsonOptions {
-                terraform_version: crate::operation::TERRAFORM_VERSION,
+                terraform_version: crate::commands::operation::TERRAFORM_VERSION,
                 configuration: configuration.as_deref(),
             },
         )
@@ -235,7 +235,7 @@ pub fn run(argv: &[String]) -> i32 {
             0
         }
         Err(e) => {
-            ui.diagnostics(&[crate::state_show::marshal_error(&e)]);
+            ui.diagnostics(&[crate::commands::state::show::marshal_error(&e)]);
             1
         }
     }

@@ -5,7 +5,7 @@
 //! them; one cluster per module). With `-html`, the same graph as a
 //! self-contained HTML page with the graph drawn as SVG.
 
-use crate::providers::{load, print_diagnostics, source_map};
+use crate::commands::providers::{load, print_diagnostics, source_map};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
@@ -49,7 +49,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
         return 1;
     };
     let sources = source_map(&config);
-    let graph = crate::validate::static_context(dir, &config)
+    let graph = crate::commands::validate::static_context(dir, &config)
         .and_then(|ctx| terrace_engine::resource_graph(&ctx));
     match graph {
         Ok(graph) if html => {

@@ -6,11 +6,12 @@
 //! methods. Packages are installed into a temporary directory per platform
 //! and hashed there. Output and errors are Terraform 1.11's.
 
-use crate::init::{
-    colorize, load_locks, parse_go_flags, print_cli_config_problems, print_diags, registry_config,
-    say, PRODUCT_COMMAND, PRODUCT_TITLE,
+use crate::args::parse_go_flags;
+use crate::commands::providers::{requirements_by_module, source_map};
+use crate::diag_output::{
+    colorize, print_cli_config_problems, print_diags, say, PRODUCT_COMMAND, PRODUCT_TITLE,
 };
-use crate::providers::{requirements_by_module, source_map};
+use crate::workdir::{load_locks, registry_config};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use terrace_addrs::Provider;

@@ -20,7 +20,7 @@
 //! every host the credentials file does not already name: login gives it
 //! the token (`store`), logout asks it to drop it (`forget`).
 
-use crate::init::{colorize, print_cli_config_problems, PRODUCT_COMMAND};
+use crate::diag_output::{colorize, print_cli_config_problems, PRODUCT_COMMAND};
 use crate::PRODUCT;
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeSet;
@@ -103,7 +103,7 @@ fn parse_args(argv: &[String], usage: &str, too_many: &str) -> Parsed {
     let mut color =
         std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
     let mut input = true;
-    let (flags, positional) = match crate::init::parse_go_flags(argv, &["no-color", "input"], &[]) {
+    let (flags, positional) = match crate::args::parse_go_flags(argv, &["no-color", "input"], &[]) {
         Ok(r) => r,
         Err(e) if e == "help" => {
             outln!("{usage}");
@@ -425,7 +425,7 @@ fn print_messages(diags: &[Diagnostic], color: bool) {
         RenderStyle::Plain
     };
     let mut sorted = diags.to_vec();
-    crate::init::sort_diags(&mut sorted);
+    crate::diag_output::sort_diags(&mut sorted);
     let mut err = std::io::stderr().lock();
     for diag in &sorted {
         let text = render_diagnostic(diag, &SourceMap::new(), style, DEFAULT_WIDTH);
@@ -558,7 +558,7 @@ pub fn login(argv: &[String]) -> i32 {
         Err(d) => return fail(d, color),
     };
     let shown = host.for_display();
-    let registry = match crate::init::registry_config(&cli, &env) {
+    let registry = match crate::workdir::registry_config(&cli, &env) {
         Ok(r) => r,
         Err(d) => return fail(d, color),
     };
