@@ -32,6 +32,13 @@
 //! `ParseAbsOutputValue[Str]` → [`AbsOutputValue::parse`]/`parse_str`,
 //! `ParseInstanceKey` → [`InstanceKey::from_value`].
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod instance_key;
 mod module;
 mod named_values;

@@ -9,6 +9,13 @@
 //! configuration and keeps no state between calls, so one instance may
 //! serve every caller.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod data;
 mod functions;
 mod outputs;

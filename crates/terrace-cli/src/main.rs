@@ -1,5 +1,12 @@
 //! The `terrace` command.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 /// `print!` to a reader that may have gone away (`terrace plan | head`):
 /// commands that run plugins keep SIGPIPE ignored, so a closed pipe is an
 /// error here, and losing output nobody reads is no reason to panic.

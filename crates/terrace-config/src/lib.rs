@@ -3,6 +3,13 @@
 //! static evaluation of input variables and local values that loading
 //! needs (module sources, provider `for_each`).
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod body;
 pub mod decode;
 pub mod expr;

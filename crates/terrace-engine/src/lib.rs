@@ -12,6 +12,13 @@
 //! [`ProviderFactory`] and watches progress, and journals state, through
 //! [`Hooks`].
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod apply;
 mod checks;
 mod common;

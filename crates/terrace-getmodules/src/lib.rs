@@ -13,6 +13,13 @@
 //! module tree, which the provider crate must not depend on; it uses the
 //! provider crate's HTTP client and service discovery.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod address;
 pub mod archive;
 pub mod fetch;

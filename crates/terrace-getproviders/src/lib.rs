@@ -6,6 +6,13 @@
 //! from (`source`) and how they are laid out in `.terraform/providers`
 //! (`installer`).
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod auth;
 pub mod cliconfig;
 pub mod constraints;

@@ -4,6 +4,13 @@
 //! error inside a diagnostic. One implementation of each, at the bottom
 //! of the crate graph, for every crate that must print as terraform does.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod base64;
 pub mod json;
 pub mod oserror;

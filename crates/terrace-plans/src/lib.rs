@@ -5,6 +5,13 @@
 //! output; `planfile` saves and loads it for `plan -out` / `apply PLANFILE`;
 //! `json` writes the `show -json` plan and state documents.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod hclfmt;
 pub mod json;
 mod jsonval;

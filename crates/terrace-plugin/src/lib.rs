@@ -15,6 +15,13 @@
 //! The protocol definitions in `proto/` are terrace's own, compiled at
 //! build time with protox, so no `protoc` is needed.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod client;
 mod error;
 mod handshake;

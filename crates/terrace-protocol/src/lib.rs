@@ -10,6 +10,13 @@
 //! - [`mtls`]: the signature algorithms go-plugin's AutoMTLS certificates
 //!   need (ring's, plus ECDSA P-521/SHA-512).
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod mtls;
 
 #[allow(dead_code, clippy::all, clippy::pedantic, missing_docs)]

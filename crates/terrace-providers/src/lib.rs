@@ -7,6 +7,13 @@
 //! processes are adapted to the trait by `terrace-plugin`, and providers
 //! built into terrace implement it directly.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod diagnostics;
 pub mod objchange;
 pub mod provider;

@@ -14,6 +14,13 @@
 //! as `(known after apply)`, `# forces replacement` where a path requires
 //! it. Every piece of text written into the page goes through [`escape`].
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod layout;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -18,6 +18,13 @@
 //! the entry itself (the entry is for that exact executable; see `load`
 //! for why `GetMetadata` is not asked).
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod digest;
 pub mod load;
 pub mod locate;

@@ -13,6 +13,13 @@
 //! tfplugin5, so the same binary works with Terraform, OpenTofu and
 //! terrace.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 mod data;
 mod error;
 mod grpc;

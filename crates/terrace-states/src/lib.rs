@@ -9,6 +9,13 @@
 //! - [`backend`]: where states live; the local backend (files in the
 //!   working directory, workspaces, locking, backups, atomic writes).
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod backend;
 pub mod checks;
 pub mod encryption;

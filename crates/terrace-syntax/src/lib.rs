@@ -2,6 +2,13 @@
 //! spans. Parsing never fails: every entry point returns a tree (with
 //! `ExprKind::Invalid` placeholders where needed) plus diagnostics.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod ast;
 pub mod diagnostic;
 pub mod format;

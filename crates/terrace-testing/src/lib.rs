@@ -15,6 +15,13 @@
 //! Nothing here prints: progress goes to a [`Reporter`], and `view` turns
 //! results into terraform's human, JSON and JUnit forms for the CLI.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod factory;
 pub mod file;
 pub mod mock;

@@ -9,6 +9,13 @@
 //! `gostr` (Go's string quoting), `gomath` (Go's `math.Pow`, `Log`, `Exp`)
 //! and `crc32`.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 pub mod compact;
 pub mod convert;
 pub mod crc32;

@@ -18,6 +18,13 @@
 //! `<key>.tags` the tags as a JSON object, each written through a
 //! `.tmp` file renamed into place.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use serde_json::{Map, Value as Json};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

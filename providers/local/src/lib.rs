@@ -9,6 +9,13 @@
 //!   the next apply writes it again.
 //! - data sources `local_file` and `local_sensitive_file` read a file.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use base64::Engine;
 use md5::Md5;
 use sha1::{Digest, Sha1};

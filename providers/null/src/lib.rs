@@ -10,6 +10,13 @@
 //! - `null_data_source` (deprecated): copies `inputs` to `outputs`, with a
 //!   `random` number and `has_computed_default`.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use terrace_sdk::{
     Attr, BlockSpec, DataSourceSpec, Error, ProviderSpec, ResourceSpec, Type, Value,
 };

@@ -10,6 +10,13 @@
 //! rebuild the state from the identifier as hashicorp/random does; a
 //! `seed` draws Go's `math/rand` numbers, as hashicorp/random does.
 
+// Data from users, files, plugins and the network never panics the
+// program: no unwrap, expect or panic outside tests.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 // The seeding table's computation, run by build.rs; the crate itself
 // uses the LCG and its tests the rest.
 #[cfg_attr(not(test), allow(dead_code))]
