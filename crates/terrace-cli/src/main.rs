@@ -47,6 +47,7 @@ mod json_ui;
 mod jsonconfig;
 mod jsondiag;
 mod jsonprovider;
+mod local_exec;
 mod logging;
 mod operation_args;
 mod planfile_io;

@@ -62,6 +62,7 @@ resource "terraform_data" "b" {{
         working_dir: dir,
         parallelism: 10,
         terraform_version: "1.11.4".into(),
+        commands: Arc::new(terrace_engine::NoCommandRunner),
     }
 }
 

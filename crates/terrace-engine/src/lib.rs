@@ -110,6 +110,64 @@ pub trait RootEvaluator {
     fn outputs(&self) -> std::collections::BTreeMap<String, Value>;
 }
 
+/// A command a `local-exec` provisioner runs. The engine decides what to
+/// run and how to report it; the caller runs it, so the engine never
+/// starts a process itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalCommand {
+    /// The interpreter and its arguments, then the command text.
+    pub argv: Vec<String>,
+    /// Set on top of the environment terrace runs in.
+    pub env: Vec<(String, String)>,
+    /// The configuration's working directory (`path.cwd`): where the
+    /// command runs, and what a relative `working_dir` is taken from.
+    pub base_dir: PathBuf,
+    /// `working_dir` as written, when set (errors name it so).
+    pub working_dir: Option<String>,
+}
+
+/// Why a command did not succeed, in the words Go's `os/exec` uses
+/// (`exit status 3`, `signal: killed`, `exec: "x": executable file not
+/// found in $PATH`, `chdir d: no such file or directory`), with the end of
+/// its combined output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CommandFailure {
+    pub error: String,
+    pub output: Vec<u8>,
+}
+
+/// Runs provisioners' commands: the CLI starts processes, tests may
+/// record.
+pub trait CommandRunner: Send + Sync {
+    /// Runs `command` to its end, handing each line of its combined
+    /// output (stdout and stderr as written) to `emit`. Once `stopping`
+    /// answers true the command and everything it started are killed.
+    fn run(
+        &self,
+        command: &LocalCommand,
+        emit: &dyn Fn(&str),
+        stopping: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), CommandFailure>;
+}
+
+/// For walks that run no provisioners (validation, benchmarks): every
+/// command is refused, saying so.
+pub struct NoCommandRunner;
+
+impl CommandRunner for NoCommandRunner {
+    fn run(
+        &self,
+        _: &LocalCommand,
+        _: &dyn Fn(&str),
+        _: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), CommandFailure> {
+        Err(CommandFailure {
+            error: "this run cannot start commands".to_string(),
+            output: Vec::new(),
+        })
+    }
+}
+
 /// Everything a walk needs besides the state and plan.
 pub struct Context {
     pub config: Arc<Config>,
@@ -125,6 +183,8 @@ pub struct Context {
     pub parallelism: usize,
     /// The version providers are told they run under.
     pub terraform_version: String,
+    /// What runs `local-exec` provisioners' commands.
+    pub commands: Arc<dyn CommandRunner>,
 }
 
 impl Context {

@@ -9,11 +9,9 @@
 //! through [`Hooks`](crate::Hooks) as they arrive.
 
 use crate::scope::EvalScope;
-use crate::Hooks;
-use std::collections::{BTreeMap, VecDeque};
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use crate::{CommandRunner, Hooks, LocalCommand};
+use std::collections::BTreeMap;
+use std::path::Path;
 use terrace_addrs::{AbsResourceInstance, ConfigResource, ModuleInstance};
 use terrace_config::loader::Config;
 use terrace_config::model::{
@@ -28,9 +26,6 @@ pub(crate) const LOCAL_EXEC: &str = "local-exec";
 
 /// Provisioners Terraform ships that need a connection to a remote host.
 const NEEDS_CONNECTION: [&str; 2] = ["file", "remote-exec"];
-
-/// How much of a failed command's output its error repeats (the tail).
-const MAX_ERROR_OUTPUT: usize = 8 * 1024;
 
 /// What the terminal shows instead of a provisioner's messages when its
 /// configuration holds a sensitive value.
@@ -221,9 +216,13 @@ pub(crate) fn run(
             )
         };
         let result = if p.type_name == LOCAL_EXEC {
-            local_exec(&config, &scope.env.ctx.working_dir, &emit, &|| {
-                hooks.stopping()
-            })
+            local_exec(
+                &config,
+                &scope.env.ctx.working_dir,
+                scope.env.ctx.commands.as_ref(),
+                &emit,
+                &|| hooks.stopping(),
+            )
         } else {
             // Refused by the validate walk; a plan made elsewhere may
             // still name one.
@@ -259,6 +258,7 @@ pub(crate) fn run(
 fn local_exec(
     config: &Value,
     base_dir: &Path,
+    runner: &dyn CommandRunner,
     emit: &dyn Fn(&str),
     stopping: &(dyn Fn() -> bool + Sync),
 ) -> Result<(), String> {
@@ -299,192 +299,25 @@ fn local_exec(
             .collect();
         emit(&format!("Executing: [{}]", quoted.join(" ")));
     }
-    let fail = |err: String, output: &[u8]| {
-        Err(format!(
-            "Error running command '{command}': {err}. Output: {}",
-            String::from_utf8_lossy(output)
-        ))
+    let local = LocalCommand {
+        argv,
+        env,
+        base_dir: base_dir.to_path_buf(),
+        working_dir,
     };
-
-    let program = match resolve_program(&argv[0]) {
-        Ok(p) => p,
-        Err(e) => return fail(e, b""),
-    };
-    let dir = match &working_dir {
-        Some(d) => {
-            let full = base_dir.join(d);
-            match std::fs::metadata(&full) {
-                Ok(m) if m.is_dir() => full,
-                Ok(_) => return fail(format!("chdir {d}: not a directory"), b""),
-                Err(e) => return fail(format!("chdir {d}: {}", go_errno(&e)), b""),
-            }
-        }
-        None => base_dir.to_path_buf(),
-    };
-    // One pipe for both streams keeps stdout and stderr interleaved as
-    // the command wrote them.
-    let (reader, writer) = match std::io::pipe() {
-        Ok(p) => p,
-        Err(e) => return fail(format!("pipe: {}", go_errno(&e)), b""),
-    };
-    let child = {
-        let mut cmd = Command::new(&program);
-        cmd.args(&argv[1..])
-            .current_dir(&dir)
-            .envs(env)
-            .stdin(Stdio::null());
-        match writer.try_clone() {
-            Ok(w) => {
-                cmd.stdout(w);
-            }
-            Err(e) => return fail(format!("pipe: {}", go_errno(&e)), b""),
-        }
-        cmd.stderr(writer);
-        // Its own process group: Ctrl-C at the terminal reaches terrace
-        // only, which decides, and a kill reaches the whole command.
-        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        // `cmd` (holding the write ends) is dropped at the end of this
-        // block, so the reader sees the end once the command exits.
-        cmd.spawn()
-    };
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => {
-            return fail(
-                format!("fork/exec {}: {}", program.display(), go_errno(&e)),
-                b"",
-            )
-        }
-    };
-    let mut tail: VecDeque<u8> = VecDeque::new();
-    let group = i32::try_from(child.id()).unwrap_or(0);
-    let finished = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            while !finished.load(std::sync::atomic::Ordering::SeqCst) {
-                if stopping() && group > 0 {
-                    // SAFETY: kill(2) has no memory-safety preconditions;
-                    // the group is the command's own (process_group(0)).
-                    unsafe {
-                        libc::kill(-group, libc::SIGKILL);
-                    }
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-        });
-        let mut lines = BufReader::new(reader);
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            match lines.read_until(b'\n', &mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            tail.extend(buf.iter().copied());
-            if tail.len() > MAX_ERROR_OUTPUT {
-                tail.drain(..tail.len() - MAX_ERROR_OUTPUT);
-            }
-            let line = buf.strip_suffix(b"\n").unwrap_or(&buf);
-            emit(&String::from_utf8_lossy(line));
-        }
-        finished.store(true, std::sync::atomic::Ordering::SeqCst);
-    });
-    let output: Vec<u8> = tail.into_iter().collect();
-    match child.wait() {
-        Ok(status) if status.success() => Ok(()),
-        Ok(status) => fail(exit_text(status), &output),
-        Err(e) => fail(go_errno(&e), &output),
-    }
-}
-
-/// Go's `exec.LookPath`: a name with a slash is used as it is, any other
-/// is searched in `PATH`.
-fn resolve_program(name: &str) -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    if name.contains('/') {
-        return Ok(PathBuf::from(name));
-    }
-    let not_found = || {
+    runner.run(&local, emit, stopping).map_err(|failure| {
         format!(
-            "exec: {}: executable file not found in $PATH",
-            terrace_value::gostr::quote(name)
+            "Error running command '{command}': {}. Output: {}",
+            failure.error,
+            String::from_utf8_lossy(&failure.output)
         )
-    };
-    if name.is_empty() {
-        return Err(not_found());
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let dir = if dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            dir
-        };
-        let candidate = dir.join(name);
-        if let Ok(m) = std::fs::metadata(&candidate) {
-            if m.is_file() && m.permissions().mode() & 0o111 != 0 {
-                return Ok(candidate);
-            }
-        }
-    }
-    Err(not_found())
-}
-
-/// An OS error as Go words it (`no such file or directory`).
-fn go_errno(e: &std::io::Error) -> String {
-    let Some(code) = e.raw_os_error() else {
-        return e.to_string();
-    };
-    let text = std::io::Error::from_raw_os_error(code).to_string();
-    let text = match text.find(" (os error") {
-        Some(i) => &text[..i],
-        None => text.as_str(),
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// Go's `ProcessState.String()` for a command that did not succeed.
-fn exit_text(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    if let Some(code) = status.code() {
-        return format!("exit status {code}");
-    }
-    let Some(sig) = status.signal() else {
-        return "exit status -1".to_string();
-    };
-    let name = match sig {
-        1 => "hangup".to_string(),
-        2 => "interrupt".to_string(),
-        3 => "quit".to_string(),
-        4 => "illegal instruction".to_string(),
-        5 => "trace/breakpoint trap".to_string(),
-        6 => "aborted".to_string(),
-        7 => "bus error".to_string(),
-        8 => "floating point exception".to_string(),
-        9 => "killed".to_string(),
-        10 => "user defined signal 1".to_string(),
-        11 => "segmentation fault".to_string(),
-        12 => "user defined signal 2".to_string(),
-        13 => "broken pipe".to_string(),
-        14 => "alarm clock".to_string(),
-        15 => "terminated".to_string(),
-        n => format!("signal {n}"),
-    };
-    if status.core_dumped() {
-        format!("signal: {name} (core dumped)")
-    } else {
-        format!("signal: {name}")
-    }
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::CommandFailure;
     use std::sync::Mutex;
 
     fn config(pairs: &[(&str, Value)]) -> Value {
@@ -496,36 +329,52 @@ mod tests {
         )
     }
 
-    fn run_local(cfg: &Value) -> (Result<(), String>, Vec<String>) {
+    /// Records the command it is given and answers with `outcome`, after
+    /// emitting `output`'s lines.
+    struct Recorder {
+        seen: Mutex<Vec<LocalCommand>>,
+        output: &'static str,
+        outcome: Result<(), CommandFailure>,
+    }
+
+    impl CommandRunner for Recorder {
+        fn run(
+            &self,
+            command: &LocalCommand,
+            emit: &dyn Fn(&str),
+            _: &(dyn Fn() -> bool + Sync),
+        ) -> Result<(), CommandFailure> {
+            if let Ok(mut seen) = self.seen.lock() {
+                seen.push(command.clone());
+            }
+            self.output.lines().for_each(emit);
+            self.outcome.clone()
+        }
+    }
+
+    fn run_local(cfg: &Value, runner: &Recorder) -> (Result<(), String>, Vec<String>) {
         let lines = Mutex::new(Vec::new());
         let emit = |l: &str| {
             if let Ok(mut g) = lines.lock() {
                 g.push(l.to_string());
             }
         };
-        let r = local_exec(cfg, &std::env::temp_dir(), &emit, &|| false);
+        let r = local_exec(cfg, Path::new("/work/dir"), runner, &emit, &|| false);
         (r, lines.into_inner().unwrap_or_default())
     }
 
     #[test]
-    fn an_interrupt_kills_the_command_and_what_it_started() {
-        // `sh` starts `sleep`, which holds the output pipe: only a kill of
-        // the whole group lets the run end before the sleep would.
-        let cfg = config(&[("command", Value::string("sleep 600; echo never"))]);
-        let r = local_exec(&cfg, &std::env::temp_dir(), &|_| {}, &|| true);
-        assert_eq!(
-            r,
-            Err("Error running command 'sleep 600; echo never': signal: killed. Output: ".into())
-        );
-    }
-
-    #[test]
-    fn streams_lines_of_both_streams_in_order() {
+    fn the_command_runs_under_its_interpreter_and_its_output_is_streamed() {
+        let runner = Recorder {
+            seen: Mutex::new(Vec::new()),
+            output: "one\ntwo\nthree",
+            outcome: Ok(()),
+        };
         let cfg = config(&[(
             "command",
             Value::string("echo one; echo two >&2; printf 'three'"),
         )]);
-        let (r, lines) = run_local(&cfg);
+        let (r, lines) = run_local(&cfg, &runner);
         assert_eq!(r, Ok(()));
         assert_eq!(
             lines,
@@ -536,51 +385,64 @@ mod tests {
                 "three"
             ]
         );
+        let interpreter = config(&[
+            ("command", Value::string("x")),
+            (
+                "interpreter",
+                Value::list(
+                    Type::String,
+                    vec![Value::string("bash"), Value::string("-e")],
+                ),
+            ),
+        ]);
+        assert_eq!(run_local(&interpreter, &runner).0, Ok(()));
+        let seen = runner.seen.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(
+            seen[0].argv,
+            ["/bin/sh", "-c", "echo one; echo two >&2; printf 'three'"]
+        );
+        assert_eq!(seen[1].argv, ["bash", "-e", "x"]);
+        assert_eq!(seen[1].base_dir, Path::new("/work/dir"));
     }
 
     #[test]
-    fn failures_are_worded_as_go_words_them() {
-        let cases: &[(&[(&str, Value)], &str)] = &[
-            (
-                &[("command", Value::string("echo out; exit 3"))],
-                "Error running command 'echo out; exit 3': exit status 3. Output: out\n",
-            ),
-            (
-                &[("command", Value::string("kill -9 $$"))],
-                "Error running command 'kill -9 $$': signal: killed. Output: ",
-            ),
-            (
-                &[
-                    ("command", Value::string("x")),
-                    (
-                        "interpreter",
-                        Value::list(Type::String, vec![Value::string("no-such-interpreter-x")]),
-                    ),
-                ],
-                "Error running command 'x': exec: \"no-such-interpreter-x\": executable file not found in $PATH. Output: ",
-            ),
-            (
-                &[
-                    ("command", Value::string("x")),
-                    ("working_dir", Value::string("/no/such/dir")),
-                ],
-                "Error running command 'x': chdir /no/such/dir: no such file or directory. Output: ",
-            ),
-            (&[("command", Value::string(""))], ""),
-        ];
-        for (pairs, want) in cases {
-            let (r, _) = run_local(&config(pairs));
-            assert_eq!(r, Err(want.to_string()), "{pairs:?}");
-        }
+    fn failures_name_the_command_and_its_output() {
+        let runner = Recorder {
+            seen: Mutex::new(Vec::new()),
+            output: "out",
+            outcome: Err(CommandFailure {
+                error: "exit status 3".to_string(),
+                output: b"out\n".to_vec(),
+            }),
+        };
+        let (r, _) = run_local(
+            &config(&[("command", Value::string("echo out; exit 3"))]),
+            &runner,
+        );
+        assert_eq!(
+            r,
+            Err(
+                "Error running command 'echo out; exit 3': exit status 3. Output: out\n"
+                    .to_string()
+            )
+        );
+        // An empty command is refused before anything runs.
+        let (r, lines) = run_local(&config(&[("command", Value::string(""))]), &runner);
+        assert_eq!((r, lines.len()), (Err(String::new()), 0));
+        assert_eq!(runner.seen.lock().map(|s| s.len()).unwrap_or_default(), 1);
     }
 
     #[test]
     fn environment_working_dir_and_quiet() {
-        let dir = std::env::temp_dir();
+        let runner = Recorder {
+            seen: Mutex::new(Vec::new()),
+            output: "hello",
+            outcome: Ok(()),
+        };
         let cfg = config(&[
             ("command", Value::string("echo $TERRACE_PV_X; pwd")),
             ("quiet", Value::bool(true)),
-            ("working_dir", Value::string(dir.to_string_lossy())),
+            ("working_dir", Value::string("sub")),
             (
                 "environment",
                 Value::map(
@@ -591,23 +453,17 @@ mod tests {
                 ),
             ),
         ]);
-        let (r, lines) = run_local(&cfg);
+        let (r, lines) = run_local(&cfg, &runner);
         assert_eq!(r, Ok(()));
-        let canonical = std::fs::canonicalize(&dir).unwrap_or(dir);
-        assert_eq!(lines[0], "local-exec: Executing: Suppressed by quiet=true");
-        assert_eq!(lines[1], "hello");
         assert_eq!(
-            std::fs::canonicalize(&lines[2]).ok(),
-            Some(canonical),
-            "{lines:?}"
+            lines,
+            ["local-exec: Executing: Suppressed by quiet=true", "hello"]
         );
-    }
-
-    #[test]
-    fn go_error_strings() {
-        let e = std::io::Error::from_raw_os_error(2);
-        assert_eq!(go_errno(&e), "no such file or directory");
-        let e = std::io::Error::from_raw_os_error(13);
-        assert_eq!(go_errno(&e), "permission denied");
+        let seen = runner.seen.lock().map(|s| s.clone()).unwrap_or_default();
+        assert_eq!(seen[0].working_dir.as_deref(), Some("sub"));
+        assert_eq!(
+            seen[0].env,
+            [("TERRACE_PV_X".to_string(), "hello".to_string())]
+        );
     }
 }

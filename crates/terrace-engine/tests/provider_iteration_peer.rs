@@ -486,6 +486,7 @@ impl Peer {
             working_dir: self.dir.clone(),
             parallelism: 4,
             terraform_version: "1.11.4".into(),
+            commands: Arc::new(terrace_engine::NoCommandRunner),
         }
     }
 

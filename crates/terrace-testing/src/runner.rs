@@ -73,6 +73,8 @@ pub struct SuiteOptions {
     pub parallelism: usize,
     pub terraform_version: String,
     pub working_dir: PathBuf,
+    /// What runs `local-exec` provisioners' commands.
+    pub commands: Arc<dyn terrace_engine::CommandRunner>,
     /// Providers the command could not find (no lock file entry, no
     /// development override): a run needing one fails.
     pub missing_providers: std::collections::BTreeSet<terrace_addrs::Provider>,
@@ -762,6 +764,7 @@ impl FileRunner<'_> {
             working_dir: self.options.working_dir.clone(),
             parallelism: self.options.parallelism,
             terraform_version: self.options.terraform_version.clone(),
+            commands: self.options.commands.clone(),
         }
     }
 

@@ -522,6 +522,7 @@ impl Operation {
             working_dir,
             parallelism: args.parallelism,
             terraform_version: TERRAFORM_VERSION.to_string(),
+            commands: Arc::new(crate::local_exec::ProcessCommandRunner),
         };
         let warnings: Diagnostics = diags;
         Ok(Operation {

@@ -245,6 +245,7 @@ pub fn run(argv: &[String]) -> i32 {
         verbose: args.verbose,
         parallelism: args.parallelism,
         terraform_version: crate::commands::operation::TERRAFORM_VERSION.to_string(),
+        commands: Arc::new(crate::local_exec::ProcessCommandRunner),
         working_dir,
         missing_providers,
     };

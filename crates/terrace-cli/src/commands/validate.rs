@@ -241,6 +241,8 @@ pub fn static_context(
         working_dir,
         parallelism: 10,
         terraform_version: crate::commands::operation::TERRAFORM_VERSION.to_string(),
+        // Validation walks run no provisioners.
+        commands: std::sync::Arc::new(terrace_engine::NoCommandRunner),
     })
 }
 

@@ -550,6 +550,7 @@ impl Harness {
             working_dir: self.dir.clone(),
             parallelism: 4,
             terraform_version: "1.11.4".into(),
+            commands: Arc::new(ShellCommands),
         }
     }
 
@@ -621,4 +622,43 @@ pub fn state_attr(state: &State, addr: &str, name: &str) -> Option<String> {
         serde_json::Value::String(s) => s.clone(),
         other => other.to_string(),
     })
+}
+
+/// Runs provisioners' commands for the engine's tests: each runs to its
+/// end, then its stdout and stderr lines are handed on. The CLI's runner
+/// (process groups, interleaved streams, interrupts) has its own tests.
+pub struct ShellCommands;
+
+impl terrace_engine::CommandRunner for ShellCommands {
+    fn run(
+        &self,
+        command: &terrace_engine::LocalCommand,
+        emit: &dyn Fn(&str),
+        _stopping: &(dyn Fn() -> bool + Sync),
+    ) -> Result<(), terrace_engine::CommandFailure> {
+        let failure =
+            |error: String, output: Vec<u8>| terrace_engine::CommandFailure { error, output };
+        let (program, args) = command
+            .argv
+            .split_first()
+            .ok_or_else(|| failure("no command".into(), Vec::new()))?;
+        let dir = match &command.working_dir {
+            Some(d) => command.base_dir.join(d),
+            None => command.base_dir.clone(),
+        };
+        let out = std::process::Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .map_err(|e| failure(e.to_string(), Vec::new()))?;
+        let mut combined = out.stdout;
+        combined.extend_from_slice(&out.stderr);
+        String::from_utf8_lossy(&combined).lines().for_each(emit);
+        match out.status.code() {
+            Some(0) => Ok(()),
+            Some(code) => Err(failure(format!("exit status {code}"), combined)),
+            None => Err(failure("signal".into(), combined)),
+        }
+    }
 }
