@@ -10,7 +10,8 @@
 //! and one of its instances are different things to key maps by (the
 //! engine keys provider processes by instance, configuration decoding keys
 //! blocks by configuration), and the no-key instance prints exactly as its
-//! configuration, as both state forms of seed 002 require.
+//! configuration, as both state forms of provider instances require (on the resource,
+//! and on each instance).
 
 use crate::instance_key::InstanceKey;
 use crate::module::Module;

@@ -1,4 +1,4 @@
-//! Seed 002's regions example end to end with the real AWS provider
+//! One provider instance per region, end to end with the real AWS provider
 //! against `moto_server`: one `aws` configuration with an instance per
 //! region (provider `for_each`), an SSM parameter per enabled region bound
 //! to `aws.by_region[each.key]`, and a child module per enabled region
@@ -173,7 +173,7 @@ fn expected_addresses(deployed: &[&str]) -> Vec<String> {
 }
 
 /// The provider instance each resource instance in the state is bound to
-/// (seed 002's instance-level `provider`).
+/// (the instance-level `provider`, with its instance key).
 fn provider_instances(work: &Work) -> Vec<(String, String)> {
     let state = work.state();
     let mut out = Vec::new();

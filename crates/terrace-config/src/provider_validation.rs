@@ -4,7 +4,7 @@
 //! child module (inherited defaults, or exactly the `providers` map),
 //! `configuration_aliases`, legacy modules with their own provider blocks,
 //! type mismatches between caller and callee, and the provider-iteration
-//! rules of seed 002 (instance keys only on the right side of a mapping,
+//! rules (instance keys only on the right side of a mapping,
 //! only for a configuration with `for_each`, and required by one; the
 //! "too similar" `for_each` warning).
 //!
@@ -149,7 +149,7 @@ pub fn instance_validation(
     diags
 }
 
-/// The seed 002 warning: a resource's or module's `for_each` built from
+/// The "too similar" warning: a resource's or module's `for_each` built from
 /// the same source as the `for_each` of the provider configuration it
 /// selects instances of. Only native-syntax expressions are compared, as
 /// OpenTofu compares HCL syntax trees.

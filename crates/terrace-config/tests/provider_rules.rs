@@ -1,4 +1,5 @@
-//! Scenario tests for the provider rules of seeds 000-002: each directory
+//! Scenario tests for the provider rules (inheritance, `providers` maps,
+//! aliases, provider iteration): each directory
 //! under `tests/provider_rules/` is a configuration (a root module, its
 //! child modules as local paths, maybe test files) with an `expected`
 //! file listing exactly the diagnostics `terrace validate` must report for

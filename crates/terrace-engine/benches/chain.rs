@@ -1,4 +1,4 @@
-//! The `terraform_data` chain of issue 7: n instances, the second half
+//! The `terraform_data` chain benchmark: n instances, the second half
 //! each referencing one of the first half by index, planned and applied
 //! in memory with the built-in provider. Time must grow linearly with n.
 

@@ -1,5 +1,5 @@
 //! Modules with `count`/`for_each`, provider configurations with
-//! `for_each` (seed 002) reached directly and through `providers` maps,
+//! `for_each` (one provider instance per key) reached directly and through `providers` maps,
 //! data sources and `depends_on`.
 
 mod support;

@@ -4,7 +4,7 @@
 //! `path.*` and `terraform.*`, and Terraform's errors for everything that
 //! only exists at plan time (resources, module calls, `count`, `each`,
 //! `self`). This is the context of `terrace console` and of the static
-//! evaluation of provider `for_each` (seed 002).
+//! evaluation of provider `for_each`.
 
 use crate::eval::{evaluate, suggest_name};
 use crate::references::{parse_ref, ResourceMode, Subject};

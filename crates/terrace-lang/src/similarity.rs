@@ -1,4 +1,4 @@
-//! The "too similar" comparison of seed 002: a provider block's `for_each`
+//! The "too similar" comparison of provider iteration: a provider block's `for_each`
 //! and the `for_each` of a resource or module using that provider must not
 //! be built from the same source in the same way, or removing an element
 //! would remove a provider instance together with the resource instances

@@ -5,7 +5,7 @@
 //!   drop empty resources, compare content to decide on a new serial).
 //! - [`statefile`]: the state file format version 4, read and written
 //!   byte-for-byte as Terraform 1.11 and OpenTofu write it, including
-//!   seed 002's per-instance provider addresses.
+//!   per-instance provider addresses (`provider["..."].name["key"]`).
 //! - [`backend`]: where states live; the local backend (files in the
 //!   working directory, workspaces, locking, backups, atomic writes).
 

@@ -48,8 +48,9 @@ pub struct OutputState {
 /// One resource (all its instances) in one module instance.
 #[derive(Clone, Debug)]
 pub struct ResourceState {
-    /// The provider configuration every instance uses; with seed 002's
-    /// per-instance keys, the instances differ only in `provider_key`.
+    /// The provider configuration every instance uses; when the
+    /// configuration has `for_each`, the instances differ only in
+    /// `provider_key`.
     pub provider: AbsProviderConfig,
     pub each_mode: EachMode,
     pub instances: BTreeMap<InstanceKey, InstanceState>,
@@ -86,7 +87,7 @@ pub struct InstanceState {
     pub deposed: BTreeMap<DeposedKey, ObjectState>,
     /// The key of the provider instance this instance is bound to;
     /// `InstanceKey::None` unless the provider configuration has
-    /// `for_each` (seed 002).
+    /// `for_each`.
     pub provider_key: InstanceKey,
 }
 

@@ -8,7 +8,7 @@
 //! instance keys, statuses, deposed keys, outputs typed), collecting every
 //! problem.
 //!
-//! Seed 002's provider instances: the writer puts `"provider"` (with the
+//! Provider instances (`for_each` on a provider block): the writer puts `"provider"` (with the
 //! provider instance key) on each instance only for resources where some
 //! instance has a provider key, and on the resource otherwise; the reader
 //! takes both, warns when an instance has both, and refuses a resource

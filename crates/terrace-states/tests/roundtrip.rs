@@ -3,7 +3,7 @@
 //! with count and for_each, a module, outputs incl. sensitive ones, a
 //! tainted instance, a deposed object, check results, a destroyed state);
 //! those in `fixtures/handwritten/` cover what Terraform does not write by
-//! itself (seed 002 provider keys, flatmap attributes, private data,
+//! itself (provider instance keys, flatmap attributes, private data,
 //! sensitive index paths, failure messages).
 
 use std::path::Path;

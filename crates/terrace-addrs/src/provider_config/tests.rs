@@ -1,5 +1,5 @@
 //! Provider configuration addresses: OpenTofu's parse and display tables,
-//! the instance forms of seed 002, legacy forms and compact local forms.
+//! the instance forms (`provider["..."].name["key"]`), legacy forms and compact local forms.
 
 use super::*;
 
@@ -166,7 +166,7 @@ fn config_refuses_keys() {
 #[test]
 fn display_and_round_trip() {
     // OpenTofu's TestAbsProviderConfigString (with terrace's default
-    // registry) and the state forms of seed 002.
+    // registry) and the state forms of provider instances.
     let child = Module::root().child("child_module");
     let foo = || provider("hashicorp/foo");
     let rows: Vec<(AbsProviderInstance, &str)> = vec![
