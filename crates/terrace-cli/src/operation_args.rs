@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 use terrace_addrs::{AbsResourceInstance, Target};
 use terrace_config::input_variables::VariableArgument;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -330,8 +331,10 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
     if !args.refresh && args.refresh_only {
         problems.push(Diagnostic::error(
             "Incompatible refresh options",
-            "It doesn't make sense to use -refresh-only at the same time as -refresh=false, \
-             because Terraform would have nothing to do.",
+            format!(
+                "It doesn't make sense to use -refresh-only at the same time as -refresh=false, \
+             because {PRODUCT} would have nothing to do."
+            ),
         ));
     }
     if args.json {

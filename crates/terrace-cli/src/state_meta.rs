@@ -30,13 +30,18 @@ use terrace_states::backend::local::{LocalBackendOptions, StateError};
 use terrace_states::backend::Backend;
 use terrace_states::model::State;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, Severity};
 
 /// Terraform's "No state file was found!" message (`Ui.Error`).
-pub const NO_STATE_FILE: &str = "No state file was found!\n\nState management commands require a state file. Run this command\nin a directory where Terraform has been run or use the -state flag\nto point the command to a specific state location.";
+pub fn no_state_file() -> String {
+    format!("No state file was found!\n\nState management commands require a state file. Run this command\nin a directory where {PRODUCT} has been run or use the -state flag\nto point the command to a specific state location.")
+}
 
 /// The shared body of terraform's "wrong address" messages.
-pub const SPECIFIC_INSTANCE_HELP: &str = "This command requires that the address references one specific instance.\nTo view the available instances, use \"terraform state list\". Please modify \nthe address to reference a specific instance.";
+pub fn specific_instance_help() -> String {
+    format!("This command requires that the address references one specific instance.\nTo view the available instances, use \"{PRODUCT} state list\". Please modify \nthe address to reference a specific instance.")
+}
 
 /// Where and how a command prints.
 #[derive(Clone, Copy, Debug)]
@@ -455,7 +460,7 @@ pub fn lookup_instances(
                     "Unknown module",
                     format!(
                         "The current state contains no module at {module}. If you've just added \
-                         this module to the configuration, you must run \"terraform apply\" \
+                         this module to the configuration, you must run \"{PRODUCT} apply\" \
                          first to create the module's entry in the state."
                     ),
                 ));
@@ -467,7 +472,7 @@ pub fn lookup_instances(
                 "Unknown resource",
                 format!(
                     "The current state contains no resource {addr}. If you've just added this \
-                     resource to the configuration, you must run \"terraform apply\" first to \
+                     resource to the configuration, you must run \"{PRODUCT} apply\" first to \
                      create the resource's entry in the state."
                 ),
             )),
@@ -482,7 +487,7 @@ pub fn lookup_instances(
                     format!(
                         "The current state contains no resource instance {addr}. If you've just \
                          added its resource to the configuration or have changed the count or \
-                         for_each arguments, you must run \"terraform apply\" first to update \
+                         for_each arguments, you must run \"{PRODUCT} apply\" first to update \
                          the resource's entry in the state."
                     ),
                 ));

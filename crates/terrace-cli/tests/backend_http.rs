@@ -80,9 +80,12 @@ fn assert_lock_refusal(run: &Run, holder_id: &str, tool: &str) {
             run.output()
         );
     }
-    let advice = "Terraform acquires a state lock to protect the state from being written";
+    // Each tool names itself in the advice.
+    let advice = "terrace acquires a state lock to protect the state from being written";
     assert_eq!(
-        run.stderr.matches(advice).count(),
+        terrace_testsupport::product::as_terrace(&run.stderr)
+            .matches(advice)
+            .count(),
         1,
         "{tool}: the advice once:\n{}",
         run.output()

@@ -271,7 +271,10 @@ fn condition_results_are_recorded_as_terraform_records_them() {
     let (tf, tr) = pair.both(&["apply", "-auto-approve", "-no-color", "-input=false"], 0);
     pair.same_state_checks("apply with no changes");
     // The failed check's warning, then the summary after one blank line.
-    assert_eq!(settled_text(&tr), settled_text(&tf));
+    assert_eq!(
+        settled_text(&tr),
+        terrace_testsupport::product::as_terrace(&settled_text(&tf))
+    );
     assert!(
         tr.stdout.contains("mc is 1\n\nApply complete!"),
         "{}",

@@ -173,7 +173,10 @@ fn console_matches_terraform() {
                                     "stdout {:?}\n terraform {:?}",
                                     got.stdout, e.stdout
                                 ))
-                            } else if got.stderr != e.stderr {
+                            } else if got.stderr
+                                // terraform's diagnostics name terraform.
+                                != terrace_testsupport::product::as_terrace(&e.stderr)
+                            {
                                 Some(format!(
                                     "stderr {:?}\n terraform {:?}",
                                     got.stderr, e.stderr

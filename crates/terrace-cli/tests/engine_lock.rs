@@ -87,7 +87,8 @@ fn hold(work: &Work, start: impl FnOnce() -> Running) -> Running {
 /// (stderr; exit status 1).
 fn assert_refused(run: &Run, holder_id: &str, tool: &str) {
     assert_eq!(run.code, Some(1), "{tool}:\n{}", run.output());
-    let err = &run.stderr;
+    // Each tool names itself in the advice.
+    let err = &terrace_testsupport::product::as_terrace(&run.stderr);
     for expected in [
         "Error: Error acquiring the state lock",
         "Error message: resource temporarily unavailable",
@@ -96,7 +97,7 @@ fn assert_refused(run: &Run, holder_id: &str, tool: &str) {
         "  Path:      terraform.tfstate\n",
         "  Operation: OperationTypeApply\n",
         "  Version:   1.11.4\n",
-        "Terraform acquires a state lock to protect the state from being written\n\
+        "terrace acquires a state lock to protect the state from being written\n\
          by multiple users at the same time. Please resolve the issue above and try\n\
          again. For most commands, you can disable locking with the \"-lock=false\"\n\
          flag, but this is not recommended.",

@@ -90,6 +90,8 @@ fn assert_all_say(outputs: &[String], texts: &[&str]) {
             !output.contains(SECRET),
             "the secret was printed:\n{output}"
         );
+        // Each tool names itself; the texts are terrace's.
+        let output = terrace_testsupport::product::as_terrace(output);
         for text in texts {
             assert!(output.contains(text), "missing {text:?} in:\n{output}");
         }
@@ -100,7 +102,7 @@ const INVALID_MESSAGE_STAND_IN: &str =
     "This check failed, but has an invalid error message as described in the other\naccompanying messages.";
 const CONDITION_MESSAGE_HIDDEN: &str = "Warning: Error message refers to sensitive values";
 const CONDITION_MESSAGE_HIDDEN_DETAIL: &str =
-    "The error expression used to explain this condition refers to sensitive\nvalues, so Terraform will not display the resulting message.";
+    "The error expression used to explain this condition refers to sensitive\nvalues, so terrace will not display the resulting message.";
 
 #[test]
 fn a_precondition_message_with_a_secret_is_not_printed() {
@@ -178,7 +180,7 @@ fn a_variable_validation_message_with_a_secret_is_not_printed() {
             "Error: Invalid value for variable",
             "The error message included a sensitive value, so it will not be displayed.",
             "Error: Error message refers to sensitive values",
-            "The error expression used to explain this condition refers to sensitive\nvalues. Terraform will not display the resulting message.",
+            "The error expression used to explain this condition refers to sensitive\nvalues. terrace will not display the resulting message.",
         ],
     );
 }
@@ -270,13 +272,16 @@ fn an_output_exposing_a_planned_secret_is_left_out_of_the_plan_shown() {
     );
     if let Some(theirs) = runs.get(1) {
         let from_plan = |text: &str| {
-            text.find("\nTerraform used the selected providers")
-                .or_else(|| text.find("\nterrace used the selected providers"))
-                .map(|i| text[i..].replace("terrace", "Terraform"))
+            text.find("\nterrace used the selected providers")
+                .map(|i| text[i..].to_string())
                 .unwrap_or_default()
         };
-        assert_eq!(from_plan(&ours.stdout), from_plan(&theirs.stdout));
-        assert_eq!(ours.stderr, theirs.stderr);
+        let theirs_named = terrace_testsupport::product::as_terrace(&theirs.stdout);
+        assert_eq!(from_plan(&ours.stdout), from_plan(&theirs_named));
+        assert_eq!(
+            ours.stderr,
+            terrace_testsupport::product::as_terrace(&theirs.stderr)
+        );
     }
 }
 
@@ -364,7 +369,7 @@ fn instance_keys_may_not_come_from_an_ephemeral_value() {
         &[
             "Error: Invalid for_each argument",
             "var.token has an ephemeral value",
-            "The given \"for_each\" value is derived from an ephemeral value, which means\nthat Terraform cannot persist it between plan/apply rounds.",
+            "The given \"for_each\" value is derived from an ephemeral value, which means\nthat terrace cannot persist it between plan/apply rounds.",
         ],
     );
     let count = format!(
@@ -375,7 +380,7 @@ fn instance_keys_may_not_come_from_an_ephemeral_value() {
         &outputs,
         &[
             "Error: Invalid count argument",
-            "The given \"count\" is derived from an ephemeral value, which means that\nTerraform cannot persist it between plan/apply rounds.",
+            "The given \"count\" is derived from an ephemeral value, which means that\nterrace cannot persist it between plan/apply rounds.",
         ],
     );
 }

@@ -168,7 +168,10 @@ fn saved_plans_match_recorded_terraform_plans() {
             failures.push(format!("{case}: show -json differs at {d}"));
         }
 
-        let want_text = std::fs::read_to_string(dir.join("expected.txt")).expect("expected.txt");
+        // Recorded from terraform, whose messages name terraform.
+        let want_text = terrace_testsupport::product::as_terrace(
+            &std::fs::read_to_string(dir.join("expected.txt")).expect("expected.txt"),
+        );
         let got_text = terrace(&scratch.0, &["show", "-no-color", "plan.out"]);
         if without_uuids(&got_text) != without_uuids(&want_text) {
             failures.push(format!(

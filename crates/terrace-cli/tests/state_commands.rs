@@ -135,19 +135,22 @@ fn terrace(dir: &TempDir, args: &[&str]) -> Run {
     run_program(env!("CARGO_BIN_EXE_terrace"), dir.root(), args, None)
 }
 
+/// What a successful command prints: `stdout` is terraform's text, with
+/// terrace's name where terraform names itself.
 fn ok(stdout: &str) -> Run {
     Run {
         code: 0,
-        stdout: stdout.to_string(),
+        stdout: terrace_testsupport::product::as_terrace(stdout),
         stderr: String::new(),
     }
 }
 
+/// What a refused command prints, `stderr` as for `ok`.
 fn failed(stderr: &str) -> Run {
     Run {
         code: 1,
         stdout: String::new(),
-        stderr: stderr.to_string(),
+        stderr: terrace_testsupport::product::as_terrace(stderr),
     }
 }
 
@@ -899,6 +902,12 @@ fn compare_with_terraform() {
             };
             let ((ours, our_dir), (theirs, their_dir)) =
                 side_by_side("cmp", &args, color, setup.as_ref());
+            // terraform's messages name terraform.
+            let theirs = Run {
+                stdout: terrace_testsupport::product::as_terrace(&theirs.stdout),
+                stderr: terrace_testsupport::product::as_terrace(&theirs.stderr),
+                ..theirs
+            };
             if ours != theirs {
                 differences.push(format!(
                     "terrace {args:?}:\n  terrace:   {ours:?}\n  terraform: {theirs:?}"

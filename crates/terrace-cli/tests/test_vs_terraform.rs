@@ -35,17 +35,10 @@ fn case_names() -> Vec<String> {
     names
 }
 
-/// Where terraform's messages name the product, terrace's name terrace.
-const PRODUCT_NAMES: &[(&str, &str)] = &[
-    ("terraform init", "terrace init"),
-    ("terraform test -help", "terrace test -help"),
-];
-
+/// terraform's text as terrace prints it: terrace's name where terraform's
+/// messages name terraform, and generated ids blanked.
 fn normalize(text: &str) -> String {
-    let named = PRODUCT_NAMES
-        .iter()
-        .fold(text.to_string(), |t, (from, to)| t.replace(from, to));
-    blank_uuids(&named)
+    blank_uuids(&terrace_testsupport::product::as_terrace(text))
 }
 
 /// Every UUID (what `terraform_data` generates for its `id`) written as

@@ -36,6 +36,7 @@ use terrace_providers::{
 };
 use terrace_states::model::{DeposedKey, ObjectState, ObjectStatus, OutputState, State};
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::Value;
 
@@ -101,7 +102,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
             state,
             vec![Diagnostic::error(
                 "Cannot apply incomplete plan",
-                "Terraform encountered an error when generating this plan, so it cannot be applied.",
+                format!("{PRODUCT} encountered an error when generating this plan, so it cannot be applied."),
             )],
         );
     }
@@ -259,7 +260,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         };
         diags.push(Diagnostic::warning(
             "Applied changes may be incomplete",
-            format!("The plan was created with {opt} in effect, so some changes requested in the configuration may have been ignored and the output values may not be fully updated. Run the following command to verify that no other changes are pending:\n    terraform plan\n\nNote that {opts} not suitable for routine use, and {provided} only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message."),
+            format!("The plan was created with {opt} in effect, so some changes requested in the configuration may have been ignored and the output values may not be fully updated. Run the following command to verify that no other changes are pending:\n    {PRODUCT} plan\n\nNote that {opts} not suitable for routine use, and {provided} only for exceptional situations such as recovering from errors or mistakes, or when {PRODUCT} specifically suggests to use it as part of an error message."),
         ));
     }
     (state, diags)
@@ -896,7 +897,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             if !new.is_wholly_known() {
                 diags.push(Diagnostic::error(
                     "Provider returned invalid result object after apply",
-                    format!("After the apply operation, the provider still indicated an unknown value for {addr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. Terraform will still save the other known object values in the state."),
+                    format!("After the apply operation, the provider still indicated an unknown value for {addr}. All values must be known after apply, so this is always a bug in the provider and should be reported in the provider's own repository. {PRODUCT} will still save the other known object values in the state."),
                 ));
                 new = unknowns_as_null(&new);
             }

@@ -23,6 +23,7 @@ use terrace_providers::{
 use terrace_states::model::{AttrsJson, ObjectState, ObjectStatus, SensitivePath};
 use terrace_states::CheckStatus;
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 use terrace_value::convert::{convert, PathStep};
 use terrace_value::defaults::apply_defaults;
@@ -360,7 +361,7 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
             diags.push(
                 Diagnostic::error(
                     OUTPUT_REFERS_TO_SENSITIVE_VALUES,
-                    "To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, Terraform requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true",
+                    format!("To reduce the risk of accidentally exporting sensitive data that was intended to be only internal, {PRODUCT} requires that any root module output containing sensitive data be explicitly marked as sensitive, to confirm your intent.\n\nIf you do intend to export this data, annotate the output value as sensitive by adding the following argument:\n    sensitive = true"),
                 )
                 .with_subject(out.decl_range.clone()),
             );
@@ -708,7 +709,7 @@ fn condition_error_message(
         diags.push(
             Diagnostic::warning(
                 format!("Error message refers to {kind} values"),
-                format!("The error expression used to explain this condition refers to {kind} values, so Terraform will not display the resulting message.\n\n{remedy}"),
+                format!("The error expression used to explain this condition refers to {kind} values, so {PRODUCT} will not display the resulting message.\n\n{remedy}"),
             )
             .with_subject(expr.range()),
         );
@@ -748,7 +749,7 @@ fn validation_error_message(
         explanations.push(
             Diagnostic::error(
                 format!("Error message refers to {kind} values"),
-                format!("The error expression used to explain this condition refers to {kind} values. Terraform will not display the resulting message.\n\n{remedy}"),
+                format!("The error expression used to explain this condition refers to {kind} values. {PRODUCT} will not display the resulting message.\n\n{remedy}"),
             )
             .with_subject(expr.range()),
         );

@@ -7,6 +7,7 @@ use terrace_addrs::InstanceKey;
 use terrace_config::expr::Expression;
 use terrace_lang::scope::Scope;
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::convert::convert;
 use terrace_value::{Number, Type, Value};
@@ -93,7 +94,7 @@ fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnost
     }
     let (v, marks) = v.unmark_deep();
     if marks.is_ephemeral() {
-        diags.push(error("Invalid count argument", "The given \"count\" is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify the number of resource instances.".into(), e));
+        diags.push(error("Invalid count argument", format!("The given \"count\" is derived from an ephemeral value, which means that {PRODUCT} cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify the number of resource instances."), e));
         return Err(diags);
     }
     let v = match convert(&v, &Type::Number) {
@@ -116,7 +117,7 @@ fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnost
         return Err(diags);
     }
     if !v.is_known() {
-        diags.push(error("Invalid count argument", ("The \"count\" value depends on resource attributes that cannot be determined until apply, so Terraform cannot predict how many instances will be created.\n\nTo work around this, use the -target argument to first apply only the resources that the count depends on.").to_string(), e));
+        diags.push(error("Invalid count argument", (format!("The \"count\" value depends on resource attributes that cannot be determined until apply, so {PRODUCT} cannot predict how many instances will be created.\n\nTo work around this, use the -target argument to first apply only the resources that the count depends on.")).to_string(), e));
         return Err(diags);
     }
     let n = v
@@ -156,11 +157,11 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
     }
     let ty = v.ty().clone();
     let unknown_detail = if ty.is_map() || ty.is_object() {
-        "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+        format!("The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n")
     } else if ty.is_set() {
-        "The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so Terraform cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n"
+        format!("The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n")
     } else {
-        "The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so Terraform cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n"
+        format!("The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n")
     };
     if !(ty.is_map() || ty.is_object() || ty.is_set() || ty.is_dynamic()) {
         diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()), e));
@@ -184,7 +185,7 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
         return Err(diags);
     }
     if v.is_marked() && v.marks().is_ephemeral() {
-        let mut d = error("Invalid for_each argument", "The given \"for_each\" value is derived from an ephemeral value, which means that Terraform cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify a resource's instance keys.".into(), e);
+        let mut d = error("Invalid for_each argument", format!("The given \"for_each\" value is derived from an ephemeral value, which means that {PRODUCT} cannot persist it between plan/apply rounds. Use only non-ephemeral values to specify a resource's instance keys."), e);
         d.expression_values = crate::diagvals::expression_values_naming_ephemeral(e, scope);
         diags.push(d);
         return Err(diags);

@@ -13,6 +13,7 @@ use terrace_config::loader::Config;
 use terrace_config::model::Import;
 use terrace_syntax::ast::Expr;
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 use terrace_value::convert::convert;
 use terrace_value::{Type, Value};
@@ -50,7 +51,7 @@ pub(crate) fn validate_blocks(
         diags.push(
             Diagnostic::error(
                 "Configuration for import target does not exist",
-                format!("The configuration for the given import target {shown} does not exist. If you wish to automatically generate config for this resource, use the -generate-config-out option within terraform plan. Otherwise, make sure the target resource exists within your configuration. For example:\n\n  terraform plan -generate-config-out=generated.tf"),
+                format!("The configuration for the given import target {shown} does not exist. If you wish to automatically generate config for this resource, use the -generate-config-out option within {PRODUCT} plan. Otherwise, make sure the target resource exists within your configuration. For example:\n\n  {PRODUCT} plan -generate-config-out=generated.tf"),
             )
             .with_subject(to_range(i)),
         );
@@ -145,7 +146,7 @@ pub(crate) fn targets_for(
                 continue;
             }
             if !v.is_wholly_known() {
-                diags.push(bad("The import block \"id\" argument depends on resource attributes that cannot be determined until apply, so Terraform cannot plan to import this resource."));
+                diags.push(bad(&format!("The import block \"id\" argument depends on resource attributes that cannot be determined until apply, so {PRODUCT} cannot plan to import this resource.")));
                 continue;
             }
             let id = match convert(&v, &Type::String) {

@@ -55,6 +55,7 @@ use terrace_plans::model::{Action, Plan, PlanMode};
 use terrace_providers::ProviderSchema;
 use terrace_states::model::{DeposedKey, ObjectState, State};
 use terrace_syntax::Diagnostics;
+use terrace_syntax::PRODUCT;
 use terrace_value::Value;
 
 /// Where the engine gets providers from: the CLI launches plugins, tests
@@ -465,8 +466,8 @@ pub fn import(
     for (addr, _) in targets {
         if prior.object(addr).is_some() {
             diags.push(terrace_syntax::Diagnostic::error(
-                "Resource already managed by Terraform",
-                format!("Terraform is already managing a remote object for {addr}. To import to this address you must first remove the existing object from the state."),
+                format!("Resource already managed by {PRODUCT}"),
+                format!("{PRODUCT} is already managing a remote object for {addr}. To import to this address you must first remove the existing object from the state."),
             ));
             continue;
         }

@@ -13,6 +13,7 @@ use terrace_addrs::{
 use terrace_config::loader::Config;
 use terrace_config::model::MoveEndpoint;
 use terrace_states::model::{EachMode, ResourceState, State};
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
 
 /// One endpoint relative to the module declaring the statement.
@@ -316,7 +317,7 @@ impl MoveResults {
         }
         Some(Diagnostic::warning(
             "Unresolved resource instance address changes",
-            format!("Terraform tried to adjust resource instance addresses in the prior state based on change information recorded in the configuration, but some adjustments did not succeed due to existing objects already at the intended addresses:{items}\n\nTerraform has planned to destroy these objects. If Terraform's proposed changes aren't appropriate, you must first resolve the conflicts using the \"terraform state\" subcommands and then create a new plan."),
+            format!("{PRODUCT} tried to adjust resource instance addresses in the prior state based on change information recorded in the configuration, but some adjustments did not succeed due to existing objects already at the intended addresses:{items}\n\n{PRODUCT} has planned to destroy these objects. If {PRODUCT}'s proposed changes aren't appropriate, you must first resolve the conflicts using the \"{PRODUCT} state\" subcommands and then create a new plan."),
         ))
     }
 }

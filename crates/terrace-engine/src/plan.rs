@@ -46,6 +46,7 @@ use terrace_states::model::{
     DeposedKey, InstanceState, ObjectState, ObjectStatus, ResourceState, State,
 };
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::{Marks, Value};
 
@@ -414,8 +415,8 @@ pub(crate) fn plan_with_imports(
         forgotten.sort();
         let list: String = forgotten.iter().map(|a| format!("\n - {a}")).collect();
         diags.push(Diagnostic::warning(
-            "Some objects will no longer be managed by Terraform",
-            format!("If you apply this plan, Terraform will discard its tracking information for the following objects, but it will not delete them:{list}\n\nAfter applying this plan, Terraform will no longer manage these objects. You will need to import them into Terraform to manage them again."),
+            format!("Some objects will no longer be managed by {PRODUCT}"),
+            format!("If you apply this plan, {PRODUCT} will discard its tracking information for the following objects, but it will not delete them:{list}\n\nAfter applying this plan, {PRODUCT} will no longer manage these objects. You will need to import them into {PRODUCT} to manage them again."),
         ));
     }
     let mut state = prior.clone();
@@ -472,8 +473,8 @@ pub(crate) fn plan_with_imports(
 fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
     let detail = match (opts.targets.is_empty(), opts.excludes.is_empty()) {
         (true, true) => return None,
-        (false, true) => "You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target option is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.",
-        _ => "You are creating a plan with either the -target option or the -exclude option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target and -exclude options are not for routine use, and are provided only for exceptional situations such as recovering from errors or mistakes, or when Terraform specifically suggests to use it as part of an error message.",
+        (false, true) => format!("You are creating a plan with the -target option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target option is not for routine use, and is provided only for exceptional situations such as recovering from errors or mistakes, or when {PRODUCT} specifically suggests to use it as part of an error message."),
+        _ => format!("You are creating a plan with either the -target option or the -exclude option, which means that the result of this plan may not represent all of the changes requested by the current configuration.\n\nThe -target and -exclude options are not for routine use, and are provided only for exceptional situations such as recovering from errors or mistakes, or when {PRODUCT} specifically suggests to use it as part of an error message."),
     };
     Some(Diagnostic::warning(
         "Resource targeting is in effect",
@@ -1121,7 +1122,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if new.is_null() {
             diags.push(Diagnostic::error(
                 "Cannot import non-existent remote object",
-                format!("While attempting to import an existing object to {addr:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"terraform apply\" to create a new remote object for this resource.", addr = addr.to_string()),
+                format!("While attempting to import an existing object to {addr:?}, the provider detected that no object exists with the given id. Only pre-existing objects can be imported; check that the id is correct and that it is associated with the provider's configured region or endpoint, or use \"{PRODUCT} apply\" to create a new remote object for this resource.", addr = addr.to_string()),
             ));
             return Err(diags);
         }

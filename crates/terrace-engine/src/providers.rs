@@ -20,6 +20,7 @@ use terrace_providers::{
 };
 use terrace_states::model::DeposedKey;
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::convert::convert;
 use terrace_value::{Type, Value};
@@ -587,7 +588,7 @@ pub(crate) fn instance_key_for(
         return Err(diags);
     }
     if !value.is_known() {
-        diags.push(bad(format!("The provider instance key for {addr} depends on values that cannot be determined until apply, and so Terraform cannot select a provider instance to create a plan for this resource instance.")));
+        diags.push(bad(format!("The provider instance key for {addr} depends on values that cannot be determined until apply, and so {PRODUCT} cannot select a provider instance to create a plan for this resource instance.")));
         return Err(diags);
     }
     match convert(&value, &Type::String) {

@@ -19,6 +19,7 @@ use terrace_config::model::{
 };
 use terrace_providers::{Attribute, Block};
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::{Type, Value};
 
@@ -99,7 +100,7 @@ pub(crate) fn check_types(config: &Config) -> Diagnostics {
                 missing.push(Diagnostic::error(
                     "Missing required provisioner plugin",
                     format!(
-                        "This configuration requires provisioner plugin {:?}, which isn't available. If you're intending to use an external provisioner plugin, you must install it manually into one of the plugin search directories before running Terraform.",
+                        "This configuration requires provisioner plugin {:?}, which isn't available. If you're intending to use an external provisioner plugin, you must install it manually into one of the plugin search directories before running {PRODUCT}.",
                         p.type_name
                     ),
                 ));

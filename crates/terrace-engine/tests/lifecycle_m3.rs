@@ -298,9 +298,10 @@ removed {
         actions(&plan),
         ["terraform_data.a Forget", "terraform_data.b Delete"]
     );
-    assert!(diags.iter().any(|d| d.summary
-        == "Some objects will no longer be managed by Terraform"
-        && d.detail.contains("\n - terraform_data.a\n")));
+    assert!(diags.iter().any(
+        |d| d.summary == "Some objects will no longer be managed by terrace"
+            && d.detail.contains("\n - terraform_data.a\n")
+    ));
     h.apply(&[], &plan);
     assert!(h.state.resources.is_empty());
 
@@ -447,10 +448,10 @@ fn import_api_imports_and_refuses_managed_or_unconfigured_targets() {
         &[(a, "abc".to_string())],
         &terrace_engine::NoHooks,
     );
-    assert_eq!(diags[0].summary, "Resource already managed by Terraform");
+    assert_eq!(diags[0].summary, "Resource already managed by terrace");
     assert_eq!(
         diags[0].detail,
-        "Terraform is already managing a remote object for terraform_data.a. To import to this address you must first remove the existing object from the state."
+        "terrace is already managing a remote object for terraform_data.a. To import to this address you must first remove the existing object from the state."
     );
     assert_eq!(state_addrs(&again), ["terraform_data.a"]);
 

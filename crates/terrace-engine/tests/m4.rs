@@ -140,9 +140,7 @@ fn forgetting_starts_no_provider_and_wording_is_terraforms() {
     errored.errored = true;
     let (_, diags) = terrace_engine::apply(&h.context(&[]), &errored, &terrace_engine::NoHooks);
     assert_eq!(diags[0].summary, "Cannot apply incomplete plan");
-    assert!(diags[0]
-        .detail
-        .starts_with("Terraform encountered an error"));
+    assert!(diags[0].detail.starts_with("terrace encountered an error"));
 
     let h = Harness::new(&[("main.tf", "output \"s\" { value = sensitive(\"x\") }\n")]);
     let (_, diags) = h.plan_with(&[], &PlanOptions::default());
@@ -150,11 +148,7 @@ fn forgetting_starts_no_provider_and_wording_is_terraforms() {
         .iter()
         .find(|d| d.summary == "Output refers to sensitive values")
         .expect("sensitive output error");
-    assert!(
-        d.detail.contains(", Terraform requires that"),
-        "{}",
-        d.detail
-    );
+    assert!(d.detail.contains(", terrace requires that"), "{}", d.detail);
 }
 
 #[test]

@@ -2208,7 +2208,7 @@ fn unknown_instance_key_is_refused() {
     assert_eq!(errors[0].summary, "Invalid provider instance key");
     assert_eq!(
         errors[0].detail,
-        "The provider instance key for test_thing.t depends on values that cannot be determined until apply, and so Terraform cannot select a provider instance to create a plan for this resource instance."
+        "The provider instance key for test_thing.t depends on values that cannot be determined until apply, and so terrace cannot select a provider instance to create a plan for this resource instance."
     );
     assert_eq!(
         subject_text(&[("main.tf", &main)], errors[0]),

@@ -9,6 +9,7 @@ use std::fmt;
 use terrace_syntax::ast::{
     Expr, ExprKind, ObjectKey, SourceFile, TemplatePart, Traversal, TraversalStep,
 };
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, Span};
 use terrace_value::gostr;
 use terrace_value::{Number, Value};
@@ -471,7 +472,7 @@ fn parse_ref_inner(traversal: &Traversal, file: &SourceFile) -> Result<Reference
             file,
             "Reserved symbol name",
             format!(
-                "The symbol name {root:?} is reserved for use in a future Terraform version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name."
+                "The symbol name {root:?} is reserved for use in a future {PRODUCT} version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name."
             ),
             traversal.root_span,
         )),
@@ -847,12 +848,12 @@ mod tests {
             (
                 "template.x",
                 "Reserved symbol name",
-                "The symbol name \"template\" is reserved for use in a future Terraform version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name.",
+                "The symbol name \"template\" is reserved for use in a future terrace version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name.",
             ),
             (
                 "lazy.x",
                 "Reserved symbol name",
-                "The symbol name \"lazy\" is reserved for use in a future Terraform version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name.",
+                "The symbol name \"lazy\" is reserved for use in a future terrace version. If you are using a provider that already uses this as a resource type name, add the prefix \"resource.\" to force interpretation as a resource type name.",
             ),
         ];
         for (src, summary, detail) in rows {

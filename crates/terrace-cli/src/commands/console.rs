@@ -24,7 +24,7 @@ use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::{Marks, Type, Value};
 
-const HELP: &str = "The Terraform console allows you to experiment with Terraform interpolations.
+const HELP: &str = "The terrace console allows you to experiment with terrace interpolations.
 You may access resources in the state (if you have one) just as you would
 from a configuration. For example: \"aws_instance.foo.id\" would evaluate
 to the ID of \"aws_instance.foo\" if it exists in your state.

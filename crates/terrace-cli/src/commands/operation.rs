@@ -41,6 +41,7 @@ use terrace_states::backend::local::{LocalBackend, LocalBackendOptions};
 use terrace_states::backend::Backend;
 use terrace_states::model::State;
 use terrace_syntax::render::SourceMap;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 /// The version terrace tells providers and writes into states: the
@@ -1002,7 +1003,7 @@ impl Operation {
             self.print_diagnostics(&diags);
             return 1;
         }
-        let text = "\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour Terraform state and will henceforth be managed by Terraform.\n";
+        let text = format!("\nImport successful!\n\nThe resources that were imported are shown above. These resources are now in\nyour {PRODUCT} state and will henceforth be managed by {PRODUCT}.\n");
         if self.color() {
             outln!("\x1b[0m\x1b[1m\x1b[32m{text}\x1b[0m");
         } else {
@@ -1028,11 +1029,11 @@ impl Operation {
         let (question, detail) = match plan.mode {
             PlanMode::Destroy => (
                 "Do you really want to destroy all resources?",
-                "  Terraform will destroy all your managed infrastructure, as shown above.\n  There is no undo. Only 'yes' will be accepted to confirm.",
+                format!("  {PRODUCT} will destroy all your managed infrastructure, as shown above.\n  There is no undo. Only 'yes' will be accepted to confirm."),
             ),
             _ => (
                 "Do you want to perform these actions?",
-                "  Terraform will perform the actions described above.\n  Only 'yes' will be accepted to approve.",
+                format!("  {PRODUCT} will perform the actions described above.\n  Only 'yes' will be accepted to approve."),
             ),
         };
         if !self.args.input {

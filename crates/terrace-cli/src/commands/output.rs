@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 use terrace_gocompat::json as gojson;
 use terrace_states::model::OutputState;
 use terrace_syntax::Diagnostic;
+use terrace_syntax::PRODUCT;
 use terrace_value::{Type, Value};
 
 const HELP: &str = "Usage: terrace [global options] output [options] [NAME]
@@ -264,7 +265,7 @@ fn raw_text(name: &str, value: &Value) -> Result<String, Diagnostic> {
         Some(s) if converted.is_known() => Ok(s.to_string()),
         _ => Err(unsupported(format!(
             "The value for output value {name:?} won't be known until after a successful \
-             terraform apply, so -raw mode cannot print it."
+             {PRODUCT} apply, so -raw mode cannot print it."
         ))),
     }
 }
@@ -272,20 +273,24 @@ fn raw_text(name: &str, value: &Value) -> Result<String, Diagnostic> {
 fn no_outputs_warning() -> Diagnostic {
     Diagnostic::warning(
         "No outputs found",
-        "The state file either has no outputs defined, or all the defined outputs are empty. \
+        format!(
+            "The state file either has no outputs defined, or all the defined outputs are empty. \
          Please define an output in your configuration with the `output` keyword and run \
-         `terraform refresh` for it to become available. If you are using interpolation, \
-         please verify the interpolated value is not empty. You can use the `terraform \
-         console` command to assist.",
+         `{PRODUCT} refresh` for it to become available. If you are using interpolation, \
+         please verify the interpolated value is not empty. You can use the `{PRODUCT} \
+         console` command to assist."
+        ),
     )
 }
 
 fn missing_output(name: &str) -> Diagnostic {
     Diagnostic::error(
         format!("Output {name:?} not found"),
-        "The output variable requested could not be found in the state file. If you recently \
-         added this to your configuration, be sure to run `terraform apply`, since the state \
-         won't be updated with new output variables until that command is run.",
+        format!(
+            "The output variable requested could not be found in the state file. If you recently \
+         added this to your configuration, be sure to run `{PRODUCT} apply`, since the state \
+         won't be updated with new output variables until that command is run."
+        ),
     )
 }
 

@@ -17,6 +17,7 @@ use terrace_config::loader::{load_config, Config, LoadOptions};
 use terrace_config::model::{Module, VersionConstraint};
 use terrace_getproviders::VersionConstraints;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics, Severity};
 
 const USAGE: &str = "
@@ -430,7 +431,7 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
         let diag = Diagnostic::error(
             "No configuration files",
             format!(
-                "The directory {} contains no Terraform configuration files.",
+                "The directory {} contains no {PRODUCT} configuration files.",
                 shown.display()
             ),
         );

@@ -12,6 +12,7 @@ use terrace_addrs::{AbsResourceInstance, ResourceMode};
 use terrace_states::backend::Backend;
 use terrace_states::model::{ObjectStatus, State};
 use terrace_syntax::Diagnostic;
+use terrace_syntax::PRODUCT;
 
 const TAINT_HELP: &str = "Usage: terrace [global options] taint [options] <address>
 
@@ -246,7 +247,7 @@ fn set_status(state: &mut State, addr: &AbsResourceInstance, taint: bool) -> Res
     let Some(instance) = state.instance(addr) else {
         return Err(Refusal::Missing(no_such_instance(format!(
             "There is no resource instance in the state with the address {addr}. If the resource \
-             configuration has just been added, you must run \"terraform apply\" once to create \
+             configuration has just been added, you must run \"{PRODUCT} apply\" once to create \
              the corresponding instance(s) before they can be tainted."
         ))));
     };
@@ -259,7 +260,7 @@ fn set_status(state: &mut State, addr: &AbsResourceInstance, taint: bool) -> Res
         } else {
             format!(
                 "Resource instance {addr} is currently part-way through a create_before_destroy \
-                 replacement action. Run \"terraform apply\" to complete its replacement before \
+                 replacement action. Run \"{PRODUCT} apply\" to complete its replacement before \
                  tainting it."
             )
         };

@@ -18,6 +18,7 @@ use super::{
 };
 use std::collections::{BTreeMap, HashSet};
 use terrace_gocompat::url::{query_escape, query_unescape};
+use terrace_syntax::PRODUCT;
 use terrace_value::gostr;
 use terrace_value::{Marks, Refinement, Type, Value};
 
@@ -217,7 +218,7 @@ fn unsupported_encoding(name: &str) -> FunctionError {
     FunctionError::arg(
         1,
         format!(
-            "{} is not a supported IANA encoding name or alias in this Terraform version",
+            "{} is not a supported IANA encoding name or alias in this {PRODUCT} version",
             gostr::quote(name)
         ),
     )

@@ -17,6 +17,7 @@ use super::{CallContext, Function, FunctionError, FunctionResult, Param, ReturnT
 use crate::eval::{render_template, CallArg, Evaluator, Mode};
 use terrace_syntax::ast::{Expr, ExprKind, SourceFile, TemplatePart};
 use terrace_syntax::diagnostic::has_errors;
+use terrace_syntax::PRODUCT;
 use terrace_value::{Type, Value};
 
 /// The functions the evaluator handles itself.
@@ -315,7 +316,7 @@ fn call_templatestring<'a>(
 }
 
 fn not_a_reference() -> String {
-    "invalid template expression: must be a direct reference to a single string from elsewhere, containing valid Terraform template syntax".into()
+    format!("invalid template expression: must be a direct reference to a single string from elsewhere, containing valid {PRODUCT} template syntax")
 }
 
 /// templatestring renders templates obtained from elsewhere, so its first
@@ -556,7 +557,7 @@ mod tests {
         let literal = format!("{PREFIX}, and so does not support providing a literal template; consider using a template string expression instead.");
         let inline = format!("{PREFIX}; to render an inline template, consider using a plain template string expression.");
         let wrapped = format!("{PREFIX}; to treat the inner expression as template syntax, write the reference expression directly without any template interpolation syntax.");
-        let not_ref = "Invalid value for \"template\" parameter: invalid template expression: must be a direct reference to a single string from elsewhere, containing valid Terraform template syntax.".to_string();
+        let not_ref = "Invalid value for \"template\" parameter: invalid template expression: must be a direct reference to a single string from elsewhere, containing valid terrace template syntax.".to_string();
         let not_string = "Invalid value for \"template\" parameter: invalid template value: a string is required.".to_string();
         let rows: Vec<(&str, &str, String)> = vec![
             ("templatestring(\"hello\", {})", "Invalid function argument", literal),

@@ -363,7 +363,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
                     return out;
                 }
                 out.push_str(&colorize.color("\n[reset][bold][green]No changes.[reset][bold] Your infrastructure still matches the configuration.[reset]\n\n"));
-                out.push_str(&word_wrap("Terraform has checked that the real remote objects still match the result of your most recent changes, and found no differences.", width));
+                out.push_str(&word_wrap(&format!("{PRODUCT} has checked that the real remote objects still match the result of your most recent changes, and found no differences."), width));
                 out.push('\n');
             }
             PlanMode::Destroy => {
@@ -372,7 +372,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
                     out.push('\n');
                 }
                 out.push_str(&colorize.color("\n[reset][bold][green]No changes.[reset][bold] No objects need to be destroyed.[reset]\n\n"));
-                out.push_str(&word_wrap("Either you have not created any objects yet or the existing objects were already deleted outside of Terraform.", width));
+                out.push_str(&word_wrap(&format!("Either you have not created any objects yet or the existing objects were already deleted outside of {PRODUCT}."), width));
                 out.push('\n');
             }
             PlanMode::Normal => {
@@ -382,9 +382,9 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
                 }
                 out.push_str(&colorize.color("\n[reset][bold][green]No changes.[reset][bold] Your infrastructure matches the configuration.[reset]\n\n"));
                 if have_refresh_changes {
-                    out.push_str(&word_wrap("Your configuration already matches the changes detected above. If you'd like to update the Terraform state to match, create and apply a refresh-only plan:\n  terraform apply -refresh-only", width));
+                    out.push_str(&word_wrap(&format!("Your configuration already matches the changes detected above. If you'd like to update the {PRODUCT} state to match, create and apply a refresh-only plan:\n  {PRODUCT} apply -refresh-only"), width));
                 } else {
-                    out.push_str(&word_wrap("Terraform has compared your real infrastructure against your configuration and found no differences, so no changes are needed.", width));
+                    out.push_str(&word_wrap(&format!("{PRODUCT} has compared your real infrastructure against your configuration and found no differences, so no changes are needed."), width));
                 }
                 out.push('\n');
             }
@@ -398,7 +398,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
     }
 
     if will_print_resource_changes {
-        out.push_str(&word_wrap("\nTerraform used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:", width));
+        out.push_str(&word_wrap(&format!("\n{PRODUCT} used the selected providers to generate the following execution plan. Resource actions are indicated with the following symbols:"), width));
         out.push('\n');
         let legend = [
             (Action::Create, "  [green]+[reset] create"),
@@ -424,11 +424,13 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
 
     if !shown.is_empty() {
         if plan.errored {
-            out.push_str(
-                "\nTerraform planned the following actions, but then encountered a problem:\n",
-            );
+            out.push_str(&format!(
+                "\n{PRODUCT} planned the following actions, but then encountered a problem:\n"
+            ));
         } else {
-            out.push_str("\nTerraform will perform the following actions:\n");
+            out.push_str(&format!(
+                "\n{PRODUCT} will perform the following actions:\n"
+            ));
         }
         for c in &shown {
             if let Some(text) = render_change(c, Cause::Change, &colorize) {
@@ -463,7 +465,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
         out.push_str(&rendered_outputs);
         out.push('\n');
         if counts.is_empty() {
-            out.push_str(&word_wrap("\nYou can apply this plan to save these new output values to the Terraform state, without changing any real infrastructure.", width));
+            out.push_str(&word_wrap(&format!("\nYou can apply this plan to save these new output values to the {PRODUCT} state, without changing any real infrastructure."), width));
             out.push('\n');
         }
     }
@@ -614,12 +616,11 @@ fn render_drift(
     if diffs_empty && mode != PlanMode::RefreshOnly {
         return false;
     }
-    out.push_str(
-        &colorize
-            .color("\n[bold][cyan]Note:[reset][bold] Objects have changed outside of Terraform\n"),
-    );
+    out.push_str(&colorize.color(&format!(
+        "\n[bold][cyan]Note:[reset][bold] Objects have changed outside of {PRODUCT}\n"
+    )));
     out.push('\n');
-    out.push_str(&word_wrap("Terraform detected the following changes made outside of Terraform since the last \"terraform apply\" which may have affected this plan:\n", width));
+    out.push_str(&word_wrap(&format!("{PRODUCT} detected the following changes made outside of {PRODUCT} since the last \"{PRODUCT} apply\" which may have affected this plan:\n"), width));
     for d in shown {
         if let Some(text) = render_change(d, Cause::Drift, colorize) {
             out.push('\n');
@@ -628,11 +629,11 @@ fn render_drift(
         }
     }
     let closing = if mode == PlanMode::RefreshOnly {
-        "\n\nThis is a refresh-only plan, so Terraform will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the Terraform state without changing any remote objects."
+        format!("\n\nThis is a refresh-only plan, so {PRODUCT} will not take any actions to undo these. If you were expecting these changes then you can apply this plan to record the updated values in the {PRODUCT} state without changing any remote objects.")
     } else {
-        "\n\nUnless you have made equivalent changes to your configuration, or ignored the relevant attributes using ignore_changes, the following plan may include actions to undo or respond to these changes."
+        "\n\nUnless you have made equivalent changes to your configuration, or ignored the relevant attributes using ignore_changes, the following plan may include actions to undo or respond to these changes.".to_string()
     };
-    out.push_str(&word_wrap(closing, width));
+    out.push_str(&word_wrap(&closing, width));
     out.push('\n');
     true
 }
@@ -806,7 +807,7 @@ fn change_comment(rc: &ResourceInstanceChange, action: Action, cause: Cause) -> 
             }
         }
         Action::Forget => {
-            let _ = write!(buf, "[bold] # {disp}[reset] will no longer be managed by Terraform, but [bold][red]will not be destroyed[reset]\n # (destroy = false is set in the configuration)");
+            let _ = write!(buf, "[bold] # {disp}[reset] will no longer be managed by {PRODUCT}, but [bold][red]will not be destroyed[reset]\n # (destroy = false is set in the configuration)");
         }
         Action::NoOp => {
             if moved {
@@ -895,7 +896,7 @@ pub fn render_plan_footer_with_generated(
         }
         None => {
             out.push('\n');
-            out.push_str(&word_wrap(&format!("Note: You didn't use the -out option to save this plan, so Terraform can't guarantee to take exactly these actions if you run \"{PRODUCT} apply\" now."), opts.width));
+            out.push_str(&word_wrap(&format!("Note: You didn't use the -out option to save this plan, so {PRODUCT} can't guarantee to take exactly these actions if you run \"{PRODUCT} apply\" now."), opts.width));
             out.push('\n');
         }
     }

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use terrace_addrs::{AbsResource, ModuleInstance, ResourceMode};
 use terrace_states::{DeposedKey, ObjectState, ObjectStatus, State};
+use terrace_syntax::PRODUCT;
 
 /// Renders `state` as `terraform show` does (ending with a newline), or
 /// says why an object cannot be decoded with its schema (Terraform then
@@ -170,7 +171,7 @@ fn render_object(
         ResourceMode::Ephemeral => {
             return Err(format!(
                 "ephemeral resource {:?} detected in the current state. This is an error in \
-                 Terraform",
+                 {PRODUCT}",
                 r.to_string()
             ))
         }

@@ -61,7 +61,10 @@ fn recorded_cases_render_as_terraform_does() {
             &schemas,
         );
         for (file, color) in [("expected.txt", false), ("expected.color.txt", true)] {
-            let want = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+            // Recorded from terraform, whose messages name terraform.
+            let want = terrace_testsupport::product::as_terrace(
+                &std::fs::read_to_string(dir.join(file)).unwrap_or_default(),
+            );
             let got = render_plan(&plan, &lookup(&schemas), &RenderOptions::new(color));
             if got != want {
                 failures.push(format!("{name}/{file}: {}", first_difference(&got, &want)));
@@ -132,7 +135,7 @@ fn plan_footers() {
     );
     assert_eq!(
         render_plan_footer(None, &RenderOptions::new(false)),
-        format!("\n{rule}\n\nNote: You didn't use the -out option to save this plan, so Terraform can't\nguarantee to take exactly these actions if you run \"terrace apply\" now.\n")
+        format!("\n{rule}\n\nNote: You didn't use the -out option to save this plan, so terrace can't\nguarantee to take exactly these actions if you run \"terrace apply\" now.\n")
     );
 }
 

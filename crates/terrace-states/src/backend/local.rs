@@ -28,6 +28,7 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 use super::lockinfo::{multierror, LockError, LockInfo};
 use crate::encryption::StateCodec;
 use crate::model::{State, TERRAFORM_VERSION};
+use terrace_syntax::PRODUCT;
 
 pub const DEFAULT_WORKSPACE: &str = "default";
 pub const DEFAULT_STATE_FILENAME: &str = "terraform.tfstate";
@@ -202,7 +203,7 @@ fn not_empty_diagnostic(name: &str, objects: &[String]) -> Diagnostic {
     Diagnostic::error(
         "Workspace is not empty",
         format!(
-            "Workspace {} is currently tracking the following resource instances:{list}\n\nDeleting this workspace would cause Terraform to lose track of any associated\nremote objects, which would then require you to delete them manually outside\nof Terraform. You should destroy these objects with Terraform before deleting\nthe workspace.\n\nIf you want to delete this workspace anyway, and have Terraform forget about\nthese managed objects, use the -force option to disable this safety check.",
+            "Workspace {} is currently tracking the following resource instances:{list}\n\nDeleting this workspace would cause {PRODUCT} to lose track of any associated\nremote objects, which would then require you to delete them manually outside\nof {PRODUCT}. You should destroy these objects with {PRODUCT} before deleting\nthe workspace.\n\nIf you want to delete this workspace anyway, and have {PRODUCT} forget about\nthese managed objects, use the -force option to disable this safety check.",
             terrace_value::gostr::quote(name)
         ),
     )
@@ -229,11 +230,12 @@ pub struct DeleteOutcome {
 
 /// Terraform's messages for successful workspace commands.
 pub mod messages {
+    use terrace_syntax::PRODUCT;
     use terrace_value::gostr::quote;
 
     pub fn created(name: &str) -> String {
         format!(
-            "Created and switched to workspace {}!\n\nYou're now on a new, empty workspace. Workspaces isolate their state,\nso if you run \"terraform plan\" Terraform will not see any existing state\nfor this configuration.",
+            "Created and switched to workspace {}!\n\nYou're now on a new, empty workspace. Workspaces isolate their state,\nso if you run \"{PRODUCT} plan\" {PRODUCT} will not see any existing state\nfor this configuration.",
             quote(name)
         )
     }
@@ -248,7 +250,7 @@ pub mod messages {
 
     pub fn deleted_non_empty(name: &str) -> String {
         format!(
-            "WARNING: {} was non-empty.\nThe resources managed by the deleted workspace may still exist,\nbut are no longer manageable by Terraform since the state has\nbeen deleted.",
+            "WARNING: {} was non-empty.\nThe resources managed by the deleted workspace may still exist,\nbut are no longer manageable by {PRODUCT} since the state has\nbeen deleted.",
             quote(name)
         )
     }
@@ -285,12 +287,12 @@ pub struct LocalBackend {
     version: String,
     lock: Option<HeldLock>,
     /// The last snapshot read or written: the base for serial and lineage.
-    snapshot: Option<State>,
+    snapshot: Option<Snapshot>,
     snapshot_loaded: bool,
     /// Once written, reads come from the write path.
     written: bool,
     /// What was in the write path before this command: the backup content.
-    backup_source: Option<BackupSource>,
+    backup_source: Option<StoredState>,
     written_backup: bool,
     codec: StateCodec,
 }
@@ -744,7 +746,7 @@ impl LocalBackend {
         file.read_to_end(&mut bytes)
             .map_err(|e| fail(go_path_error("read", &write, &e)))?;
         if self.backup_source.is_none() {
-            self.backup_source = Some(unparsed_backup_source(bytes));
+            self.backup_source = Some(unparsed_stored_state(bytes));
         }
         let mut info = LockInfo::new(operation, self.version.clone());
         info.info = info_text.to_string();
@@ -825,7 +827,14 @@ impl LocalBackend {
         // A file we cannot read leaves nothing loaded, so that writing
         // refuses to replace it.
         let (state, warnings, _) = super::decode_state(&self.codec, &bytes)?;
-        self.snapshot = Some(state.clone());
+        // The caller owns the state; the snapshot keeps the bytes and is
+        // decoded again only if a write must compare with it, so that a
+        // command that never writes holds one decoded state, not two.
+        self.snapshot = Some(Snapshot::Read {
+            lineage: state.lineage.clone(),
+            serial: state.serial,
+            stored: unparsed_stored_state(bytes),
+        });
         self.snapshot_loaded = true;
         Ok((Some(state), warnings))
     }
@@ -843,18 +852,18 @@ impl LocalBackend {
         }
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(unparsed_backup_source(bytes));
+            self.backup_source = Some(unparsed_stored_state(bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
         match &self.snapshot {
             Some(prev) => {
-                new.lineage = prev.lineage.clone();
-                new.serial = if prev.deep_eq_ignoring_serial(&new) {
-                    prev.serial
-                } else {
-                    prev.serial + 1
-                };
+                let (lineage, serial) = prev.id();
+                new.lineage = lineage.to_string();
+                let unchanged = prev
+                    .state(&self.codec)
+                    .is_some_and(|prev| prev.deep_eq_ignoring_serial(&new));
+                new.serial = if unchanged { serial } else { serial + 1 };
             }
             None => {
                 if new.lineage.is_empty() {
@@ -899,7 +908,7 @@ impl LocalBackend {
                 .filter(|source| source.state(&self.codec).is_some());
             if let (
                 Some(backup),
-                Some(BackupSource {
+                Some(StoredState {
                     bytes: prev_bytes, ..
                 }),
             ) = (&paths.backup, previous)
@@ -915,7 +924,7 @@ impl LocalBackend {
             .map_err(StateError::Io)?;
         self.written = true;
         self.snapshot_loaded = true;
-        self.snapshot = Some(new);
+        self.snapshot = Some(Snapshot::Written(new));
         Ok(())
     }
 
@@ -927,7 +936,7 @@ impl LocalBackend {
         let write = self.resolve(&paths.write);
         if self.backup_source.is_none() {
             let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(unparsed_backup_source(bytes));
+            self.backup_source = Some(unparsed_stored_state(bytes));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -938,9 +947,10 @@ impl LocalBackend {
     /// The lineage and serial of the snapshot last read or written
     /// (`None`: there is no state yet).
     pub fn snapshot_id(&self) -> Option<(String, u64)> {
-        self.snapshot
-            .as_ref()
-            .map(|s| (s.lineage.clone(), s.serial))
+        self.snapshot.as_ref().map(|s| {
+            let (lineage, serial) = s.id();
+            (lineage.to_string(), serial)
+        })
     }
 
     /// Writes `state` to `errored.tfstate` in the working directory (what
@@ -1067,17 +1077,17 @@ enum LockAttempt {
     Failed(LockError),
 }
 
-/// The previous content of the state file, when it is a readable state.
-/// The content of the state file before this command's first write. It is
-/// parsed only when a write needs it (to decide whether the state changed):
-/// a command that locks and never writes, like `plan`, reads a large state
-/// once rather than twice.
-struct BackupSource {
+/// A state file's bytes as read, decoded only when needed: the backup
+/// content is decoded only when a write must decide whether the state
+/// changed, and the snapshot a command read only when it writes. A
+/// command that locks and never writes, like `plan`, decodes a large
+/// state once.
+struct StoredState {
     bytes: Vec<u8>,
     parsed: std::sync::OnceLock<Option<State>>,
 }
 
-impl BackupSource {
+impl StoredState {
     /// The previous state; `None` when there was no file or it was not a
     /// state file (`codec` decrypts an encrypted one).
     fn state(&self, codec: &StateCodec) -> Option<&State> {
@@ -1093,8 +1103,39 @@ impl BackupSource {
     }
 }
 
-fn unparsed_backup_source(bytes: Vec<u8>) -> BackupSource {
-    BackupSource {
+/// The state a command last read or wrote.
+enum Snapshot {
+    /// Read from the file: what identifies it, and its bytes.
+    Read {
+        lineage: String,
+        serial: u64,
+        stored: StoredState,
+    },
+    /// Written by this command.
+    Written(State),
+}
+
+impl Snapshot {
+    fn id(&self) -> (&str, u64) {
+        match self {
+            Snapshot::Read {
+                lineage, serial, ..
+            } => (lineage, *serial),
+            Snapshot::Written(state) => (&state.lineage, state.serial),
+        }
+    }
+
+    /// The state itself; one read from the file is decoded again here.
+    fn state(&self, codec: &StateCodec) -> Option<&State> {
+        match self {
+            Snapshot::Read { stored, .. } => stored.state(codec),
+            Snapshot::Written(state) => Some(state),
+        }
+    }
+}
+
+fn unparsed_stored_state(bytes: Vec<u8>) -> StoredState {
+    StoredState {
         bytes,
         parsed: std::sync::OnceLock::new(),
     }

@@ -194,7 +194,7 @@ fn workspace_commands() {
     let d = e.diagnostic().unwrap();
     assert_eq!(d.summary, "Workspace is not empty");
     assert!(d.detail.starts_with(
-        "Workspace \"foo\" is currently tracking the following resource instances:\n  - terraform_data.a\n\nDeleting this workspace would cause Terraform to lose track"
+        "Workspace \"foo\" is currently tracking the following resource instances:\n  - terraform_data.a\n\nDeleting this workspace would cause terrace to lose track"
     ));
     assert!(t.join("terraform.tfstate.d/foo").is_dir());
     let out = b

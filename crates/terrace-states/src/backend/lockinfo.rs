@@ -10,6 +10,7 @@ use terrace_syntax::Diagnostic;
 
 use crate::model::new_lineage;
 use terrace_gocompat::json::{self as gojson, Json};
+use terrace_syntax::PRODUCT;
 
 /// Who holds a lock, and why.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -141,7 +142,7 @@ impl LockError {
         Diagnostic::error(
             "Error acquiring the state lock",
             format!(
-                "Error message: {self}\n\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended."
+                "Error message: {self}\n\n{PRODUCT} acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended."
             ),
         )
     }
@@ -151,7 +152,7 @@ impl LockError {
         Diagnostic::error(
             "Error releasing the state lock",
             format!(
-                "Error message: {self}\n\nTerraform acquires a lock when accessing your state to prevent others\nrunning Terraform to potentially modify the state at the same time. An\nerror occurred while releasing this lock. This could mean that the lock\ndid or did not release properly. If the lock didn't release properly,\nTerraform may not be able to run future commands since it'll appear as if\nthe lock is held.\n\nIn this scenario, please call the \"force-unlock\" command to unlock the\nstate manually. This is a very dangerous operation since if it is done\nerroneously it could result in two people modifying state at the same time.\nOnly call this command if you're certain that the unlock above failed and\nthat no one else is holding a lock."
+                "Error message: {self}\n\n{PRODUCT} acquires a lock when accessing your state to prevent others\nrunning {PRODUCT} to potentially modify the state at the same time. An\nerror occurred while releasing this lock. This could mean that the lock\ndid or did not release properly. If the lock didn't release properly,\n{PRODUCT} may not be able to run future commands since it'll appear as if\nthe lock is held.\n\nIn this scenario, please call the \"force-unlock\" command to unlock the\nstate manually. This is a very dangerous operation since if it is done\nerroneously it could result in two people modifying state at the same time.\nOnly call this command if you're certain that the unlock above failed and\nthat no one else is holding a lock."
             ),
         )
     }
@@ -378,7 +379,7 @@ mod tests {
         assert_eq!(d.summary, "Error acquiring the state lock");
         assert_eq!(
             d.detail,
-            "Error message: resource temporarily unavailable\nLock Info:\n  ID:        ac160f73-e4d9-579a-7d51-032d2c3a83bb\n  Path:      terraform.tfstate\n  Operation: OperationTypeApply\n  Who:       root@vm\n  Version:   1.11.4\n  Created:   2026-11-21 17:54:24.841232582 +0000 UTC\n  Info:      \n\n\nTerraform acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended."
+            "Error message: resource temporarily unavailable\nLock Info:\n  ID:        ac160f73-e4d9-579a-7d51-032d2c3a83bb\n  Path:      terraform.tfstate\n  Operation: OperationTypeApply\n  Who:       root@vm\n  Version:   1.11.4\n  Created:   2026-11-21 17:54:24.841232582 +0000 UTC\n  Info:      \n\n\nterrace acquires a state lock to protect the state from being written\nby multiple users at the same time. Please resolve the issue above and try\nagain. For most commands, you can disable locking with the \"-lock=false\"\nflag, but this is not recommended."
         );
         assert!(err.retriable());
         assert!(LockInfo::from_json(b"[1]").is_err());

@@ -74,7 +74,7 @@ pub fn run(argv: &[String]) -> i32 {
                 state
             }
             None => {
-                ui.error(state_meta::NO_STATE_FILE);
+                ui.error(&state_meta::no_state_file());
                 return 1;
             }
         },

@@ -11,6 +11,7 @@ use terrace_addrs::{
 };
 use terrace_states::backend::Backend;
 use terrace_states::model::{EachMode, ResourceState, State};
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 const HELP: &str = "Usage: terrace [global options] state mv [options] SOURCE DESTINATION
@@ -180,7 +181,7 @@ fn move_command(
     };
     ui.legacy_diagnostics(&from_loaded.warnings);
     let Some(mut from) = from_loaded.state.clone() else {
-        ui.error(state_meta::NO_STATE_FILE);
+        ui.error(&state_meta::no_state_file());
         return 1;
     };
     let mut to_side: Option<(&mut dyn Backend, Loaded, State)> = match destination {
@@ -500,7 +501,7 @@ fn move_objects(
             other => {
                 return Err(invalid(
                     INVALID_SOURCE,
-                    format!("Cannot move {other}: Terraform doesn't know how to move this object."),
+                    format!("Cannot move {other}: {PRODUCT} doesn't know how to move this object."),
                 ))
             }
         }

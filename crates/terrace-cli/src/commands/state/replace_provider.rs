@@ -101,7 +101,7 @@ fn replace(
     };
     ui.legacy_diagnostics(&loaded.warnings);
     let Some(mut state) = loaded.state.clone() else {
-        ui.error(state_meta::NO_STATE_FILE);
+        ui.error(&state_meta::no_state_file());
         return 1;
     };
     let changing: Vec<String> = state

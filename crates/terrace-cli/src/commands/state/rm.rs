@@ -5,6 +5,7 @@
 use crate::state_meta::{self, StateFlags, Ui};
 use terrace_addrs::AbsResourceInstance;
 use terrace_states::model::State;
+use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 
 const HELP: &str = "Usage: terrace [global options] state rm [options] ADDRESS...
@@ -100,7 +101,7 @@ fn remove(
     };
     ui.legacy_diagnostics(&loaded.warnings);
     let Some(mut state) = loaded.state.clone() else {
-        ui.error(state_meta::NO_STATE_FILE);
+        ui.error(&state_meta::no_state_file());
         return 1;
     };
     let targets = match select(&state, raw_addrs) {
@@ -134,8 +135,8 @@ fn remove(
     if targets.is_empty() {
         ui.legacy_diagnostics(&[Diagnostic::error(
             "Invalid target address",
-            "No matching objects found. To view the available instances, use \"terraform state \
-             list\". Please modify the address to reference a specific instance.",
+            format!("No matching objects found. To view the available instances, use \"{PRODUCT} state \
+             list\". Please modify the address to reference a specific instance."),
         )]);
         return 1;
     }

@@ -64,7 +64,7 @@ pub fn run(argv: &[String]) -> i32 {
     let Ok(addr) = AbsResourceInstance::parse_str(raw) else {
         ui.error(&format!(
             "Error parsing instance address: {raw}\n\n{}",
-            state_meta::SPECIFIC_INSTANCE_HELP
+            state_meta::specific_instance_help()
         ));
         return 1;
     };
@@ -83,7 +83,7 @@ pub fn run(argv: &[String]) -> i32 {
                 state
             }
             None => {
-                ui.error(state_meta::NO_STATE_FILE);
+                ui.error(&state_meta::no_state_file());
                 return 1;
             }
         },
@@ -95,7 +95,7 @@ pub fn run(argv: &[String]) -> i32 {
     let Some(single) = single_instance_state(&state, &addr) else {
         ui.error(&format!(
             "No instance found for the given address!\n\n{}",
-            state_meta::SPECIFIC_INSTANCE_HELP
+            state_meta::specific_instance_help()
         ));
         return 1;
     };

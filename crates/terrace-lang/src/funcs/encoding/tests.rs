@@ -196,9 +196,7 @@ fn textencodebase64_matches_terraform() {
         call("textencodebase64", vec![s(text), s(encoding)], Ok(s(want)));
     }
     let unsupported = |name: &str| {
-        format!(
-            "\"{name}\" is not a supported IANA encoding name or alias in this Terraform version"
-        )
+        format!("\"{name}\" is not a supported IANA encoding name or alias in this terrace version")
     };
     let cannot = |name: &str| {
         format!("the given string contains characters that cannot be represented in {name}")
@@ -281,7 +279,7 @@ fn textdecodebase64_matches_terraform() {
             "SGVsbG8=",
             "nope",
             1,
-            "\"nope\" is not a supported IANA encoding name or alias in this Terraform version"
+            "\"nope\" is not a supported IANA encoding name or alias in this terrace version"
                 .to_string(),
         ),
     ];
