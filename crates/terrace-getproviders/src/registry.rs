@@ -97,6 +97,68 @@ pub struct HttpResponse {
     pub body: Vec<u8>,
 }
 
+impl From<Response> for HttpResponse {
+    fn from(r: Response) -> HttpResponse {
+        HttpResponse {
+            status: r.status,
+            status_line: r.status_line,
+            headers: r.headers,
+            url: r.url,
+            body: r.body,
+        }
+    }
+}
+
+/// A response as [`Response`], its body read up to `limit` bytes. Whatever
+/// the method, a response is read the same way: headers kept with
+/// lower-case names, the URL after redirects, Go's status line.
+fn read_response(
+    url: &str,
+    mut resp: ureq::http::Response<ureq::Body>,
+    limit: u64,
+) -> Result<Response, String> {
+    let status = resp.status();
+    let headers: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .filter_map(|(k, v)| {
+            v.to_str()
+                .ok()
+                .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
+        })
+        .collect();
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let content_type = header("content-type").unwrap_or_default();
+    let content_length = header("content-length").and_then(|v| v.parse().ok());
+    let final_url = resp.get_uri().to_string();
+    let body = resp
+        .body_mut()
+        .with_config()
+        .limit(limit)
+        .read_to_vec()
+        .map_err(|e| go_request_error(url, &e))?;
+    Ok(Response {
+        status: status.as_u16(),
+        status_line: format!(
+            "{} {}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or("")
+        )
+        .trim_end()
+        .to_string(),
+        content_type,
+        content_length,
+        url: final_url,
+        body,
+        headers,
+    })
+}
+
 impl HttpResponse {
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -185,47 +247,8 @@ impl Http {
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
-        let mut resp = req.call().map_err(|e| go_request_error(url, &e))?;
-        let status = resp.status();
-        let header = |name: &str| {
-            resp.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
-        let content_type = header("content-type").unwrap_or_default();
-        let content_length = header("content-length").and_then(|v| v.parse().ok());
-        let headers: Vec<(String, String)> = resp
-            .headers()
-            .iter()
-            .filter_map(|(k, v)| {
-                v.to_str()
-                    .ok()
-                    .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
-            })
-            .collect();
-        let final_url = resp.get_uri().to_string();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(limit)
-            .read_to_vec()
-            .map_err(|e| go_request_error(url, &e))?;
-        Ok(Response {
-            status: status.as_u16(),
-            status_line: format!(
-                "{} {}",
-                status.as_u16(),
-                status.canonical_reason().unwrap_or("")
-            )
-            .trim_end()
-            .to_string(),
-            content_type,
-            content_length,
-            url: final_url,
-            body,
-            headers,
-        })
+        let resp = req.call().map_err(|e| go_request_error(url, &e))?;
+        read_response(url, resp, limit)
     }
 
     /// [`Http::get`] as Terraform's registry clients make metadata requests:
@@ -253,57 +276,22 @@ impl Http {
         headers: &[(&str, &str)],
         limit: u64,
     ) -> Result<HttpResponse, String> {
-        let r = self.get_retrying(url, headers, limit)?;
-        Ok(HttpResponse {
-            status: r.status,
-            status_line: r.status_line,
-            headers: r.headers,
-            url: r.url,
-            body: r.body,
-        })
+        self.get_retrying(url, headers, limit)
+            .map(HttpResponse::from)
     }
 
     /// POSTs `form` (already `application/x-www-form-urlencoded`) to
     /// `url`, as an OAuth client asks a token endpoint; any status is a
     /// response, only transport failures are errors.
     pub fn post_form(&self, url: &str, form: &str, limit: u64) -> Result<HttpResponse, String> {
-        let mut resp = self
+        let resp = self
             .agent
             .post(url)
             .header("Content-Type", "application/x-www-form-urlencoded")
             .header("Accept", "application/json")
             .send(form)
             .map_err(|e| go_request_error(url, &e))?;
-        let status = resp.status();
-        let headers: Vec<(String, String)> = resp
-            .headers()
-            .iter()
-            .filter_map(|(k, v)| {
-                v.to_str()
-                    .ok()
-                    .map(|v| (k.as_str().to_ascii_lowercase(), v.to_string()))
-            })
-            .collect();
-        let final_url = resp.get_uri().to_string();
-        let body = resp
-            .body_mut()
-            .with_config()
-            .limit(limit)
-            .read_to_vec()
-            .map_err(|e| go_request_error(url, &e))?;
-        Ok(HttpResponse {
-            status: status.as_u16(),
-            status_line: format!(
-                "{} {}",
-                status.as_u16(),
-                status.canonical_reason().unwrap_or("")
-            )
-            .trim_end()
-            .to_string(),
-            headers,
-            url: final_url,
-            body,
-        })
+        read_response(url, resp, limit).map(HttpResponse::from)
     }
 
     /// GETs `url` with extra `headers`, reading at most `limit` bytes of
@@ -315,14 +303,7 @@ impl Http {
         headers: &[(&str, &str)],
         limit: u64,
     ) -> Result<HttpResponse, String> {
-        let r = self.get(url, headers, limit)?;
-        Ok(HttpResponse {
-            status: r.status,
-            status_line: r.status_line,
-            headers: r.headers,
-            url: r.url,
-            body: r.body,
-        })
+        self.get(url, headers, limit).map(HttpResponse::from)
     }
 
     /// GETs `url` with extra `headers`, streaming a 200 response's body

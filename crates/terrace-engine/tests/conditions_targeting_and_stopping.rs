@@ -1,7 +1,7 @@
-//! Milestone-4 scenarios: reference checks before decoding, variable
-//! validations and `check` blocks, targeting, provider functions,
-//! attribute-path diagnostics, failing providers, refresh-only, stopping,
-//! and the resource graph export.
+//! Walks beyond plain create/update/delete: reference checks before
+//! decoding, variable validations and `check` blocks, targeting, provider
+//! functions, attribute-path diagnostics, failing providers, refresh-only,
+//! stopping, and the resource graph export.
 
 mod support;
 
