@@ -491,8 +491,13 @@ fn create_workspace_dir(
     if dir.is_dir() {
         return Ok(());
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("mkdir {}: {}", dir.display(), go_error_text(&e)))
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        format!(
+            "mkdir {}: {}",
+            dir.display(),
+            terrace_gocompat::oserror::errno_text(&e)
+        )
+    })
 }
 
 fn read_state_file(path: &Path, codec: &StateCodec) -> Result<ReadOutputs, Diagnostics> {
@@ -505,7 +510,7 @@ fn read_state_file(path: &Path, codec: &StateCodec) -> Result<ReadOutputs, Diagn
                 format!(
                     "The state file could not be read: read {}: {}",
                     path.display(),
-                    go_error_text(&e)
+                    terrace_gocompat::oserror::errno_text(&e)
                 ),
             )
             .into())
@@ -518,21 +523,6 @@ fn read_state_file(path: &Path, codec: &StateCodec) -> Result<ReadOutputs, Diagn
         .decrypt(&bytes)
         .map_err(|e| Diagnostics::from(Diagnostic::error(e.summary, e.detail)))?;
     read_outputs(&plain)
-}
-
-/// An OS error as Go prints it: the lower-case C library text without
-/// Rust's " (os error N)" suffix.
-fn go_error_text(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.find(" (os error") {
-        Some(end) => &text[..end],
-        None => text.as_str(),
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(first) => first.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

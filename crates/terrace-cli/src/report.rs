@@ -67,7 +67,7 @@ pub fn write(path: &Path, html: &str) -> Option<Diagnostic> {
             format!(
                 "Could not write {}: {}",
                 path.display(),
-                crate::state_meta::go_os_error(&e)
+                terrace_gocompat::oserror::errno_text(&e)
             ),
         )
     })

@@ -595,20 +595,6 @@ fn schema_failure(provider: &Provider, why: &str) -> Diagnostic {
     )
 }
 
-/// Go's text for an OS error (`no such file or directory`).
-pub fn go_os_error(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(i) => &text[..i],
-        None => &text,
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

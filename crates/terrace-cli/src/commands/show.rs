@@ -253,7 +253,7 @@ fn read_file(path: &str) -> Result<Shown, Diagnostic> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
-            let e = format!("open {path}: {}", state_meta::go_os_error(&e));
+            let e = format!("open {path}: {}", terrace_gocompat::oserror::errno_text(&e));
             return Err(unreadable(
                 &format!("Error loading statefile: {e}"),
                 &format!(

@@ -292,7 +292,7 @@ fn copy_state_into(backend: &mut dyn Backend, path: &PathBuf, flags: &StateFlags
             ui.error(&format!(
                 "open {}: {}",
                 path.display(),
-                state_meta::go_os_error(&e)
+                terrace_gocompat::oserror::errno_text(&e)
             ));
             return 1;
         }

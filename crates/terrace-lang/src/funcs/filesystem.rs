@@ -195,38 +195,9 @@ pub(super) fn resolve_path(ctx: &CallContext<'_>, path: &str) -> Result<String, 
     Ok(go_join(&[&ctx.base_dir.to_string_lossy(), &path]))
 }
 
-/// The text Go's `syscall.Errno` gives an I/O error.
-fn errno_text(error: &std::io::Error) -> String {
-    let known = match error.raw_os_error() {
-        Some(1) => Some("operation not permitted"),
-        Some(2) => Some("no such file or directory"),
-        Some(5) => Some("input/output error"),
-        Some(6) => Some("no such device or address"),
-        Some(13) => Some("permission denied"),
-        Some(20) => Some("not a directory"),
-        Some(21) => Some("is a directory"),
-        Some(24) => Some("too many open files"),
-        Some(36) => Some("file name too long"),
-        Some(40) => Some("too many levels of symbolic links"),
-        _ => None,
-    };
-    match known {
-        Some(text) => text.to_string(),
-        None => {
-            let text = error.to_string();
-            let text = text.split(" (os error").next().unwrap_or(&text);
-            let mut chars = text.chars();
-            match chars.next() {
-                Some(first) => first.to_lowercase().chain(chars).collect(),
-                None => text.to_string(),
-            }
-        }
-    }
-}
-
 /// Go's `*os.PathError` text: `op path: reason`.
 pub(super) fn path_error(op: &str, path: &str, error: &std::io::Error) -> String {
-    format!("{op} {path}: {}", errno_text(error))
+    terrace_gocompat::oserror::path_error(op, std::path::Path::new(path), error)
 }
 
 /// Why reading a file failed, keeping apart the cases Terraform words

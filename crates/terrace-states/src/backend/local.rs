@@ -418,11 +418,17 @@ impl LocalBackend {
 
     /// Records `name` as the selected workspace.
     pub fn set_selected_workspace(&self, name: &str) -> Result<(), WorkspaceError> {
-        fs::create_dir_all(&self.data_dir)
-            .map_err(|e| WorkspaceError::Io(go_path_error("mkdir", &self.data_dir, &e)))?;
+        fs::create_dir_all(&self.data_dir).map_err(|e| {
+            WorkspaceError::Io(terrace_gocompat::oserror::path_error(
+                "mkdir",
+                &self.data_dir,
+                &e,
+            ))
+        })?;
         let path = self.data_dir.join(DEFAULT_WORKSPACE_FILE);
-        fs::write(&path, name.as_bytes())
-            .map_err(|e| WorkspaceError::Io(go_path_error("open", &path, &e)))
+        fs::write(&path, name.as_bytes()).map_err(|e| {
+            WorkspaceError::Io(terrace_gocompat::oserror::path_error("open", &path, &e))
+        })
     }
 
     /// "default" then the workspace directories, sorted.
@@ -432,12 +438,21 @@ impl LocalBackend {
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(out),
-            Err(e) => return Err(WorkspaceError::Io(go_path_error("open", &dir, &e))),
+            Err(e) => {
+                return Err(WorkspaceError::Io(terrace_gocompat::oserror::path_error(
+                    "open", &dir, &e,
+                )))
+            }
         };
         let mut listed = Vec::new();
         for entry in entries {
-            let entry =
-                entry.map_err(|e| WorkspaceError::Io(go_path_error("readdirent", &dir, &e)))?;
+            let entry = entry.map_err(|e| {
+                WorkspaceError::Io(terrace_gocompat::oserror::path_error(
+                    "readdirent",
+                    &dir,
+                    &e,
+                ))
+            })?;
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
                 listed.push(entry.file_name().to_string_lossy().into_owned());
             }
@@ -454,7 +469,9 @@ impl LocalBackend {
             return Ok(());
         }
         let dir = self.resolve(&self.workspace_dir()).join(name);
-        fs::create_dir_all(&dir).map_err(|e| WorkspaceError::Io(go_path_error("mkdir", &dir, &e)))
+        fs::create_dir_all(&dir).map_err(|e| {
+            WorkspaceError::Io(terrace_gocompat::oserror::path_error("mkdir", &dir, &e))
+        })
     }
 
     /// `workspace new NAME`: creates and selects it.
@@ -601,7 +618,11 @@ impl LocalBackend {
         match fs::remove_dir_all(&dir) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(WorkspaceError::Io(go_path_error("unlinkat", &dir, &e))),
+            Err(e) => {
+                return Err(WorkspaceError::Io(terrace_gocompat::oserror::path_error(
+                    "unlinkat", &dir, &e,
+                )))
+            }
         }
         Ok(DeleteOutcome {
             was_non_empty: non_empty,
@@ -712,7 +733,8 @@ impl LocalBackend {
         };
         let existed = write.exists();
         if let Some(parent) = write.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| fail(go_path_error("mkdir", parent, &e)))?;
+            fs::create_dir_all(parent)
+                .map_err(|e| fail(terrace_gocompat::oserror::path_error("mkdir", parent, &e)))?;
         }
         let mut file = OpenOptions::new()
             .read(true)
@@ -720,9 +742,9 @@ impl LocalBackend {
             .create(true)
             .truncate(false)
             .open(&write)
-            .map_err(|e| fail(go_path_error("open", &write, &e)))?;
+            .map_err(|e| fail(terrace_gocompat::oserror::path_error("open", &write, &e)))?;
         if let Err(e) = os_lock(&file) {
-            let mut errors = vec![go_errno_text(&e)];
+            let mut errors = vec![terrace_gocompat::oserror::errno_text(&e)];
             let info = match self.read_lock_info() {
                 Ok(info) => Some(Box::new(info)),
                 Err(e) => {
@@ -744,7 +766,7 @@ impl LocalBackend {
         }
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes)
-            .map_err(|e| fail(go_path_error("read", &write, &e)))?;
+            .map_err(|e| fail(terrace_gocompat::oserror::path_error("read", &write, &e)))?;
         if self.backup_source.is_none() {
             self.backup_source = Some(unparsed_stored_state(bytes));
         }
@@ -756,7 +778,7 @@ impl LocalBackend {
             fail(format!(
                 "could not write lock info for {}: {}",
                 terrace_value::gostr::quote(&info.path),
-                go_path_error("open", &info_path, &e)
+                terrace_gocompat::oserror::path_error("open", &info_path, &e)
             ))
         })?;
         self.lock = Some(HeldLock {
@@ -770,7 +792,8 @@ impl LocalBackend {
     /// The lock metadata of whoever holds the lock.
     pub fn read_lock_info(&self) -> Result<LockInfo, String> {
         let path = self.lock_info_path();
-        let bytes = fs::read(&path).map_err(|e| go_path_error("open", &path, &e))?;
+        let bytes = fs::read(&path)
+            .map_err(|e| terrace_gocompat::oserror::path_error("open", &path, &e))?;
         LockInfo::from_json(&bytes).map_err(|e| {
             format!(
                 "state file {} locked, but could not unmarshal lock info: {e}",
@@ -817,7 +840,11 @@ impl LocalBackend {
         let bytes = match fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(StateError::Io(go_path_error("open", &path, &e))),
+            Err(e) => {
+                return Err(StateError::Io(terrace_gocompat::oserror::path_error(
+                    "open", &path, &e,
+                )))
+            }
         };
         if bytes.is_empty() {
             self.snapshot = None;
@@ -1163,26 +1190,6 @@ pub(crate) fn tracked_objects(state: &State) -> Vec<String> {
     out
 }
 
-/// Go's text for an OS error: the C library's message with a lowercase
-/// first letter (`resource temporarily unavailable`).
-fn go_errno_text(e: &io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.rfind(" (os error ") {
-        Some(i) => &text[..i],
-        None => &text,
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => String::new(),
-    }
-}
-
-/// Go's `*PathError` text: `open PATH: no such file or directory`.
-fn go_path_error(op: &str, path: &Path, e: &io::Error) -> String {
-    format!("{op} {}: {}", path.display(), go_errno_text(e))
-}
-
 fn same_file(file: &File, path: &Path) -> bool {
     #[cfg(unix)]
     {
@@ -1258,7 +1265,8 @@ pub(crate) fn atomic_write(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    fs::create_dir_all(&dir).map_err(|e| go_path_error("mkdir", &dir, &e))?;
+    fs::create_dir_all(&dir)
+        .map_err(|e| terrace_gocompat::oserror::path_error("mkdir", &dir, &e))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -1272,22 +1280,29 @@ pub(crate) fn atomic_write(
             .write(true)
             .create_new(true)
             .open(&tmp)
-            .map_err(|e| go_path_error("open", &tmp, &e))?;
+            .map_err(|e| terrace_gocompat::oserror::path_error("open", &tmp, &e))?;
         if let Ok(meta) = fs::metadata(path) {
             let _ = fs::set_permissions(&tmp, meta.permissions());
         }
         f.write_all(bytes)
-            .map_err(|e| go_path_error("write", &tmp, &e))?;
-        f.sync_all().map_err(|e| go_path_error("sync", &tmp, &e))?;
+            .map_err(|e| terrace_gocompat::oserror::path_error("write", &tmp, &e))?;
+        f.sync_all()
+            .map_err(|e| terrace_gocompat::oserror::path_error("sync", &tmp, &e))?;
         if lock.is_some() {
-            os_lock(&f).map_err(|e| format!("lock {}: {}", tmp.display(), go_errno_text(&e)))?;
+            os_lock(&f).map_err(|e| {
+                format!(
+                    "lock {}: {}",
+                    tmp.display(),
+                    terrace_gocompat::oserror::errno_text(&e)
+                )
+            })?;
         }
         fs::rename(&tmp, path).map_err(|e| {
             format!(
                 "rename {} {}: {}",
                 tmp.display(),
                 path.display(),
-                go_errno_text(&e)
+                terrace_gocompat::oserror::errno_text(&e)
             )
         })?;
         Ok(f)

@@ -79,7 +79,10 @@ pub fn run(argv: &[String]) -> i32 {
     let bytes = if source == "-" {
         let mut buf = Vec::new();
         if let Err(e) = std::io::stdin().read_to_end(&mut buf) {
-            ui.error(&format!("read /dev/stdin: {}", state_meta::go_os_error(&e)));
+            ui.error(&format!(
+                "read /dev/stdin: {}",
+                terrace_gocompat::oserror::errno_text(&e)
+            ));
             return 1;
         }
         buf
@@ -87,7 +90,10 @@ pub fn run(argv: &[String]) -> i32 {
         match std::fs::read(source) {
             Ok(b) => b,
             Err(e) => {
-                ui.error(&format!("open {source}: {}", state_meta::go_os_error(&e)));
+                ui.error(&format!(
+                    "open {source}: {}",
+                    terrace_gocompat::oserror::errno_text(&e)
+                ));
                 return 1;
             }
         }
@@ -280,7 +286,7 @@ fn push_locked(
             ui.error(&format!(
                 "Failed to refresh destination state: open {}: {}",
                 existing_path.display(),
-                state_meta::go_os_error(&e)
+                terrace_gocompat::oserror::errno_text(&e)
             ));
             return Err(());
         }
@@ -325,7 +331,7 @@ fn push_locked(
         ui.error(&format!(
             "Failed to write state: open {}: {}",
             staged.display(),
-            state_meta::go_os_error(&e)
+            terrace_gocompat::oserror::errno_text(&e)
         ));
         return Err(());
     }
