@@ -7,7 +7,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 const CASES: [&str; 4] = ["basic", "refs", "modules", "misc"];
 
@@ -15,28 +14,7 @@ fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/show_json")
 }
 
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(label: &str) -> Scratch {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "terrace-show-json-{label}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch directory");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use terrace_testsupport::TempDir as Scratch;
 
 /// Copies a case's configuration (not its recorded output) into `to`.
 fn copy_case(from: &Path, to: &Path) {
@@ -138,12 +116,16 @@ fn value_end(text: &str) -> Option<usize> {
 /// `program` (`init` first for terraform).
 fn planned_configuration(program: &str, case: &str) -> String {
     let scratch = Scratch::new(case);
-    copy_case(&cases_dir().join(case), &scratch.0);
+    copy_case(&cases_dir().join(case), scratch.path());
     if program == "terraform" {
-        run(program, &scratch.0, &["init", "-no-color"]);
+        run(program, scratch.path(), &["init", "-no-color"]);
     }
-    run(program, &scratch.0, &["plan", "-no-color", "-out=plan.out"]);
-    let doc = run(program, &scratch.0, &["show", "-json", "plan.out"]);
+    run(
+        program,
+        scratch.path(),
+        &["plan", "-no-color", "-out=plan.out"],
+    );
+    let doc = run(program, scratch.path(), &["show", "-json", "plan.out"]);
     serde_json::from_str::<serde_json::Value>(&doc)
         .unwrap_or_else(|e| panic!("{program} show -json is not JSON ({e}):\n{doc}"));
     configuration_text(doc.trim_end())

@@ -10,7 +10,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
@@ -20,28 +19,7 @@ fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/show_json_plans")
 }
 
-/// A scratch directory removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(label: &str) -> Scratch {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "terrace-show-json-plans-{label}-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create scratch directory");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use terrace_testsupport::TempDir as Scratch;
 
 /// Copies what a case's configurations share (its modules and data
 /// files, not its root configurations or recordings) into `to`.
@@ -151,19 +129,20 @@ fn saved_plans_match_recorded_terraform_plans() {
     for case in CASES {
         let dir = cases_dir().join(case);
         let scratch = Scratch::new(case);
-        copy_case(&dir, &scratch.0, true);
+        copy_case(&dir, scratch.path(), true);
         if dir.join("step1.tf").is_file() {
-            std::fs::copy(dir.join("step1.tf"), scratch.0.join("main.tf")).expect("copy step1.tf");
-            terrace(&scratch.0, &["apply", "-auto-approve", "-no-color"]);
+            std::fs::copy(dir.join("step1.tf"), scratch.path().join("main.tf"))
+                .expect("copy step1.tf");
+            terrace(scratch.path(), &["apply", "-auto-approve", "-no-color"]);
         }
-        std::fs::copy(dir.join("main.tf"), scratch.0.join("main.tf")).expect("copy main.tf");
+        std::fs::copy(dir.join("main.tf"), scratch.path().join("main.tf")).expect("copy main.tf");
         let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
         let mut args = vec!["plan", "-no-color", "-out=plan.out"];
         args.extend(extra.split_whitespace());
-        terrace(&scratch.0, &args);
+        terrace(scratch.path(), &args);
 
         let want_json = std::fs::read_to_string(dir.join("expected.json")).expect("expected.json");
-        let got_json = terrace(&scratch.0, &["show", "-json", "plan.out"]);
+        let got_json = terrace(scratch.path(), &["show", "-json", "plan.out"]);
         if let Some(d) = first_difference("$", &comparable(&want_json), &comparable(&got_json)) {
             failures.push(format!("{case}: show -json differs at {d}"));
         }
@@ -172,7 +151,7 @@ fn saved_plans_match_recorded_terraform_plans() {
         let want_text = terrace_testsupport::product::as_terrace(
             &std::fs::read_to_string(dir.join("expected.txt")).expect("expected.txt"),
         );
-        let got_text = terrace(&scratch.0, &["show", "-no-color", "plan.out"]);
+        let got_text = terrace(scratch.path(), &["show", "-no-color", "plan.out"]);
         if without_uuids(&got_text) != without_uuids(&want_text) {
             failures.push(format!(
                 "{case}: show differs\n--- terraform\n{}\n--- terrace\n{}",

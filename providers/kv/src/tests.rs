@@ -2,32 +2,13 @@ use super::*;
 use terrace_sdk::terrace_providers::{AttributePath, CallFunctionRequest, Provider};
 use terrace_sdk::testing::{attr, string_map, Tester};
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path =
-            std::env::temp_dir().join(format!("terrace-kv-{name}-{}-{nanos}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use terrace_testsupport::TempDir;
 
 fn tester(dir: &TempDir, namespace: &str) -> Tester<Store> {
     Tester::new(
         provider(),
         vec![
-            ("directory", Value::string(dir.0.display().to_string())),
+            ("directory", Value::string(dir.path().display().to_string())),
             ("namespace", Value::string(namespace)),
         ],
     )
@@ -76,11 +57,11 @@ fn namespaces_are_separate_stores() {
     assert_eq!(attr(&b, "id").as_str(), Some("blue/k"));
     assert_eq!(attr(&g, "id").as_str(), Some("green/k"));
     assert_eq!(
-        std::fs::read_to_string(dir.0.join("blue/k")).unwrap(),
+        std::fs::read_to_string(dir.path().join("blue/k")).unwrap(),
         "from blue"
     );
     assert_eq!(
-        std::fs::read_to_string(dir.0.join("green/k")).unwrap(),
+        std::fs::read_to_string(dir.path().join("green/k")).unwrap(),
         "from green"
     );
     let read = blue
@@ -106,7 +87,7 @@ fn updates_in_place_and_partial_state() {
     let plan = t.plan("kv_entry", &state, &changed);
     assert!(plan.requires_replace.is_empty());
     // Writing the tags fails: a directory is where they are written.
-    std::fs::create_dir(dir.0.join("default/k.tags.tmp")).unwrap();
+    std::fs::create_dir(dir.path().join("default/k.tags.tmp")).unwrap();
     let applied = t.provider().apply_resource_change(
         terrace_sdk::terrace_providers::ApplyResourceChangeRequest {
             type_name: "kv_entry".into(),
@@ -121,7 +102,7 @@ fn updates_in_place_and_partial_state() {
     let partial = applied.new_state;
     assert_eq!(attr(&partial, "value").as_str(), Some("two"));
     assert!(attr(&partial, "tags").raw_equals(&string_map(&[("a", "1")])));
-    std::fs::remove_dir(dir.0.join("default/k.tags.tmp")).unwrap();
+    std::fs::remove_dir(dir.path().join("default/k.tags.tmp")).unwrap();
     let plan = t.plan("kv_entry", &partial, &changed);
     assert!(plan.requires_replace.is_empty());
     let done = t.apply("kv_entry", &partial, &changed).unwrap();
@@ -145,9 +126,9 @@ fn vanished_entries_and_import() {
             &entry_config(&t, "k", "v", &[("x", "y")]),
         )
         .unwrap();
-    std::fs::remove_file(dir.0.join("default/k")).unwrap();
+    std::fs::remove_file(dir.path().join("default/k")).unwrap();
     assert!(t.read("kv_entry", &state).new_state.is_null());
-    std::fs::write(dir.0.join("default/k"), "outside").unwrap();
+    std::fs::write(dir.path().join("default/k"), "outside").unwrap();
     let imported = t.import("kv_entry", "k").unwrap();
     assert_eq!(attr(&imported, "value").as_str(), Some("outside"));
     assert!(attr(&imported, "tags").raw_equals(&string_map(&[("x", "y")])));
@@ -158,7 +139,7 @@ fn vanished_entries_and_import() {
 fn the_lock_holds_operations_until_their_timeout() {
     let dir = TempDir::new("lock");
     let t = tester(&dir, "default");
-    std::fs::write(dir.0.join("default/.lock"), "").unwrap();
+    std::fs::write(dir.path().join("default/.lock"), "").unwrap();
     let timeouts_ty = t
         .resource_type("kv_entry")
         .attribute_type("timeouts")
@@ -184,8 +165,8 @@ fn the_lock_holds_operations_until_their_timeout() {
         summaries,
         vec!["Timeout while waiting for create", "Namespace locked"]
     );
-    assert!(!dir.0.join("default/k").exists());
-    std::fs::remove_file(dir.0.join("default/.lock")).unwrap();
+    assert!(!dir.path().join("default/k").exists());
+    std::fs::remove_file(dir.path().join("default/.lock")).unwrap();
     assert!(t.apply("kv_entry", &null(&t), &config).is_ok());
 }
 
@@ -195,7 +176,7 @@ fn bad_values_are_attribute_diagnostics() {
     let error = Tester::new(
         provider(),
         vec![
-            ("directory", Value::string(dir.0.display().to_string())),
+            ("directory", Value::string(dir.path().display().to_string())),
             ("namespace", Value::string("a/b")),
         ],
     )

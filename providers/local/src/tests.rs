@@ -1,33 +1,13 @@
 use super::*;
-use std::path::PathBuf;
 use terrace_sdk::terrace_providers::{AttributePath, Provider};
 use terrace_sdk::testing::{attr, Tester};
 use terrace_sdk::SdkProvider;
 
-struct TempDir(PathBuf);
+use terrace_testsupport::TempDir;
 
-impl TempDir {
-    fn new(name: &str) -> TempDir {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let path = std::env::temp_dir().join(format!(
-            "terrace-local-{name}-{}-{nanos}",
-            std::process::id()
-        ));
-        std::fs::create_dir_all(&path).unwrap();
-        TempDir(path)
-    }
-    fn file(&self, name: &str) -> String {
-        self.0.join(name).display().to_string()
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A path inside `dir`, as the provider's `filename` takes it.
+fn file(dir: &TempDir, name: &str) -> String {
+    dir.join(name).display().to_string()
 }
 
 fn tester() -> Tester<()> {
@@ -72,7 +52,7 @@ fn schemas_match_hashicorp_local() {
 fn files_are_written_checked_and_removed() {
     let dir = TempDir::new("write");
     let t = tester();
-    let filename = dir.file("sub/dir/hello.txt");
+    let filename = file(&dir, "sub/dir/hello.txt");
     let config = t.config(
         "local_file",
         vec![
@@ -114,9 +94,9 @@ fn files_are_written_checked_and_removed() {
 fn sources_base64_and_sensitive_files() {
     let dir = TempDir::new("sources");
     let t = tester();
-    let source = dir.file("source.bin");
+    let source = file(&dir, "source.bin");
     std::fs::write(&source, [0u8, 1, 2, 255]).unwrap();
-    let copy = dir.file("copy.bin");
+    let copy = file(&dir, "copy.bin");
     let null = Value::null(t.resource_type("local_file"));
     let config = t.config(
         "local_file",
@@ -127,7 +107,7 @@ fn sources_base64_and_sensitive_files() {
     );
     t.apply("local_file", &null, &config).unwrap();
     assert_eq!(std::fs::read(&copy).unwrap(), vec![0u8, 1, 2, 255]);
-    let decoded = dir.file("decoded.bin");
+    let decoded = file(&dir, "decoded.bin");
     let config = t.config(
         "local_file",
         vec![
@@ -137,7 +117,7 @@ fn sources_base64_and_sensitive_files() {
     );
     t.apply("local_file", &null, &config).unwrap();
     assert_eq!(std::fs::read(&decoded).unwrap(), vec![0u8, 1, 2, 255]);
-    let secret = dir.file("secret.txt");
+    let secret = file(&dir, "secret.txt");
     let null = Value::null(t.resource_type("local_sensitive_file"));
     let config = t.config(
         "local_sensitive_file",
@@ -169,7 +149,7 @@ fn sources_base64_and_sensitive_files() {
 fn bad_configurations_name_the_attribute() {
     let dir = TempDir::new("bad");
     let t = tester();
-    let filename = Value::string(dir.file("x"));
+    let filename = Value::string(file(&dir, "x"));
     let cases = vec![
         (vec![("filename", filename.clone())], ".content"),
         (
@@ -220,7 +200,7 @@ fn bad_configurations_name_the_attribute() {
     let missing = t
         .read_data_source(
             "local_file",
-            vec![("filename", Value::string(dir.file("none")))],
+            vec![("filename", Value::string(file(&dir, "none")))],
         )
         .unwrap_err();
     assert_eq!(
