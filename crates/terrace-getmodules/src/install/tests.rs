@@ -1,6 +1,8 @@
 use super::*;
 use crate::archive::tests::{gzip, tar};
-use crate::testutil::{bare_repo, have_git, HttpsServer, Reply, TempDir};
+use crate::testutil::{
+    bare_repo, have_git, registry_config, terraform_get, HttpsServer, Reply, TempDir,
+};
 
 /// Hooks that note what `init` would print.
 #[derive(Default)]
@@ -264,7 +266,7 @@ fn registry() -> HttpsServer {
     for v in ["1.0.0", "1.2.0", "2.0.0-beta"] {
         reg.route(
             &format!("/v1/modules/acme/widget/aws/{v}/download"),
-            Reply::terraform_get(&format!("/files/widget-{v}.tar.gz")),
+            terraform_get(&format!("/files/widget-{v}.tar.gz")),
         );
         let archive = tar(&[
             ("./", b'5', 0o755, b""),
@@ -293,7 +295,7 @@ fn registry() -> HttpsServer {
     );
     reg.route(
         "/v1/modules/acme/zipmod/aws/3.0.0/download",
-        Reply::terraform_get("../../../../../../files/zipmod?archive=zip"),
+        terraform_get("../../../../../../files/zipmod?archive=zip"),
     );
     reg.route(
         "/files/zipmod",
@@ -311,7 +313,7 @@ fn registry() -> HttpsServer {
     );
     reg.route(
         "/v1/modules/acme/broken/aws/1.0.0/download",
-        Reply::terraform_get("/files/missing.zip"),
+        terraform_get("/files/missing.zip"),
     );
     reg
 }
@@ -330,7 +332,7 @@ fn registry_modules_are_chosen_by_version_and_fetched() {
             ),
         )],
     );
-    let mut inst = installer(&root, reg.registry_config());
+    let mut inst = installer(&root, registry_config(&reg));
     let mut lines = Lines::default();
     let diags = inst.install_modules(root.path(), false, &mut lines);
     assert!(
@@ -406,7 +408,7 @@ fn registry_failures_read_like_terraform() {
             ),
         )],
     );
-    let mut inst = installer(&root, reg.registry_config());
+    let mut inst = installer(&root, registry_config(&reg));
     let diags = inst.install_modules(root.path(), false, &mut NoHooks);
     assert_eq!(
         errors(&diags, &root),

@@ -9,9 +9,7 @@ use crate::installer::{
 use crate::lockfile::Locks;
 use crate::source::{MultiSource, MultiSourceSelector};
 use crate::testutil::TempDir;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::net::TcpListener;
 
 const ZIP: &[u8] = include_bytes!("../../testdata/widget_2.0.0_linux_amd64.zip");
 const ZIP_SHA: &str = "94ae73cb5d2f4eced53953896d995a1a7f79cd5d09353e9db1289a10412ff49e";
@@ -20,106 +18,34 @@ const SIG: &[u8] = include_bytes!("../../testdata/registry/SHA256SUMS.sig");
 const STRANGER_SIG: &[u8] = include_bytes!("../../testdata/registry/SHA256SUMS.stranger.sig");
 const SIGNER: &str = include_str!("../../testdata/registry/key_signer.asc");
 
-#[derive(Clone)]
-struct Reply {
-    status: u16,
-    content_type: &'static str,
-    body: Vec<u8>,
-}
+use terrace_testsupport::https::{LoopbackHttps, Reply};
 
 fn json(body: serde_json::Value) -> Reply {
-    Reply {
-        status: 200,
-        content_type: "application/json",
-        body: body.to_string().into_bytes(),
-    }
+    Reply::json(body)
 }
 
 fn bytes(body: &[u8]) -> Reply {
-    Reply {
-        status: 200,
-        content_type: "application/octet-stream",
-        body: body.to_vec(),
-    }
+    Reply::bytes(body)
 }
 
-/// An HTTPS server on 127.0.0.1 answering GETs from a route table; it
-/// stops when dropped.
+/// A provider registry on the loopback HTTPS server.
 struct Registry {
+    server: LoopbackHttps,
     addr: String,
-    cert_der: Vec<u8>,
-    routes: Arc<Mutex<HashMap<String, Reply>>>,
-    /// When set, a request without `Authorization: Bearer TOKEN` is
-    /// answered 401.
-    required_token: Arc<Mutex<Option<String>>>,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::ops::Deref for Registry {
+    type Target = LoopbackHttps;
+    fn deref(&self) -> &LoopbackHttps {
+        &self.server
+    }
 }
 
 impl Registry {
     fn start() -> Registry {
-        let listener = match TcpListener::bind("127.0.0.1:0") {
-            Ok(l) => l,
-            Err(e) => panic!("bind: {e}"),
-        };
-        let addr = match listener.local_addr() {
-            Ok(a) => a.to_string(),
-            Err(e) => panic!("{e}"),
-        };
-        let certified = match rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_string()]) {
-            Ok(c) => c,
-            Err(e) => panic!("rcgen: {e}"),
-        };
-        let cert_der = certified.cert.der().to_vec();
-        let key =
-            rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into());
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = match rustls::ServerConfig::builder_with_provider(provider)
-            .with_protocol_versions(&[&rustls::version::TLS13, &rustls::version::TLS12])
-            .map_err(|e| e.to_string())
-            .and_then(|b| {
-                b.with_no_client_auth()
-                    .with_single_cert(vec![cert_der.clone().into()], key)
-                    .map_err(|e| e.to_string())
-            }) {
-            Ok(c) => Arc::new(c),
-            Err(e) => panic!("tls config: {e}"),
-        };
-        let routes: Arc<Mutex<HashMap<String, Reply>>> = Arc::default();
-        let required_token: Arc<Mutex<Option<String>>> = Arc::default();
-        let stop = Arc::new(AtomicBool::new(false));
-        let (r, s, t) = (routes.clone(), stop.clone(), required_token.clone());
-        let thread = std::thread::spawn(move || {
-            // At most a few hundred connections, and only until stopped.
-            for conn in listener.incoming().take(500) {
-                if s.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(tcp) = conn else { continue };
-                let (config, routes, token) = (config.clone(), r.clone(), t.clone());
-                std::thread::spawn(move || serve(tcp, config, routes, token));
-            }
-        });
-        Registry {
-            addr,
-            cert_der,
-            routes,
-            required_token,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn route(&self, path: &str, reply: Reply) {
-        if let Ok(mut r) = self.routes.lock() {
-            r.insert(path.to_string(), reply);
-        }
-    }
-
-    fn unroute(&self, path: &str) {
-        if let Ok(mut r) = self.routes.lock() {
-            r.remove(path);
-        }
+        let server = LoopbackHttps::start();
+        let addr = server.addr.clone();
+        Registry { server, addr }
     }
 
     fn config(&self) -> RegistryConfig {
@@ -180,95 +106,6 @@ impl Registry {
         reg.route("/files/SHA256SUMS.sig", bytes(SIG));
         reg
     }
-}
-
-impl Drop for Registry {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect(&self.addr);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-fn serve(
-    tcp: TcpStream,
-    config: Arc<rustls::ServerConfig>,
-    routes: Arc<Mutex<HashMap<String, Reply>>>,
-    required_token: Arc<Mutex<Option<String>>>,
-) {
-    let _ = tcp.set_read_timeout(Some(Duration::from_secs(10)));
-    let Ok(conn) = rustls::ServerConnection::new(config) else {
-        return;
-    };
-    let mut tls = rustls::StreamOwned::new(conn, tcp);
-    let mut reader = BufReader::new(&mut tls);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let mut authorization = None;
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" || line == "\n" => break,
-            Ok(_) => {
-                if let Some((name, value)) = line.split_once(':') {
-                    if name.eq_ignore_ascii_case("authorization") {
-                        authorization = Some(value.trim().to_string());
-                    }
-                }
-            }
-        }
-    }
-    drop(reader);
-    let required = required_token.lock().ok().and_then(|t| t.clone());
-    let path = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .to_string();
-    // Discovery is open, as on real registries.
-    let authorized = path == "/.well-known/terraform.json"
-        || required.is_none_or(|t| authorization == Some(format!("Bearer {t}")));
-    let reply = routes
-        .lock()
-        .ok()
-        .and_then(|r| r.get(&path).cloned())
-        .filter(|_| authorized)
-        .unwrap_or(if authorized {
-            Reply {
-                status: 404,
-                content_type: "text/plain",
-                body: b"not found".to_vec(),
-            }
-        } else {
-            Reply {
-                status: 401,
-                content_type: "text/plain",
-                body: b"unauthorized".to_vec(),
-            }
-        });
-    let reason = match reply.status {
-        200 => "OK",
-        404 => "Not Found",
-        500 => "Internal Server Error",
-        _ => "Status",
-    };
-    let head = format!(
-        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        reply.status,
-        reply.content_type,
-        reply.body.len()
-    );
-    let _ = tls.write_all(head.as_bytes());
-    let _ = tls.write_all(&reply.body);
-    let _ = tls.flush();
-    tls.conn.send_close_notify();
-    let _ = tls.flush();
 }
 
 fn installer_for(reg: &Registry, target: &Path) -> Installer {
@@ -436,7 +273,7 @@ fn hosts_without_a_provider_registry() {
         "/.well-known/terraform.json",
         Reply {
             status: 200,
-            content_type: "text/html",
+            headers: vec![("Content-Type".into(), "text/html".into())],
             body: b"<html>".to_vec(),
         },
     );
@@ -613,9 +450,7 @@ fn helper_program(dir: &Path, name: &str, script_body: &str) -> std::path::PathB
 fn a_credentials_helper_gives_the_token_the_registry_asks_for() {
     use crate::credentials_helper::CredentialsHelper;
     let reg = Registry::with_widget();
-    if let Ok(mut t) = reg.required_token.lock() {
-        *t = Some("from-the-helper".into());
-    }
+    reg.require_token(Some("from-the-helper"));
     let dir = TempDir::new("credentials-helper");
     let plugins = helper_program(
         dir.path(),
