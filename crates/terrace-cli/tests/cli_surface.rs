@@ -818,8 +818,7 @@ fn plan_generates_configuration_for_import_blocks_without_a_resource() {
                 out.push_str(line);
                 out.push('\n');
             }
-            out.replace("Terraform", "terrace")
-                .replace("\"terraform apply\"", "\"terrace apply\"")
+            terrace_testsupport::product::as_terrace(&out)
         };
         let generated = plan(&["-detailed-exitcode", "-generate-config-out=generated.tf"]);
         assert_eq!(generated.code, Some(2), "{tool}: {}", generated.output());

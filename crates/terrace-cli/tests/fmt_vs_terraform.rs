@@ -14,18 +14,10 @@ fn base() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fmt")
 }
 
-/// Where terraform's text names the product, terrace's names terrace.
-const PRODUCT_NAMES: &[(&str, &str)] = &[
-    ("with terraform fmt", "with terrace fmt"),
-    ("Usage: terraform ", "Usage: terrace "),
-    ("all Terraform configuration", "all terrace configuration"),
-    ("the Terraform language", "the terrace language"),
-];
-
+/// terraform's text as terrace prints it (terrace's name where terraform
+/// names itself).
 fn normalize(text: &str) -> String {
-    PRODUCT_NAMES
-        .iter()
-        .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+    terrace_testsupport::product::as_terrace(text)
 }
 
 struct Recording {

@@ -72,13 +72,9 @@ fn text(bytes: &[u8]) -> String {
 
 /// terraform's output with terrace's name, whitespace folded.
 fn as_terrace(terraform_output: &[u8]) -> String {
-    fold(
-        &text(terraform_output)
-            .replace("Terraform", "terrace")
-            .replace("terraform init", "terrace init")
-            .replace("terraform plan", "terrace plan")
-            .replace("terraform providers", "terrace providers"),
-    )
+    fold(&terrace_testsupport::product::as_terrace(&text(
+        terraform_output,
+    )))
 }
 
 fn fold(s: &str) -> String {
@@ -677,7 +673,9 @@ fn providers_mirror_writes_what_terraform_writes() {
         );
         assert_eq!(
             provider_blocks(&text(&ours.stdout)),
-            provider_blocks(&text(&theirs.stdout).replace("Terraform", "terrace")),
+            provider_blocks(&terrace_testsupport::product::as_terrace(&text(
+                &theirs.stdout
+            ))),
             "stdout of {args:?}"
         );
         let (ours_dir, theirs_dir) = (pair.side("tr").join(mirror), pair.side("tf").join(mirror));
@@ -749,10 +747,7 @@ fn providers_mirror_writes_what_terraform_writes() {
         assert_eq!(ours.status.code(), Some(0));
         assert_eq!(
             text(&ours.stdout),
-            text(&theirs.stdout)
-                .replace("Terraform", "terrace")
-                .replace("terraform [global", "terrace [global")
-                .replace("\"terraform init\"", "\"terrace init\""),
+            terrace_testsupport::product::as_terrace(&text(&theirs.stdout)),
             "{command:?}"
         );
     }
@@ -944,13 +939,9 @@ fn init_with_a_shared_plugin_cache_as_terraform() {
             .map(|l| {
                 (
                     l["type"].as_str().unwrap_or_default().to_string(),
-                    fold(
-                        &l["@message"]
-                            .as_str()
-                            .unwrap_or_default()
-                            .replace("Terraform", "terrace")
-                            .replace("terraform plan", "terrace plan"),
-                    ),
+                    fold(&terrace_testsupport::product::as_terrace(
+                        l["@message"].as_str().unwrap_or_default(),
+                    )),
                 )
             })
             .collect()

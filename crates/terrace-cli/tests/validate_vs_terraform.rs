@@ -13,22 +13,10 @@ fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validate")
 }
 
-/// Where terraform's messages name the product, terrace's name terrace.
-const PRODUCT_NAMES: &[(&str, &str)] = &[
-    ("terraform init", "terrace init"),
-    ("Terraform is assuming", "terrace is assuming"),
-    ("this Terraform version", "this terrace version"),
-    (
-        "Earlier versions of Terraform",
-        "Earlier versions of terrace",
-    ),
-    ("future version of Terraform", "future version of terrace"),
-];
-
+/// terraform's text as terrace prints it (terrace's name where terraform
+/// names itself).
 fn normalize(text: &str) -> String {
-    PRODUCT_NAMES
-        .iter()
-        .fold(text.to_string(), |t, (from, to)| t.replace(from, to))
+    terrace_testsupport::product::as_terrace(text)
 }
 
 fn terrace(dir: &Path, args: &[&str]) -> (i32, String, String) {

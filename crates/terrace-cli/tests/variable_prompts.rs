@@ -453,14 +453,7 @@ impl Drop for LoginScene {
 /// terraform's words with terrace's name where terraform names itself
 /// (Terraform Enterprise is the host's product, not the tool).
 fn as_terrace(text: &str) -> String {
-    text.replace("Terraform Enterprise", "TFE-PRODUCT")
-        .replace("HCP Terraform", "HCP-PRODUCT")
-        .replace("Terraform", "terrace")
-        .replace("terraform [global options]", "terrace [global options]")
-        .replace("terraform login", "terrace login")
-        .replace("terraform logout", "terrace logout")
-        .replace("TFE-PRODUCT", "Terraform Enterprise")
-        .replace("HCP-PRODUCT", "HCP Terraform")
+    terrace_testsupport::product::as_terrace(text)
 }
 
 #[test]

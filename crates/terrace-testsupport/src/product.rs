@@ -177,12 +177,17 @@ fn rename(line: &str) -> String {
             && if capital {
                 !out.ends_with("HCP ") && !names_another_thing(after)
             } else {
-                COMMANDS.iter().any(|command| {
-                    after
-                        .strip_prefix(' ')
-                        .and_then(|a| a.strip_prefix(command))
-                        .is_some_and(|a| !a.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
-                })
+                // A command line: `terraform [global options] ...`, or
+                // `terraform COMMAND`.
+                after.starts_with(" [global options]")
+                    || COMMANDS.iter().any(|command| {
+                        after
+                            .strip_prefix(' ')
+                            .and_then(|a| a.strip_prefix(command))
+                            .is_some_and(|a| {
+                                !a.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                            })
+                    })
             };
         out.push_str(if names_the_tool {
             PRODUCT
@@ -286,6 +291,10 @@ mod tests {
         assert_eq!(
             as_terrace(r#"Run "terraform apply" now, or terraform init."#),
             r#"Run "terrace apply" now, or terrace init."#
+        );
+        assert_eq!(
+            as_terrace("Usage: terraform [global options] fmt [options]"),
+            "Usage: terrace [global options] fmt [options]"
         );
         for kept in [
             "HCP Terraform",

@@ -282,23 +282,6 @@ fn is_timestamp(s: &str) -> bool {
         && b[..4].iter().all(u8::is_ascii_digit)
 }
 
-const COMMANDS: [&str; 14] = [
-    "apply",
-    "plan",
-    "init",
-    "destroy",
-    "import",
-    "state",
-    "show",
-    "output",
-    "validate",
-    "refresh",
-    "providers",
-    "workspace",
-    "taint",
-    "untaint",
-];
-
 /// How a difference in check results alone starts (rule 7).
 pub const CHECKS_DIFFER: &str = "check results differ: ";
 
@@ -411,16 +394,10 @@ pub fn without_check_results(text: &str) -> String {
     out.join("\n")
 }
 
-/// terraform's text with terrace's name where terraform names itself.
+/// terraform's text with terrace's name where terraform names itself
+/// (the rule every differential test shares).
 pub fn as_terrace(text: &str) -> String {
-    let mut out = text.replace("Terraform", "terrace");
-    for command in COMMANDS {
-        out = out.replace(
-            &format!("terraform {command}"),
-            &format!("terrace {command}"),
-        );
-    }
-    out
+    terrace_testsupport::product::as_terrace(text)
 }
 
 /// Sorts the `child_modules` of the modules below `module` (a
