@@ -502,6 +502,19 @@ fn decode_static_string(
 const UNKNOWN_FOR_EACH_DYNAMIC: &str = "The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n";
 const UNKNOWN_FOR_EACH_MAP: &str = "The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n";
 const UNKNOWN_FOR_EACH_SET: &str = "The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n";
+
+/// Why a `for_each` value of type `ty` that is not known yet cannot expand,
+/// as the plan and the loader's static evaluation both say it: the part
+/// about the value, before the advice on what to do.
+pub fn unknown_for_each_detail(ty: &Type) -> String {
+    let detail = match ty {
+        Type::Map(_) | Type::Object(_) => UNKNOWN_FOR_EACH_MAP,
+        Type::Set(_) => UNKNOWN_FOR_EACH_SET,
+        _ => UNKNOWN_FOR_EACH_DYNAMIC,
+    };
+    detail.replace("{PRODUCT}", PRODUCT)
+}
+
 const TARGET_SUGGESTION: &str = "Alternatively, you could use the -target option to first apply only the resources that for_each depends on, and then apply normally to converge.";
 
 /// OpenTofu's `evalchecks.EvaluateForEachExpression` in a static context:

@@ -117,7 +117,7 @@ fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnost
         return Err(diags);
     }
     if !v.is_known() {
-        diags.push(error("Invalid count argument", (format!("The \"count\" value depends on resource attributes that cannot be determined until apply, so {PRODUCT} cannot predict how many instances will be created.\n\nTo work around this, use the -target argument to first apply only the resources that the count depends on.")).to_string(), e));
+        diags.push(error("Invalid count argument", format!("The \"count\" value depends on resource attributes that cannot be determined until apply, so {PRODUCT} cannot predict how many instances will be created.\n\nTo work around this, use the -target argument to first apply only the resources that the count depends on."), e));
         return Err(diags);
     }
     let n = v
@@ -156,13 +156,7 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
         return Err(diags);
     }
     let ty = v.ty().clone();
-    let unknown_detail = if ty.is_map() || ty.is_object() {
-        format!("The \"for_each\" map includes keys derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n")
-    } else if ty.is_set() {
-        format!("The \"for_each\" set includes values derived from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine the full set of keys that will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to use a map value where the keys are defined statically in your configuration and where only the values contain apply-time results.\n\n")
-    } else {
-        format!("The \"for_each\" value includes keys or set values from resource attributes that cannot be determined until apply, and so {PRODUCT} cannot determine what will identify the instances of this resource.\n\nWhen working with unknown values in for_each, it's better to define the map keys statically in your configuration and place apply-time results only in the map values.\n\n")
-    };
+    let unknown_detail = terrace_config::loader::unknown_for_each_detail(&ty);
     if !(ty.is_map() || ty.is_object() || ty.is_set() || ty.is_dynamic()) {
         diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()), e));
         return Err(diags);
