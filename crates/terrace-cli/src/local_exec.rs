@@ -8,7 +8,6 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
 use terrace_engine::{CommandFailure, CommandRunner, LocalCommand};
 use terrace_gocompat::oserror::errno_text;
@@ -44,7 +43,7 @@ fn run_process(
     let Some((name, args)) = command.argv.split_first() else {
         return fail("exec: no command".to_string(), b"");
     };
-    let program = match resolve_program(name) {
+    let program = match terrace_gocompat::exec::look_path(name) {
         Ok(p) => p,
         Err(e) => return fail(e, b""),
     };
@@ -136,39 +135,6 @@ fn run_process(
     }
 }
 
-/// Go's `exec.LookPath`: a name with a slash is used as it is, any other
-/// is searched in `PATH`.
-fn resolve_program(name: &str) -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    if name.contains('/') {
-        return Ok(PathBuf::from(name));
-    }
-    let not_found = || {
-        format!(
-            "exec: {}: executable file not found in $PATH",
-            terrace_value::gostr::quote(name)
-        )
-    };
-    if name.is_empty() {
-        return Err(not_found());
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let dir = if dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            dir
-        };
-        let candidate = dir.join(name);
-        if let Ok(m) = std::fs::metadata(&candidate) {
-            if m.is_file() && m.permissions().mode() & 0o111 != 0 {
-                return Ok(candidate);
-            }
-        }
-    }
-    Err(not_found())
-}
-
 /// Go's `ProcessState.String()` for a command that did not succeed.
 fn exit_text(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
@@ -206,6 +172,7 @@ fn exit_text(status: ExitStatus) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
     use std::sync::Mutex;
 
     fn shell(text: &str) -> LocalCommand {

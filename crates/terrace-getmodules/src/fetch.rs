@@ -473,22 +473,8 @@ fn file_get(dst: &Path, url: &str) -> Result<(), String> {
 /// Where `git` is on `PATH` (Go's `exec.LookPath`), for error texts that
 /// name the program as Go's `exec.Cmd.Path` does.
 fn git_program() -> Result<PathBuf, String> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for dir in std::env::split_paths(&path) {
-        let dir = if dir.as_os_str().is_empty() {
-            PathBuf::from(".")
-        } else {
-            dir
-        };
-        let candidate = dir.join("git");
-        if let Ok(m) = std::fs::metadata(&candidate) {
-            if m.is_file() && m.permissions().mode() & 0o111 != 0 {
-                return Ok(candidate);
-            }
-        }
-    }
-    Err("git must be available and on the PATH".into())
+    terrace_gocompat::exec::look_path("git")
+        .map_err(|_| "git must be available and on the PATH".to_string())
 }
 
 /// go-getter's `getRunCommand`: stdout and stderr together, and the exit

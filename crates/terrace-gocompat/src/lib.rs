@@ -12,6 +12,7 @@
 )]
 
 pub mod base64;
+pub mod exec;
 pub mod json;
 pub mod oserror;
 pub mod path;
