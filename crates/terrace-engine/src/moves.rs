@@ -378,7 +378,8 @@ fn move_instance(state: &mut State, old: &AbsResourceInstance, new: &AbsResource
             instances: BTreeMap::new(),
         });
     rs.each_mode = EachMode::for_key(&new.resource.key);
-    rs.instances.insert(new.resource.key.clone(), is);
+    rs.instances
+        .insert(new.resource.key.clone(), std::sync::Arc::new(is));
 }
 
 /// Applies the statements to `state` (invalid ones are skipped here and

@@ -874,7 +874,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         import: Option<ImportTarget>,
         acc: &InstanceValues,
     ) -> bool {
-        let is = rs.and_then(|rs| rs.instances.get(&addr.resource.key));
+        let is = rs.and_then(|rs| rs.instances.get(&addr.resource.key).map(|is| &**is));
         if import.is_some() {
             if let Ok(mut u) = self.imports_used.lock() {
                 u.insert(addr.clone());

@@ -591,9 +591,50 @@ pub fn compact(raw: &[u8]) -> String {
 /// Go's `json.Indent(dst, src, "", "  ")` of compact, valid JSON: a newline
 /// and indentation after `{`, `[` and `,` (empty containers stay `{}` and
 /// `[]`), and `": "` between keys and values.
+///
+/// The result is measured first and then written into a string of
+/// exactly that size (with room for one more byte, the newline a file
+/// form ends with): a state file is mostly indentation, and a growing
+/// buffer would reach nearly twice its size at the moment it is largest.
 pub fn indent(compact: &str) -> String {
+    let mut size = IndentedSize(0);
+    indent_into(compact, &mut size);
+    let mut out = String::with_capacity(size.0 + 1);
+    indent_into(compact, &mut out);
+    out
+}
+
+/// Where the indenting walk puts its text: the output, or a count of it.
+trait IndentSink {
+    fn text(&mut self, s: &str);
+    fn newline(&mut self, depth: usize);
+}
+
+impl IndentSink for String {
+    fn text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+    fn newline(&mut self, depth: usize) {
+        self.push('\n');
+        for _ in 0..depth {
+            self.push_str("  ");
+        }
+    }
+}
+
+struct IndentedSize(usize);
+
+impl IndentSink for IndentedSize {
+    fn text(&mut self, s: &str) {
+        self.0 += s.len();
+    }
+    fn newline(&mut self, depth: usize) {
+        self.0 += 1 + 2 * depth;
+    }
+}
+
+fn indent_into(compact: &str, out: &mut impl IndentSink) {
     let bytes = compact.as_bytes();
-    let mut out = String::with_capacity(compact.len() * 2);
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
@@ -623,45 +664,37 @@ pub fn indent(compact: &str) -> String {
                 if bytes.get(i + 1) == Some(&close) {
                     i += 2;
                 } else {
-                    out.push_str(&compact[start..=i]);
+                    out.text(&compact[start..=i]);
                     depth += 1;
-                    newline(&mut out, depth);
+                    out.newline(depth);
                     i += 1;
                     start = i;
                 }
             }
             b'}' | b']' => {
-                out.push_str(&compact[start..i]);
+                out.text(&compact[start..i]);
                 depth = depth.saturating_sub(1);
-                newline(&mut out, depth);
-                out.push(c as char);
+                out.newline(depth);
+                out.text(&compact[i..=i]);
                 i += 1;
                 start = i;
             }
             b',' => {
-                out.push_str(&compact[start..=i]);
-                newline(&mut out, depth);
+                out.text(&compact[start..=i]);
+                out.newline(depth);
                 i += 1;
                 start = i;
             }
             b':' => {
-                out.push_str(&compact[start..=i]);
-                out.push(' ');
+                out.text(&compact[start..=i]);
+                out.text(" ");
                 i += 1;
                 start = i;
             }
             _ => i += 1,
         }
     }
-    out.push_str(&compact[start..]);
-    out
-}
-
-fn newline(out: &mut String, depth: usize) {
-    out.push('\n');
-    for _ in 0..depth {
-        out.push_str("  ");
-    }
+    out.text(&compact[start..]);
 }
 
 #[cfg(test)]
@@ -787,5 +820,15 @@ mod tests {
             indent(&c),
             "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": [],\n  \"d\": \"x\\u003cy\\u003e \\\" , : {\"\n}"
         );
+    }
+    #[test]
+    fn indent_measures_before_it_writes() {
+        let c = compact(br#"{"a":{"b":[[],[{"c":"}],{"}]],"d":{}},"e":[1,{"f":null}]}"#);
+        let text = indent(&c);
+        let mut size = IndentedSize(0);
+        indent_into(&c, &mut size);
+        assert_eq!(size.0, text.len());
+        // Room for the file's closing newline, and no growth beyond it.
+        assert!(text.capacity() > text.len() && text.capacity() <= text.len() + 8);
     }
 }

@@ -378,17 +378,15 @@ impl Plan {
     /// Sorts changes by address (deposed objects after the current one) and
     /// outputs by name, the order every writer relies on.
     pub fn sort(&mut self) {
-        let key = |c: &ResourceInstanceChange| {
-            (
-                c.addr.clone(),
-                c.deposed
-                    .as_ref()
-                    .map(|d| d.to_string())
-                    .unwrap_or_default(),
-            )
+        // A plan has one change per object, so no two changes compare
+        // equal and an unstable sort (which needs no buffer the size of
+        // the list) gives the same order. A current object (no deposed
+        // key) comes before its deposed ones.
+        let order = |a: &ResourceInstanceChange, b: &ResourceInstanceChange| {
+            a.addr.cmp(&b.addr).then_with(|| a.deposed.cmp(&b.deposed))
         };
-        self.changes.sort_by_key(key);
-        self.drift.sort_by_key(key);
+        self.changes.sort_unstable_by(order);
+        self.drift.sort_unstable_by(order);
         self.output_changes.sort_by(|a, b| a.name.cmp(&b.name));
     }
 

@@ -878,19 +878,21 @@ impl StateCodec {
         self.0.is_some()
     }
 
-    /// The stored form of the state file `plain`.
-    pub fn encrypt(&self, plain: &[u8]) -> Result<Vec<u8>, EncryptionError> {
+    /// The stored form of the state file `plain`. It takes the bytes by
+    /// value so that writing unencrypted, the common case, hands them on
+    /// without copying a large state.
+    pub fn encrypt(&self, plain: Vec<u8>) -> Result<Vec<u8>, EncryptionError> {
         let Some(target) = &self.0 else {
-            return Ok(plain.to_vec());
+            return Ok(plain);
         };
-        let doc: serde_json::Value = serde_json::from_slice(plain).map_err(|e| {
+        let doc: serde_json::Value = serde_json::from_slice(&plain).map_err(|e| {
             EncryptionError::new(
                 "Failed to encrypt",
                 format!("encryption failed for {}: {e}", target.name),
             )
         })?;
-        let Some(members) = target.seal(plain)? else {
-            return Ok(plain.to_vec());
+        let Some(members) = target.seal(&plain)? else {
+            return Ok(plain);
         };
         let serial = match doc.get("serial") {
             Some(n @ serde_json::Value::Number(_)) => n.to_string(),
@@ -906,9 +908,14 @@ impl StateCodec {
 
     /// The state file in `stored`, and whether it still has to move to
     /// the first method.
-    pub fn decrypt(&self, stored: &[u8]) -> Result<(Vec<u8>, ReadStatus), EncryptionError> {
+    /// Without encryption the stored bytes are the plain ones, borrowed:
+    /// a large state is not copied.
+    pub fn decrypt<'a>(
+        &self,
+        stored: &'a [u8],
+    ) -> Result<(std::borrow::Cow<'a, [u8]>, ReadStatus), EncryptionError> {
         let Some(target) = &self.0 else {
-            return Ok((stored.to_vec(), ReadStatus::Satisfied));
+            return Ok((std::borrow::Cow::Borrowed(stored), ReadStatus::Satisfied));
         };
         let (plain, status) = target.open(stored, &|data| {
             let v: serde_json::Value = serde_json::from_slice(data).map_err(|e| e.to_string())?;
@@ -939,7 +946,7 @@ impl StateCodec {
                 }
             }
         }
-        Ok((plain, status))
+        Ok((std::borrow::Cow::Owned(plain), status))
     }
 }
 

@@ -37,7 +37,9 @@ fn json(bytes: &[u8]) -> serde_json::Value {
 #[test]
 fn a_state_round_trips_and_its_envelope_has_opentofus_fields() {
     let codec = state_codec(vec![aes_gcm("m", pbkdf2("k", PASSPHRASE))], false);
-    let stored = codec.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let stored = codec
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     let text = String::from_utf8(stored.clone()).expect("text");
     assert!(
         text.starts_with(
@@ -79,15 +81,21 @@ fn a_state_round_trips_and_its_envelope_has_opentofus_fields() {
 #[test]
 fn two_writes_use_different_nonces() {
     let codec = state_codec(vec![aes_gcm("m", pbkdf2("k", PASSPHRASE))], false);
-    let a = codec.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
-    let b = codec.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let a = codec
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
+    let b = codec
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     assert_ne!(json(&a)["encrypted_data"], json(&b)["encrypted_data"]);
 }
 
 #[test]
 fn a_wrong_passphrase_is_refused_with_opentofus_error() {
     let writer = state_codec(vec![aes_gcm("m", pbkdf2("k", PASSPHRASE))], false);
-    let stored = writer.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let stored = writer
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     let reader = state_codec(
         vec![aes_gcm("m", pbkdf2("k", "a-different-long-passphrase"))],
         false,
@@ -103,7 +111,9 @@ fn a_wrong_passphrase_is_refused_with_opentofus_error() {
 #[test]
 fn a_fallback_reads_what_the_old_key_wrote_and_the_new_key_writes() {
     let old = state_codec(vec![aes_gcm("old", pbkdf2("old", PASSPHRASE))], false);
-    let stored = old.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let stored = old
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     let rotated = state_codec(
         vec![
             aes_gcm("new", pbkdf2("new", "the-new-passphrase-for-rotation")),
@@ -114,7 +124,7 @@ fn a_fallback_reads_what_the_old_key_wrote_and_the_new_key_writes() {
     let (plain, status) = rotated.decrypt(&stored).expect("the fallback decrypts");
     assert_eq!(plain, PLAIN_STATE.as_bytes());
     assert_eq!(status, ReadStatus::Migration);
-    let rewritten = rotated.encrypt(&plain).expect("encrypts");
+    let rewritten = rotated.encrypt(plain.to_vec()).expect("encrypts");
     let meta = json(&rewritten)["meta"].clone();
     assert!(meta.get("key_provider.pbkdf2.new").is_some(), "{meta}");
     assert!(meta.get("key_provider.pbkdf2.old").is_none(), "{meta}");
@@ -145,7 +155,9 @@ fn unencrypted_state_needs_the_unencrypted_method() {
     assert_eq!(status, ReadStatus::Migration);
 
     // And back out: unencrypted first, the key as fallback.
-    let stored = strict.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let stored = strict
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     let leaving = state_codec(
         vec![unencrypted(), aes_gcm("m", pbkdf2("k", PASSPHRASE))],
         false,
@@ -153,7 +165,7 @@ fn unencrypted_state_needs_the_unencrypted_method() {
     let (plain, status) = leaving.decrypt(&stored).expect("reads");
     assert_eq!(status, ReadStatus::Migration);
     assert_eq!(
-        leaving.encrypt(&plain).expect("writes"),
+        leaving.encrypt(plain.to_vec()).expect("writes"),
         PLAIN_STATE.as_bytes()
     );
 }
@@ -205,7 +217,9 @@ fn weak_pbkdf2_settings_are_refused() {
 #[test]
 fn swapped_clear_metadata_is_refused() {
     let codec = state_codec(vec![aes_gcm("m", pbkdf2("k", PASSPHRASE))], false);
-    let stored = codec.encrypt(PLAIN_STATE.as_bytes()).expect("encrypts");
+    let stored = codec
+        .encrypt(PLAIN_STATE.as_bytes().to_vec())
+        .expect("encrypts");
     let text = String::from_utf8(stored).expect("text");
     let tampered = text.replacen("\"serial\":7", "\"serial\":8", 1);
     let err = codec.decrypt(tampered.as_bytes()).expect_err("refused");
@@ -256,7 +270,7 @@ fn a_state_in_opentofus_format_decrypts() {
 
     // terrace's envelope: the same members, in the same order, the same
     // metadata fields.
-    let ours = codec.encrypt(&plain).expect("encrypts");
+    let ours = codec.encrypt(plain.to_vec()).expect("encrypts");
     let keys = |bytes: &[u8]| -> Vec<String> {
         let text = String::from_utf8_lossy(bytes).to_string();
         [

@@ -782,7 +782,7 @@ fn read_resource(
         "map" => Some(EachMode::Map),
         _ => None,
     };
-    let mut instances: BTreeMap<InstanceKey, InstanceState> = BTreeMap::new();
+    let mut instances: BTreeMap<InstanceKey, std::sync::Arc<InstanceState>> = BTreeMap::new();
     // Every instance's provider configuration, in file order, to check
     // that they agree.
     let mut configs: Vec<AbsProviderConfig> = Vec::new();
@@ -896,7 +896,7 @@ fn read_resource(
             create_before_destroy: is.create_before_destroy,
         };
 
-        let inst = instances.entry(key).or_default();
+        let inst = std::sync::Arc::make_mut(instances.entry(key).or_default());
         inst.provider_key = provider_key;
         if is.deposed.is_empty() {
             if inst.current.is_some() {

@@ -256,7 +256,7 @@ fn writer_uses_resource_level_provider_without_keys() {
     // Dropping the keys returns the resource to the old, downgradable form.
     for rs in state.resources.values_mut() {
         for is in rs.instances.values_mut() {
-            is.provider_key = InstanceKey::None;
+            std::sync::Arc::make_mut(is).provider_key = InstanceKey::None;
         }
     }
     let text = String::from_utf8(write(&state)).unwrap();

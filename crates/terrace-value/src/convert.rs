@@ -95,7 +95,7 @@ impl std::error::Error for ConversionError {}
 /// `convert.Convert`). Marks are preserved; unknowns convert to unknowns of
 /// the target type; `want` may contain `Dynamic` and optional attributes.
 pub fn convert(value: &Value, want: &Type) -> Result<Value, ConversionError> {
-    if value.ty == want.without_optional_attributes() {
+    if conforms(&value.ty, want) || value.ty == want.without_optional_attributes() {
         return Ok(value.clone());
     }
     match get_conversion(&value.ty, want, true) {
@@ -110,11 +110,41 @@ pub fn convert(value: &Value, want: &Type) -> Result<Value, ConversionError> {
 /// Like `convert` but allowing only safe conversions (cty
 /// `GetConversion`); None when no safe conversion exists between the types.
 pub fn convert_safe(value: &Value, want: &Type) -> Option<Result<Value, ConversionError>> {
-    if value.ty == want.without_optional_attributes() {
+    if conforms(&value.ty, want) || value.ty == want.without_optional_attributes() {
         return Some(Ok(value.clone()));
     }
     let conv = get_conversion(&value.ty, want, false)?;
     Some(conv(value, &mut Vec::new()))
+}
+
+/// Whether converting a value of type `have` to `want` gives the value
+/// back unchanged: the types are equal, or `want` differs only by
+/// `dynamic` where `have` has a concrete type, inside objects and tuples
+/// with the same attributes (none optional) or the same length. Collection
+/// element types must be equal: a collection conversion may unify its
+/// elements. This is the common case of a value read from a state or made
+/// by an expression meeting a schema type with dynamic attributes, and
+/// taking it here saves building a conversion and a copy of the value per
+/// instance.
+fn conforms(have: &Type, want: &Type) -> bool {
+    if have == want {
+        return true;
+    }
+    match (have, want) {
+        (_, Type::Dynamic) => true,
+        (Type::Object(h), Type::Object(w)) => {
+            w.optional.is_empty()
+                && h.attributes.len() == w.attributes.len()
+                && h.attributes
+                    .iter()
+                    .zip(&w.attributes)
+                    .all(|((hn, ht), (wn, wt))| hn == wn && conforms(ht, wt))
+        }
+        (Type::Tuple(h), Type::Tuple(w)) => {
+            h.len() == w.len() && h.iter().zip(w.iter()).all(|(ht, wt)| conforms(ht, wt))
+        }
+        _ => false,
+    }
 }
 
 /// Whether values of type `from` can be converted to `to` (cty's
@@ -1800,5 +1830,47 @@ mod tests {
                 .as_deref(),
             Some(r#""1""#)
         );
+    }
+
+    /// A value whose type differs from the wanted one only where the
+    /// wanted one says `dynamic` comes back unchanged, as the full
+    /// conversion would give it (unknowns keep their refinements, nulls
+    /// and marks stay where they are); anything else takes the full path.
+    #[test]
+    fn conforming_values_are_returned_as_they_are() {
+        let cases: &[(&str, &str, bool)] = &[
+            (
+                r#"{a = "x", b = [1, "y"], c = {d = null(string)}}"#,
+                "object({a=string,b=any,c=object({d=any})})",
+                true,
+            ),
+            (
+                r#"{a = unknown(string){prefix="p"}, b = sensitive("s")}"#,
+                "object({a=string,b=any})",
+                true,
+            ),
+            (
+                r#"[{a = 1}, unknown(number){>=1}]"#,
+                "tuple([object({a=any}),number])",
+                true,
+            ),
+            (r#"{a = tolist(["x"])}"#, "object({a=list(any)})", false),
+            (
+                r#"{a = "x"}"#,
+                "object({a=string,b=optional(string)})",
+                false,
+            ),
+            (r#"{a = 1}"#, "object({a=string})", false),
+        ];
+        for (value, want, fast) in cases {
+            let (v, want) = (val(value), ty(want));
+            assert_eq!(conforms(v.ty(), &want), *fast, "{value} as {want}");
+            let Some(full) = get_conversion(v.ty(), &want, true) else {
+                panic!("{value} converts to {want}");
+            };
+            let full = full(&v, &mut Vec::new()).map(|r| render(&r));
+            let quick = convert(&v, &want).map(|r| render(&r));
+            assert_eq!(quick.ok(), full.ok(), "{value} as {want}");
+        }
     }
 }

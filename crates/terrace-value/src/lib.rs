@@ -21,6 +21,7 @@ pub mod convert;
 pub mod crc32;
 pub mod defaults;
 pub mod gomath;
+mod intern;
 /// Go's string quoting, which cty and HCL print through; kept under the
 /// name every caller knows.
 pub use terrace_gocompat::strconv as gostr;

@@ -39,23 +39,34 @@ impl Type {
     pub fn map(element: Type) -> Type {
         Type::Map(Arc::new(element))
     }
+    /// Tuple and object types are interned (`intern.rs`): equal types
+    /// share one allocation, which is also what lets the interner compare
+    /// nested types by address.
     pub fn tuple(elements: Vec<Type>) -> Type {
-        Type::Tuple(Arc::new(elements))
+        Type::Tuple(crate::intern::tuple(elements.iter()))
+    }
+    /// The tuple type of element types given by reference.
+    pub fn tuple_of<'a>(elements: impl Iterator<Item = &'a Type> + Clone) -> Type {
+        Type::Tuple(crate::intern::tuple(elements))
     }
     pub fn object(attributes: impl IntoIterator<Item = (String, Type)>) -> Type {
-        Type::Object(Arc::new(ObjectType {
-            attributes: attributes.into_iter().collect(),
-            optional: BTreeSet::new(),
-        }))
+        let attributes: BTreeMap<String, Type> = attributes.into_iter().collect();
+        Type::object_with_optional(attributes, BTreeSet::new())
+    }
+    /// The object type of `attributes` given by reference, for values that
+    /// already hold their attribute names: nothing is copied when the type
+    /// exists already.
+    pub fn object_of<'a>(attributes: impl Iterator<Item = (&'a str, &'a Type)> + Clone) -> Type {
+        Type::Object(crate::intern::object(attributes, &BTreeSet::new()))
     }
     pub fn object_with_optional(
         attributes: BTreeMap<String, Type>,
         optional: BTreeSet<String>,
     ) -> Type {
-        Type::Object(Arc::new(ObjectType {
-            attributes,
-            optional,
-        }))
+        Type::Object(crate::intern::object(
+            attributes.iter().map(|(n, t)| (n.as_str(), t)),
+            &optional,
+        ))
     }
     pub fn empty_object() -> Type {
         Type::object([])
@@ -253,6 +264,9 @@ impl fmt::Display for Type {
 
 impl fmt::Debug for ObjectType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&Type::Object(Arc::new(self.clone())).type_string())
+        f.write_str(
+            &Type::object_with_optional(self.attributes.clone(), self.optional.clone())
+                .type_string(),
+        )
     }
 }

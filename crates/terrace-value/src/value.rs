@@ -208,7 +208,7 @@ impl Value {
 
     /// An object whose type is derived from its attribute values.
     pub fn object(attributes: BTreeMap<String, Value>) -> Value {
-        let ty = Type::object(attributes.iter().map(|(k, v)| (k.clone(), v.ty.clone())));
+        let ty = Type::object_of(attributes.iter().map(|(k, v)| (k.as_str(), &v.ty)));
         Value {
             ty,
             repr: Repr::Attrs(Arc::new(attributes)),
@@ -222,7 +222,7 @@ impl Value {
 
     /// A tuple whose type is derived from its element values.
     pub fn tuple(elements: Vec<Value>) -> Value {
-        let ty = Type::tuple(elements.iter().map(|e| e.ty.clone()).collect());
+        let ty = Type::tuple_of(elements.iter().map(|e| &e.ty));
         Value {
             ty,
             repr: Repr::Seq(Arc::new(elements)),

@@ -786,7 +786,7 @@ impl Operation {
 
         if !has_changes(&plan) && plan.mode != PlanMode::RefreshOnly {
             // Nothing to do, but outputs and refreshed objects still land.
-            return self.apply_plan(&plan, &ui);
+            return self.apply_plan(plan, &ui);
         }
         if self.args.plan_file.is_none() && !self.args.auto_approve && !self.approved(&plan) {
             let verb = if plan.mode == PlanMode::Destroy {
@@ -798,10 +798,10 @@ impl Operation {
             outln!("{verb} cancelled.");
             return 1;
         }
-        self.apply_plan(&plan, &ui)
+        self.apply_plan(plan, &ui)
     }
 
-    fn apply_plan(&mut self, plan: &Plan, ui: &ApplyUi) -> i32 {
+    fn apply_plan(&mut self, plan: Plan, ui: &ApplyUi) -> i32 {
         let journal = match Journal::create(
             self.journal_path.clone(),
             self.prior_snapshot.as_ref(),
@@ -820,7 +820,11 @@ impl Operation {
             self.interrupt
                 .on_fatal(move || save_in_emergency(&backend, &journal));
         }
-        let (state, applied_diags) = terrace_engine::apply(&self.ctx, plan, ui);
+        let (state, applied_diags) = terrace_engine::apply(&self.ctx, &plan, ui);
+        // The plan's values (prior state, planned objects) are not needed to
+        // save the new state; freeing them first keeps them out of the peak
+        // that writing a large state reaches.
+        drop(plan);
         let mut diags = std::mem::take(&mut self.deferred_warnings);
         let planned = diags.len();
         // A provider instance that could not be configured for the plan

@@ -281,7 +281,7 @@ fn read_file(path: &str) -> Result<Shown, Diagnostic> {
         let as_state = match encryption.state() {
             codec if codec.is_enabled() => codec
                 .decrypt(&bytes)
-                .map(|(plain, _)| plain)
+                .map(|(plain, _)| plain.into_owned())
                 .map_err(|e| e.to_string()),
             _ => Err(not_configured.clone()),
         };

@@ -270,7 +270,7 @@ fn set_status(state: &mut State, addr: &AbsResourceInstance, taint: bool) -> Res
         .resources
         .get_mut(&addr.containing_resource())
         .and_then(|rs| rs.instances.get_mut(&addr.resource.key))
-        .and_then(|is| is.current.as_mut())
+        .and_then(|is| std::sync::Arc::make_mut(is).current.as_mut())
     else {
         return Err(Refusal::Other(no_such_instance(format!(
             "Resource instance {addr} does not currently have a remote object associated with it, \

@@ -286,23 +286,6 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
             })
         })
         .collect();
-    // An unchanged object that was neither moved nor imported is never
-    // shown, and the diff of identical values is a no-op, which is what the
-    // "no changes" decision below would read from it: skipping it saves
-    // building its JSON form and diff, most of a no-op plan's rendering.
-    let changes: Vec<RenderedChange> = sorted_changes(&plan.changes)
-        .into_iter()
-        .filter(|rc| {
-            !(rc.action == Action::NoOp
-                && !rc.moved()
-                && rc.importing.is_none()
-                && rc.before.raw_equals(&rc.after))
-        })
-        .map(|rc| RenderedChange {
-            rc,
-            diff: diff_of(rc, Matcher::Always),
-        })
-        .collect();
     let mut outputs: Vec<(&OutputChange, Diff)> = plan
         .output_changes
         .iter()
@@ -316,30 +299,47 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
         .collect();
     outputs.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
-    let diffs_empty = changes
-        .iter()
-        .all(|c| c.diff.action == Action::NoOp && !c.moved())
-        && outputs.iter().all(|(_, d)| d.action == Action::NoOp);
-
-    let have_refresh_changes =
-        render_drift(&mut out, plan.mode, &drift, diffs_empty, &colorize, width);
-
+    // Each change's diff is rendered to text as soon as it is computed and
+    // then dropped: a diff tree is many times the size of its text, and
+    // holding every diff until the end was most of a large plan's peak
+    // memory. Only the counts and the "no changes" decision need all of
+    // them, and those are summed on the way.
+    let mut diffs_empty = outputs.iter().all(|(_, d)| d.action == Action::NoOp);
     let mut counts: BTreeMap<Action, usize> = BTreeMap::new();
     let mut importing = 0;
     let mut will_print_resource_changes = false;
-    let mut shown: Vec<&RenderedChange> = Vec::new();
-    for c in &changes {
-        let action = c.rc.action;
+    let mut shown = 0usize;
+    let mut shown_text = String::new();
+    for rc in sorted_changes(&plan.changes) {
+        // An unchanged object that was neither moved nor imported is never
+        // shown, and the diff of identical values is a no-op, which is what
+        // the "no changes" decision would read from it: skipping it saves
+        // building its JSON form and diff, most of a no-op plan's rendering.
+        if rc.action == Action::NoOp
+            && !rc.moved()
+            && rc.importing.is_none()
+            && rc.before.raw_equals(&rc.after)
+        {
+            continue;
+        }
+        let c = RenderedChange {
+            rc,
+            diff: diff_of(rc, Matcher::Always),
+        };
+        if c.diff.action != Action::NoOp || c.moved() {
+            diffs_empty = false;
+        }
+        let action = rc.action;
         if action == Action::NoOp && !c.moved() && !c.importing() {
             continue;
         }
-        if action == Action::Delete && c.rc.addr.resource.resource.mode != ResourceMode::Managed {
+        if action == Action::Delete && rc.addr.resource.resource.mode != ResourceMode::Managed {
             continue;
         }
-        if c.rc.addr.resource.resource.mode == ResourceMode::Ephemeral {
+        if rc.addr.resource.resource.mode == ResourceMode::Ephemeral {
             continue;
         }
-        shown.push(c);
+        shown += 1;
         if c.importing() {
             importing += 1;
         }
@@ -347,11 +347,19 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
             will_print_resource_changes = true;
             *counts.entry(action).or_default() += 1;
         }
+        if let Some(text) = render_change(&c, Cause::Change, &colorize) {
+            shown_text.push('\n');
+            shown_text.push_str(&text);
+            shown_text.push('\n');
+        }
     }
+
+    let have_refresh_changes =
+        render_drift(&mut out, plan.mode, &drift, diffs_empty, &colorize, width);
 
     let rendered_outputs = render_output_changes(&outputs, &colorize);
 
-    if shown.is_empty() && rendered_outputs.is_empty() {
+    if shown == 0 && rendered_outputs.is_empty() {
         if plan.errored {
             // Terraform prints nothing for a failed plan with no changes:
             // the diagnostics say it all.
@@ -422,7 +430,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
         }
     }
 
-    if !shown.is_empty() {
+    if shown > 0 {
         if plan.errored {
             out.push_str(&format!(
                 "\n{PRODUCT} planned the following actions, but then encountered a problem:\n"
@@ -432,13 +440,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
                 "\n{PRODUCT} will perform the following actions:\n"
             ));
         }
-        for c in &shown {
-            if let Some(text) = render_change(c, Cause::Change, &colorize) {
-                out.push('\n');
-                out.push_str(&text);
-                out.push('\n');
-            }
-        }
+        out.push_str(&shown_text);
         let count = |a: Action| counts.get(&a).copied().unwrap_or(0);
         let to_add = count(Action::Create)
             + count(Action::DeleteThenCreate)

@@ -387,7 +387,7 @@ mod tests {
                 .instances
                 .values_mut()
                 .next()
-                .and_then(|i| i.current.as_mut())
+                .and_then(|i| std::sync::Arc::make_mut(i).current.as_mut())
             {
                 obj.schema_version = 3;
             }

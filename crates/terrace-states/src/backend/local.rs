@@ -19,8 +19,9 @@
 //! names.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -292,7 +293,7 @@ pub struct LocalBackend {
     /// Once written, reads come from the write path.
     written: bool,
     /// What was in the write path before this command: the backup content.
-    backup_source: Option<StoredState>,
+    backup_source: Option<Arc<StoredState>>,
     written_backup: bool,
     codec: StateCodec,
 }
@@ -736,7 +737,7 @@ impl LocalBackend {
             fs::create_dir_all(parent)
                 .map_err(|e| fail(terrace_gocompat::oserror::path_error("mkdir", parent, &e)))?;
         }
-        let mut file = OpenOptions::new()
+        let file = OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
@@ -764,12 +765,9 @@ impl LocalBackend {
         if !same_file(&file, &write) {
             return Err(LockAttempt::Replaced);
         }
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes)
-            .map_err(|e| fail(terrace_gocompat::oserror::path_error("read", &write, &e)))?;
-        if self.backup_source.is_none() {
-            self.backup_source = Some(unparsed_stored_state(bytes));
-        }
+        // The content to back up is read at the first write, not here: the
+        // lock keeps it as it is until then, and a command that never
+        // writes (a plan) does not hold a copy of a large file.
         let mut info = LockInfo::new(operation, self.version.clone());
         info.info = info_text.to_string();
         info.path = paths.read.to_string_lossy().into_owned();
@@ -854,13 +852,14 @@ impl LocalBackend {
         // A file we cannot read leaves nothing loaded, so that writing
         // refuses to replace it.
         let (state, warnings, _) = super::decode_state(&self.codec, &bytes)?;
-        // The caller owns the state; the snapshot keeps the bytes and is
-        // decoded again only if a write must compare with it, so that a
-        // command that never writes holds one decoded state, not two.
+        // The caller owns the state; the snapshot keeps what identifies it
+        // and where it came from, and the file is read and decoded again
+        // only if a write must compare with it: a command that never
+        // writes holds one decoded state and no copy of the file.
         self.snapshot = Some(Snapshot::Read {
             lineage: state.lineage.clone(),
             serial: state.serial,
-            stored: unparsed_stored_state(bytes),
+            path,
         });
         self.snapshot_loaded = true;
         Ok((Some(state), warnings))
@@ -887,9 +886,23 @@ impl LocalBackend {
             Some(prev) => {
                 let (lineage, serial) = prev.id();
                 new.lineage = lineage.to_string();
-                let unchanged = prev
-                    .state(&self.codec)
-                    .is_some_and(|prev| prev.deep_eq_ignoring_serial(&new));
+                let unchanged = match prev {
+                    Snapshot::Written(prev) => prev.deep_eq_ignoring_serial(&new),
+                    // Read from the write path, the file is still what the
+                    // backup keeps (nothing was written since): one read
+                    // and one decoding serve both.
+                    Snapshot::Read { path, .. } => {
+                        let stored = if *path == write {
+                            self.backup_source.clone()
+                        } else {
+                            fs::read(path).ok().map(unparsed_stored_state)
+                        };
+                        stored
+                            .as_deref()
+                            .and_then(|stored| stored.state(&self.codec))
+                            .is_some_and(|prev| prev.deep_eq_ignoring_serial(&new))
+                    }
+                };
                 new.serial = if unchanged { serial } else { serial + 1 };
             }
             None => {
@@ -933,15 +946,9 @@ impl LocalBackend {
                 .backup_source
                 .as_ref()
                 .filter(|source| source.state(&self.codec).is_some());
-            if let (
-                Some(backup),
-                Some(StoredState {
-                    bytes: prev_bytes, ..
-                }),
-            ) = (&paths.backup, previous)
-            {
+            if let (Some(backup), Some(previous)) = (&paths.backup, previous) {
                 let backup = self.resolve(backup);
-                atomic_write(&backup, prev_bytes, None).map_err(|e| {
+                atomic_write(&backup, &previous.bytes, None).map_err(|e| {
                     StateError::Io(format!("failed to create local state backup file: {e}"))
                 })?;
                 self.written_backup = true;
@@ -1104,11 +1111,9 @@ enum LockAttempt {
     Failed(LockError),
 }
 
-/// A state file's bytes as read, decoded only when needed: the backup
-/// content is decoded only when a write must decide whether the state
-/// changed, and the snapshot a command read only when it writes. A
-/// command that locks and never writes, like `plan`, decodes a large
-/// state once.
+/// A state file's bytes as read at a command's first write (what the
+/// backup keeps), decoded only when the write must decide whether the
+/// state changed.
 struct StoredState {
     bytes: Vec<u8>,
     parsed: std::sync::OnceLock<Option<State>>,
@@ -1132,11 +1137,11 @@ impl StoredState {
 
 /// The state a command last read or wrote.
 enum Snapshot {
-    /// Read from the file: what identifies it, and its bytes.
+    /// Read from the file: what identifies it, and the file.
     Read {
         lineage: String,
         serial: u64,
-        stored: StoredState,
+        path: PathBuf,
     },
     /// Written by this command.
     Written(State),
@@ -1151,21 +1156,13 @@ impl Snapshot {
             Snapshot::Written(state) => (&state.lineage, state.serial),
         }
     }
-
-    /// The state itself; one read from the file is decoded again here.
-    fn state(&self, codec: &StateCodec) -> Option<&State> {
-        match self {
-            Snapshot::Read { stored, .. } => stored.state(codec),
-            Snapshot::Written(state) => Some(state),
-        }
-    }
 }
 
-fn unparsed_stored_state(bytes: Vec<u8>) -> StoredState {
-    StoredState {
+fn unparsed_stored_state(bytes: Vec<u8>) -> Arc<StoredState> {
+    Arc::new(StoredState {
         bytes,
         parsed: std::sync::OnceLock::new(),
-    }
+    })
 }
 
 /// Whether everything the state tracks is gone: no managed resource

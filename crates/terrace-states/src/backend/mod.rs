@@ -55,7 +55,7 @@ pub(crate) fn encode_state(codec: &StateCodec, state: &State) -> Result<Vec<u8>,
         return Err(StateError::Serialize(diags));
     }
     codec
-        .encrypt(&bytes)
+        .encrypt(bytes)
         .map_err(|e| StateError::Serialize(vec![Diagnostic::error(e.summary, e.detail)]))
 }
 

@@ -495,7 +495,8 @@ fn move_objects(
                             each_mode: EachMode::for_key(&addr_to.resource.key),
                             instances: BTreeMap::new(),
                         });
-                    rs.instances.insert(addr_to.resource.key.clone(), instance);
+                    rs.instances
+                        .insert(addr_to.resource.key.clone(), std::sync::Arc::new(instance));
                 }
             }
             other => {
@@ -570,7 +571,7 @@ fn take_where(
 fn forget_dependencies_on(state: &mut State, moved: &Targetable) {
     for rs in state.resources.values_mut() {
         for is in rs.instances.values_mut() {
-            let Some(current) = is.current.as_mut() else {
+            let Some(current) = std::sync::Arc::make_mut(is).current.as_mut() else {
                 continue;
             };
             let hit = current.dependencies.iter().any(|dep| {

@@ -114,7 +114,7 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
         match codec.decrypt(&bytes) {
-            Ok((plain, _)) => plain,
+            Ok((plain, _)) => plain.into_owned(),
             Err(e) => {
                 ui.error(&format!("Error reading source state {source:?}: {e}"));
                 return 1;
