@@ -101,7 +101,7 @@ pub fn plan(request: &PlanResourceChangeRequest) -> PlanResourceChangeResponse {
             .push(not_an_object("proposed new state", proposed));
         return response;
     };
-    let mut planned = attributes.clone();
+    let mut planned = attributes.to_map();
     let input = attribute(attributes, "input");
     let triggers = attribute(attributes, "triggers_replace");
     // The output always has the input's type, null when the input is.
@@ -160,7 +160,7 @@ pub fn apply(
             .push(not_an_object("planned state", planned));
         return response;
     };
-    let mut new_state = attributes.clone();
+    let mut new_state = attributes.to_map();
     if !attribute(attributes, "output").is_known() {
         new_state.insert("output".into(), attribute(attributes, "input"));
     }
@@ -236,7 +236,10 @@ pub fn move_state(request: &MoveResourceStateRequest) -> MoveResourceStateRespon
             // A map of strings becomes an object with the same attributes,
             // which is what `triggers_replace = { ... }` in the new
             // configuration decodes to, so the move plans no replacement.
-            let members = triggers.as_attributes().cloned().unwrap_or_default();
+            let members = triggers
+                .as_attributes()
+                .map(terrace_value::Attrs::to_map)
+                .unwrap_or_default();
             attributes.insert("triggers_replace", Value::object(members));
         }
         if let Some(id) = old.get("id").filter(|id| !id.is_null()) {
@@ -268,7 +271,7 @@ fn with_schema_nulls(mut given: BTreeMap<&str, Value>) -> Value {
     Value::object(attributes)
 }
 
-fn known_object(value: &Value) -> Option<&BTreeMap<String, Value>> {
+fn known_object(value: &Value) -> Option<&terrace_value::Attrs> {
     if !value.is_known() || !value.ty().is_object() {
         return None;
     }
@@ -277,7 +280,7 @@ fn known_object(value: &Value) -> Option<&BTreeMap<String, Value>> {
 
 /// A missing attribute reads as a dynamic null, as `GetAttr` would give
 /// for an attribute of dynamic type.
-fn attribute(attributes: &BTreeMap<String, Value>, name: &str) -> Value {
+fn attribute(attributes: &terrace_value::Attrs, name: &str) -> Value {
     attributes
         .get(name)
         .cloned()

@@ -362,7 +362,10 @@ mod tests {
         });
         assert!(applied.diagnostics.is_empty());
         let state = applied.new_state;
-        let attributes = state.as_attributes().cloned().unwrap_or_default();
+        let attributes = state
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         assert!(attributes["output"].raw_equals(&Value::string("x")));
         assert_eq!(attributes["id"].as_str().map(str::len), Some(36));
 
@@ -399,7 +402,7 @@ mod tests {
         let after = applied
             .new_state
             .as_attributes()
-            .cloned()
+            .map(terrace_value::Attrs::to_map)
             .unwrap_or_default();
         assert!(after["output"].raw_equals(&Value::string("y")));
         assert!(after["id"].raw_equals(&attributes["id"]));

@@ -409,7 +409,7 @@ pub fn with_settings(type_name: &str, base: Option<&Value>, settings: &[(String,
     let mut attrs: BTreeMap<String, Value> = base
         .or(Some(&empty))
         .and_then(|v| v.as_attributes())
-        .cloned()
+        .map(terrace_value::Attrs::to_map)
         .unwrap_or_default();
     let want = schema::config_type(type_name);
     for (name, value) in settings {

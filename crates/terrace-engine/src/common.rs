@@ -1122,7 +1122,7 @@ fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
             let Some(inner) = attrs.get(n) else {
                 return v.clone();
             };
-            let mut attrs = attrs.clone();
+            let mut attrs = attrs.to_map();
             attrs.insert(n.clone(), path_set(inner, rest, new));
             Value::object(attrs).mark(v.marks())
         }
@@ -1132,7 +1132,7 @@ fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
             else {
                 return v.clone();
             };
-            let mut elems = elems.clone();
+            let mut elems = elems.to_map();
             match elems.get(k) {
                 Some(inner) => {
                     let nv = path_set(inner, rest, new);

@@ -92,7 +92,7 @@ fn mark_at(v: &Value, path: &[PathStep], marks: Marks) -> Value {
             let Some(inner) = attrs.get(name) else {
                 return v.clone();
             };
-            let mut attrs = attrs.clone();
+            let mut attrs = attrs.to_map();
             attrs.insert(name.clone(), mark_at(inner, rest, marks));
             Value::object(attrs).mark(outer)
         }
@@ -105,7 +105,7 @@ fn mark_at(v: &Value, path: &[PathStep], marks: Marks) -> Value {
             let Some(inner) = elems.get(k) else {
                 return v.clone();
             };
-            let mut elems = elems.clone();
+            let mut elems = elems.to_map();
             elems.insert(k.to_string(), mark_at(inner, rest, marks));
             Value::map(ety.clone(), elems).mark(outer)
         }
@@ -141,7 +141,7 @@ pub(crate) fn mark_schema_sensitive(block: &Block, v: &Value) -> Value {
     let Some(attrs) = v.as_attributes() else {
         return v.clone();
     };
-    let mut out: BTreeMap<String, Value> = attrs.clone();
+    let mut out: BTreeMap<String, Value> = attrs.to_map();
     for (name, a) in &block.attributes {
         if a.sensitive {
             if let Some(x) = out.get_mut(name) {

@@ -1760,7 +1760,7 @@ fn ignore_all(block: &terrace_providers::Block, config: &Value, prior: &Value) -
     let Some(prior_attrs) = prior.as_attributes() else {
         return config.clone();
     };
-    let mut out: BTreeMap<String, Value> = attrs.clone();
+    let mut out: BTreeMap<String, Value> = attrs.to_map();
     for (name, v) in out.iter_mut() {
         let keep = block
             .attributes

@@ -673,7 +673,10 @@ fn refresh_only_updates_only_the_state() {
     h.apply(&[], &plan);
     // Drift outside, and a configuration change that must be ignored.
     for v in h.cloud.objects.lock().expect("lock").values_mut() {
-        let mut attrs = v.as_attributes().cloned().unwrap_or_default();
+        let mut attrs = v
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         attrs.insert("output".into(), terrace_value::Value::string("drifted"));
         *v = terrace_value::Value::object(attrs);
     }

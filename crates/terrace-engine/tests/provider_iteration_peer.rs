@@ -172,7 +172,10 @@ fn text_of(v: &Value, name: &str) -> String {
 }
 
 fn with_attr(v: &Value, name: &str, x: Value) -> Value {
-    let mut a = v.as_attributes().cloned().unwrap_or_default();
+    let mut a = v
+        .as_attributes()
+        .map(terrace_value::Attrs::to_map)
+        .unwrap_or_default();
     a.insert(name.to_string(), x);
     Value::object(a)
 }

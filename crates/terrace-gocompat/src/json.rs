@@ -70,10 +70,18 @@ impl fmt::Display for SyntaxError {
 /// Go's scanner gives up beyond this nesting depth.
 const MAX_DEPTH: usize = 10000;
 
-/// Parses a whole document: one value, optionally surrounded by
-/// whitespace.
-pub fn parse(src: &[u8]) -> Result<Node, SyntaxError> {
-    let mut p = Parser { src, pos: 0 };
+/// Like [`parse`], except that an object or array that is the value of a
+/// member named in `hollow` (at any depth) comes back empty: checked as
+/// JSON and with its span, so the caller reads its text from `src`, but
+/// without its content as a tree. A state file is mostly its objects'
+/// attributes, which are kept as text: parsed whole, its tree took three
+/// times the file's size at once.
+pub fn parse_hollow<'a>(src: &'a [u8], hollow: &'a [&'a str]) -> Result<Node, SyntaxError> {
+    let mut p = Parser {
+        src,
+        pos: 0,
+        hollow,
+    };
     p.skip_ws();
     let node = p.value()?;
     p.skip_ws();
@@ -83,12 +91,22 @@ pub fn parse(src: &[u8]) -> Result<Node, SyntaxError> {
     Ok(node)
 }
 
+/// Parses a whole document: one value, optionally surrounded by
+/// whitespace.
+pub fn parse(src: &[u8]) -> Result<Node, SyntaxError> {
+    parse_hollow(src, &[])
+}
+
 /// Parses the value at the start of `src` (after whitespace) and stops
 /// where it ends, whatever follows: the value's `end` says where. A number
 /// or literal at the very end of `src` is complete, as it is for Go's
 /// decoder at the end of its input.
 pub fn parse_value_prefix(src: &[u8]) -> Result<Node, SyntaxError> {
-    let mut p = Parser { src, pos: 0 };
+    let mut p = Parser {
+        src,
+        pos: 0,
+        hollow: &[],
+    };
     p.skip_ws();
     p.value()
 }
@@ -109,6 +127,9 @@ pub fn lossy_utf8(bytes: &[u8]) -> String {
 struct Parser<'a> {
     src: &'a [u8],
     pos: usize,
+    /// Names of object members whose objects and arrays are checked and
+    /// spanned but not kept (see [`parse_hollow`]).
+    hollow: &'a [&'a str],
 }
 
 enum Frame {
@@ -221,6 +242,14 @@ impl Parser<'_> {
                         }
                     }
                     Frame::Object(start, members, key) => {
+                        let mut node = node;
+                        if self.hollow.contains(&key.as_str()) {
+                            match &mut node.json {
+                                Json::Object(m) => *m = Vec::new(),
+                                Json::Array(a) => *a = Vec::new(),
+                                _ => {}
+                            }
+                        }
                         members.push((std::mem::take(key), node));
                         match self.src.get(self.pos) {
                             Some(b',') => {
@@ -821,6 +850,34 @@ mod tests {
             "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": [],\n  \"d\": \"x\\u003cy\\u003e \\\" , : {\"\n}"
         );
     }
+    #[test]
+    fn hollow_members_keep_their_span_and_kind_only() {
+        let src = br#"{"a": {"attributes": {"x": [1, 2]}, "b": [3]}, "attributes": "s"}"#;
+        let Ok(root) = parse_hollow(src, &["attributes"]) else {
+            panic!("parses");
+        };
+        let Json::Object(top) = &root.json else {
+            panic!("object");
+        };
+        let Json::Object(a) = &top[0].1.json else {
+            panic!("object a");
+        };
+        assert_eq!(a[0].1.json, Json::Object(Vec::new()));
+        assert_eq!(&src[a[0].1.start..a[0].1.end], br#"{"x": [1, 2]}"#);
+        // Other members keep their content.
+        assert!(matches!(&a[1].1.json, Json::Array(items) if items.len() == 1));
+        // Scalars stay as they are; broken JSON inside is still an error,
+        // at the offset a whole parse gives.
+        assert_eq!(top[1].1.json, Json::String("s".into()));
+        let broken = br#"{"attributes": {"x": tru}}"#;
+        let hollow = parse_hollow(broken, &["attributes"])
+            .map(|_| ())
+            .map_err(|e| e.offset);
+        let whole = parse(broken).map(|_| ()).map_err(|e| e.offset);
+        assert_eq!(hollow, whole);
+        assert!(hollow.is_err());
+    }
+
     #[test]
     fn indent_measures_before_it_writes() {
         let c = compact(br#"{"a":{"b":[[],[{"c":"}],{"}]],"d":{}},"e":[1,{"f":null}]}"#);

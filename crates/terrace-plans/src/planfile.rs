@@ -176,7 +176,7 @@ fn mark_at(v: &Value, path: &[Json], marks: Marks) -> Value {
             if !attrs.contains_key(k) {
                 return v.clone();
             }
-            let mut attrs = attrs.clone();
+            let mut attrs = attrs.to_map();
             if let Some(e) = attrs.get_mut(k) {
                 *e = mark_at(e, rest, marks);
             }

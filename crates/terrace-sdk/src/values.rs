@@ -52,7 +52,7 @@ pub fn map_children(value: &Value, f: impl Fn(&Value) -> Value) -> Value {
 pub fn attributes_of(value: &Value, ty: &Type) -> BTreeMap<String, Value> {
     if let Some(attributes) = value.as_attributes() {
         if value.ty().is_object() {
-            return attributes.clone();
+            return attributes.to_map();
         }
     }
     ty.object_type()

@@ -286,7 +286,7 @@ impl Harness {
         let proposed = if config.is_null() || prior.is_null() {
             config.clone()
         } else {
-            let mut attributes = config.as_attributes().unwrap().clone();
+            let mut attributes = config.as_attributes().unwrap().to_map();
             for name in ["id", "revision"] {
                 if attributes[name].is_null() {
                     attributes.insert(name.to_string(), attr(prior, name));

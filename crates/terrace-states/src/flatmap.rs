@@ -252,7 +252,7 @@ mod tests {
         assert!(decode(&fm(&[("l.#", "99999999999")]), &ty).is_err());
         assert!(decode(&fm(&[]), &Type::String).is_err());
         let unknown = decode(&fm(&[("l.#", UNKNOWN)]), &ty).unwrap();
-        let l = unknown.as_attributes().unwrap()["l"].clone();
+        let l = unknown.as_attributes().unwrap().get("l").unwrap().clone();
         assert!(!l.is_known());
     }
 }

@@ -327,7 +327,7 @@ fn mark_at(value: &Value, path: &[PathStep], marks: Marks) -> Value {
             if !attrs.contains_key(name) {
                 return value.clone();
             }
-            let mut attrs = attrs.clone();
+            let mut attrs = attrs.to_map();
             if let Some(v) = attrs.get_mut(name) {
                 *v = mark_at(v, rest, marks);
             }
@@ -342,7 +342,7 @@ fn mark_at(value: &Value, path: &[PathStep], marks: Marks) -> Value {
             if !elems.contains_key(k) {
                 return value.clone();
             }
-            let mut elems = elems.clone();
+            let mut elems = elems.to_map();
             if let Some(v) = elems.get_mut(k) {
                 *v = mark_at(v, rest, marks);
             }
@@ -902,7 +902,12 @@ mod tests {
             PathStep::Index(Value::int(7)),
         ]));
         let back = stray.decode(v.ty()).unwrap();
-        assert!(!back.as_attributes().unwrap()["n"].is_sensitive());
+        assert!(!back
+            .as_attributes()
+            .unwrap()
+            .get("n")
+            .unwrap()
+            .is_sensitive());
         assert!(back.raw_equals(&o.decode(v.ty()).unwrap()));
         // A deposed key and dependencies as the engine sets them.
         let mut o2 = o;

@@ -48,7 +48,9 @@ pub const INVALID_FORMAT: &str = "Invalid state file format";
 /// Reads a state file. Errors (and any warnings found with them) are the
 /// `Err`; otherwise the state with its warnings.
 pub fn read(src: &[u8]) -> Result<(State, Diagnostics), Diagnostics> {
-    let root = match gojson::parse(src) {
+    // Each object's attributes are kept as their text (what the reader
+    // takes is their span in `src`), so they are not kept as a tree.
+    let root = match gojson::parse_hollow(src, &["attributes"]) {
         Ok(root) => root,
         Err(e) => {
             return Err(vec![

@@ -111,7 +111,10 @@ fn fill_block(block: &Block, value: &Value, defaults: Option<&Value>, phase: Pha
         }
         return value.clone();
     }
-    let mut out: BTreeMap<String, Value> = value.as_attributes().cloned().unwrap_or_default();
+    let mut out: BTreeMap<String, Value> = value
+        .as_attributes()
+        .map(terrace_value::Attrs::to_map)
+        .unwrap_or_default();
     for (name, attr) in &block.attributes {
         let current = attr_of(value, name)
             .cloned()
@@ -193,7 +196,7 @@ fn fill_collection(
         Type::Map(_) | Type::Object(_) => {
             let attrs: BTreeMap<String, Value> = current
                 .as_attributes()
-                .cloned()
+                .map(terrace_value::Attrs::to_map)
                 .unwrap_or_default()
                 .into_iter()
                 .map(|(k, e)| (k, fill_block(block, &e, None, phase)))
@@ -457,7 +460,7 @@ impl Provider for MockProvider {
         );
         if let Some(attrs) = state.as_attributes() {
             if attrs.get("id").is_some_and(|v| v.ty() == &Type::String) {
-                let mut attrs = attrs.clone();
+                let mut attrs = attrs.to_map();
                 attrs.insert("id".to_string(), Value::string(&request.id));
                 state = Value::object(attrs);
             }
@@ -591,11 +594,17 @@ mod tests {
     fn plans_leave_computed_attributes_unknown_and_applies_generate_them() {
         let b = block();
         let planned = planned_state(&b, &proposed(), None);
-        let attrs = planned.as_attributes().cloned().unwrap_or_default();
+        let attrs = planned
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         assert!(!attrs["id"].is_known());
         assert_eq!(attrs["name"].as_str(), Some("n"));
         let applied = applied_state(&b, &planned, None);
-        let attrs = applied.as_attributes().cloned().unwrap_or_default();
+        let attrs = applied
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         let id = attrs["id"].as_str().unwrap_or_default().to_string();
         assert_eq!(id.len(), 8);
         assert!(id.chars().all(|c| c.is_ascii_alphanumeric()));
@@ -615,7 +624,10 @@ mod tests {
             during_plan: true,
         };
         let planned = planned_state(&b, &proposed(), Some(&values));
-        let attrs = planned.as_attributes().cloned().unwrap_or_default();
+        let attrs = planned
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         assert_eq!(attrs["id"].as_str(), Some("fixed"));
         assert!(attrs["count"].is_known());
     }
@@ -631,7 +643,10 @@ mod tests {
             during_plan: false,
         };
         let applied = applied_state(&b, &proposed(), Some(&values));
-        let attrs = applied.as_attributes().cloned().unwrap_or_default();
+        let attrs = applied
+            .as_attributes()
+            .map(terrace_value::Attrs::to_map)
+            .unwrap_or_default();
         assert_eq!(attrs["name"].as_str(), Some("n"));
     }
 }

@@ -969,7 +969,11 @@ fn test_provider_instances(
     let mut out = BTreeMap::new();
     match plain.ty() {
         Type::Map(_) | Type::Object(_) => {
-            for (k, v) in plain.as_attributes().cloned().unwrap_or_default() {
+            for (k, v) in plain
+                .as_attributes()
+                .map(terrace_value::Attrs::to_map)
+                .unwrap_or_default()
+            {
                 out.insert(
                     k.clone(),
                     terrace_config::model::RepetitionData {

@@ -292,7 +292,7 @@ fn marshal_tuple(
 }
 
 fn marshal_map(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &crate::Attrs,
     ety: &Type,
     path: Path<'_>,
     out: &mut String,
@@ -311,7 +311,7 @@ fn marshal_map(
 }
 
 fn marshal_object(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &crate::Attrs,
     ot: &ObjectType,
     path: Path<'_>,
     out: &mut String,
@@ -1020,8 +1020,11 @@ mod tests {
         assert_eq!(got, r#"{"a":{"value":"x","type":"string"},"b":null}"#);
         let back = from_json(got.as_bytes(), &ty).unwrap();
         assert_eq!(back.ty(), v.ty());
-        assert_eq!(back.as_attributes().unwrap()["a"].as_str(), Some("x"));
-        assert!(back.as_attributes().unwrap()["b"].is_null());
+        assert_eq!(
+            back.as_attributes().unwrap().get("a").unwrap().as_str(),
+            Some("x")
+        );
+        assert!(back.as_attributes().unwrap().get("b").unwrap().is_null());
 
         let list = Value::list(
             Type::list(Type::String),
@@ -1172,7 +1175,7 @@ mod tests {
             b"{\"a\": [true, \"x\", null], \"b\": {}, \"a\": [false, \"y\", null]}",
         )
         .unwrap();
-        let a = &v.as_attributes().unwrap()["a"];
+        let a = &v.as_attributes().unwrap().get("a").unwrap();
         assert_eq!(a.as_elements().unwrap()[0].as_bool(), Some(false));
         assert_eq!(a.as_elements().unwrap()[1].as_str(), Some("y"));
         assert!(a.as_elements().unwrap()[2].is_null());
@@ -1272,7 +1275,7 @@ mod tests {
         assert_eq!(err.message, "unsupported attribute \"b\"");
         assert!(err.path.is_empty());
         let v = from_json(b"{}", &ot).unwrap();
-        assert!(v.as_attributes().unwrap()["a"].is_null());
+        assert!(v.as_attributes().unwrap().get("a").unwrap().is_null());
         let err = from_json(b"{\"a\": \"nope\"}", &ot).unwrap_err();
         assert!(matches!(err.path.as_slice(), [PathStep::Attr(a)] if a == "a"));
 

@@ -16,6 +16,8 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod attrs;
+pub use attrs::Attrs;
 pub mod compact;
 pub mod convert;
 pub mod crc32;

@@ -23,7 +23,6 @@ use crate::number::Number;
 use crate::types::{ObjectType, Type};
 use crate::value::{Repr, Value};
 use std::cmp::Ordering;
-use std::collections::BTreeMap;
 
 const NIL: u8 = 0xc0;
 const FALSE: u8 = 0xc2;
@@ -259,7 +258,7 @@ fn marshal_tuple(
 }
 
 fn marshal_map(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &crate::Attrs,
     ety: &Type,
     path: Path<'_>,
     out: &mut Vec<u8>,
@@ -273,7 +272,7 @@ fn marshal_map(
 }
 
 fn marshal_object(
-    attrs: &BTreeMap<String, Value>,
+    attrs: &crate::Attrs,
     ot: &ObjectType,
     path: Path<'_>,
     out: &mut Vec<u8>,
@@ -1210,7 +1209,10 @@ mod tests {
             .raw_equals(&Value::empty_tuple()));
         // A non-string map key is read as "", as cty drops that error.
         let m = decode(&unhex("81 c3 a1 78"), &Type::map(Type::String)).unwrap();
-        assert_eq!(m.as_attributes().unwrap()[""].as_str(), Some("x"));
+        assert_eq!(
+            m.as_attributes().unwrap().get("").unwrap().as_str(),
+            Some("x")
+        );
         // Trailing bytes are ignored.
         assert_eq!(
             decode(&unhex("c3 c3 c3"), &Type::Bool).unwrap().as_bool(),

@@ -959,7 +959,7 @@ pub struct ElementIterator<'a> {
 
 enum Inner<'a> {
     Seq(std::iter::Enumerate<std::slice::Iter<'a, Value>>, bool),
-    Attrs(std::collections::btree_map::Iter<'a, String, Value>),
+    Attrs(crate::attrs::Iter<'a>),
 }
 
 impl Iterator for ElementIterator<'_> {

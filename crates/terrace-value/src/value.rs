@@ -7,6 +7,7 @@
 //! - collection elements all have exactly the collection's element type;
 //! - marks live on the value they were applied to, at any depth, as in cty.
 
+use crate::attrs::Attrs;
 use crate::number::Number;
 use crate::types::Type;
 use std::collections::BTreeMap;
@@ -78,7 +79,7 @@ pub(crate) enum Repr {
     /// Elements of a list, set or tuple.
     Seq(Arc<Vec<Value>>),
     /// Elements of a map or attributes of an object.
-    Attrs(Arc<BTreeMap<String, Value>>),
+    Attrs(Arc<Attrs>),
 }
 
 #[derive(Clone, Debug)]
@@ -201,7 +202,7 @@ impl Value {
         );
         Value {
             ty: Type::map(element_type),
-            repr: Repr::Attrs(Arc::new(elements)),
+            repr: Repr::Attrs(Arc::new(Attrs::from(elements))),
             marks: Marks::NONE,
         }
     }
@@ -211,7 +212,7 @@ impl Value {
         let ty = Type::object_of(attributes.iter().map(|(k, v)| (k.as_str(), &v.ty)));
         Value {
             ty,
-            repr: Repr::Attrs(Arc::new(attributes)),
+            repr: Repr::Attrs(Arc::new(Attrs::from(attributes))),
             marks: Marks::NONE,
         }
     }
@@ -304,7 +305,7 @@ impl Value {
     }
 
     /// The elements of a known map or the attributes of a known object.
-    pub fn as_attributes(&self) -> Option<&BTreeMap<String, Value>> {
+    pub fn as_attributes(&self) -> Option<&Attrs> {
         match &self.repr {
             Repr::Attrs(m) => Some(m),
             _ => None,

@@ -243,7 +243,7 @@ mod tests {
             .to_string();
         assert!(id.parse::<u64>().is_ok(), "{id}");
         let changed = object(&ty, vec![("triggers", triggers("2"))]);
-        let mut proposed = changed.as_attributes().unwrap().clone();
+        let mut proposed = changed.as_attributes().unwrap().to_map();
         proposed.insert("id".into(), Value::string(&id));
         let plan = provider.plan_resource_change(PlanResourceChangeRequest {
             type_name: "null_resource".into(),

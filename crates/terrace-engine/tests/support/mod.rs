@@ -144,7 +144,10 @@ fn get(v: &Value, name: &str) -> Value {
 }
 
 fn with(v: &Value, name: &str, x: Value) -> Value {
-    let mut a = v.as_attributes().cloned().unwrap_or_default();
+    let mut a = v
+        .as_attributes()
+        .map(terrace_value::Attrs::to_map)
+        .unwrap_or_default();
     a.insert(name.to_string(), x);
     Value::object(a)
 }

@@ -7,7 +7,6 @@ use super::collections::{ForSpec, ForValue};
 use super::{Evaluator, Mode};
 use crate::funcs::FunctionError;
 use crate::scope::{ExternalFunction, FunctionLookupError, Lookup, Scope};
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use terrace_syntax::ast::{Expr, SourceFile, TemplatePart, Traversal};
@@ -287,7 +286,7 @@ pub fn render_template(
 
 /// The variables of a template being rendered, nothing else.
 struct TemplateScope<'s> {
-    vars: &'s BTreeMap<String, Value>,
+    vars: &'s terrace_value::Attrs,
     outer: &'s dyn Scope,
 }
 

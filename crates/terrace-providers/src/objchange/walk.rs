@@ -124,7 +124,10 @@ pub(crate) fn value_map(value: &Value) -> BTreeMap<String, Value> {
     if value.is_null() || !value.is_known() {
         return BTreeMap::new();
     }
-    value.as_attributes().cloned().unwrap_or_default()
+    value
+        .as_attributes()
+        .map(terrace_value::Attrs::to_map)
+        .unwrap_or_default()
 }
 
 /// `HasIndex(key).True()`.

@@ -270,7 +270,7 @@ mod tests {
 
     fn with(type_name: &str, set: &[(&str, Value)]) -> Value {
         let empty = empty_config(type_name).unwrap();
-        let mut attrs: BTreeMap<String, Value> = empty.as_attributes().unwrap().clone();
+        let mut attrs: BTreeMap<String, Value> = empty.as_attributes().unwrap().to_map();
         for (name, value) in set {
             attrs.insert(name.to_string(), value.clone());
         }

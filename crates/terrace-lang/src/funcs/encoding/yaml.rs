@@ -421,7 +421,7 @@ impl Emitter {
                 Ok(())
             }
             Type::Map(_) | Type::Object(_) => {
-                let empty = BTreeMap::new();
+                let empty = terrace_value::Attrs::new();
                 let entries = value.as_attributes().unwrap_or(&empty);
                 if self.flow_level > 0 || entries.is_empty() {
                     self.write_indicator(b"{", true, true, false);
