@@ -67,69 +67,9 @@ pub(crate) fn unmark(v: &Value) -> (Value, Vec<MarkPath>) {
 pub(crate) fn apply_mark_paths(v: &Value, paths: &[MarkPath]) -> Value {
     let mut out = v.clone();
     for (p, m) in paths {
-        out = mark_at(&out, p, *m);
+        out = out.mark_at_path(p, *m);
     }
     out
-}
-
-fn mark_at(v: &Value, path: &[PathStep], marks: Marks) -> Value {
-    let Some((step, rest)) = path.split_first() else {
-        return v.clone().mark(marks);
-    };
-    if v.is_null() || !v.is_known() {
-        return v.clone();
-    }
-    let ty = v.ty().clone();
-    let outer = v.marks();
-    if ty.is_set() {
-        return v.clone().mark(marks);
-    }
-    match step {
-        PathStep::Attr(name) if ty.is_object() => {
-            let Some(attrs) = v.as_attributes() else {
-                return v.clone();
-            };
-            let Some(inner) = attrs.get(name) else {
-                return v.clone();
-            };
-            let mut attrs = attrs.to_map();
-            attrs.insert(name.clone(), mark_at(inner, rest, marks));
-            Value::object(attrs).mark(outer)
-        }
-        PathStep::Index(k) if ty.is_map() => {
-            let (Some(k), Some(elems), Some(ety)) =
-                (k.as_str(), v.as_attributes(), ty.element_type())
-            else {
-                return v.clone();
-            };
-            let Some(inner) = elems.get(k) else {
-                return v.clone();
-            };
-            let mut elems = elems.to_map();
-            elems.insert(k.to_string(), mark_at(inner, rest, marks));
-            Value::map(ety.clone(), elems).mark(outer)
-        }
-        PathStep::Index(k) if ty.is_list() || ty.is_tuple() => {
-            let Some(elems) = v.as_elements() else {
-                return v.clone();
-            };
-            let Some(i) = k
-                .as_number()
-                .and_then(|n| n.to_i64())
-                .and_then(|i| usize::try_from(i).ok())
-                .filter(|i| *i < elems.len())
-            else {
-                return v.clone();
-            };
-            let mut elems = elems.to_vec();
-            elems[i] = mark_at(&elems[i], rest, marks);
-            match ty.element_type() {
-                Some(ety) if ty.is_list() => Value::list(ety.clone(), elems).mark(outer),
-                _ => Value::tuple(elems).mark(outer),
-            }
-        }
-        _ => v.clone(),
-    }
 }
 
 /// `v` (a value of `block`'s implied type) with every attribute the schema

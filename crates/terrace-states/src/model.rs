@@ -187,7 +187,7 @@ impl ObjectState {
     pub fn decode(&self, ty: &Type) -> Result<Value, CodecError> {
         let mut value = self.attributes.decode(ty)?;
         for path in &self.sensitive_paths {
-            value = mark_at(&value, &path.0, Marks::SENSITIVE);
+            value = value.mark_at_path(&path.0, Marks::SENSITIVE);
         }
         Ok(value)
     }
@@ -302,73 +302,6 @@ fn collect_sensitive_paths(value: &Value, path: &mut Vec<PathStep>, out: &mut Ve
         }
     }
     // Sets hold no marks inside: cty moves them onto the set itself.
-}
-
-/// `value` with `marks` added at `path`; a path leading nowhere (or into a
-/// set, whose elements cannot carry marks) marks the deepest value it
-/// reaches only when that is a set, and otherwise changes nothing.
-fn mark_at(value: &Value, path: &[PathStep], marks: Marks) -> Value {
-    let Some((step, rest)) = path.split_first() else {
-        return value.clone().mark(marks);
-    };
-    let ty = value.ty().clone();
-    let outer = value.marks();
-    if value.is_null() || !value.is_known() {
-        return value.clone();
-    }
-    if ty.is_set() {
-        return value.clone().mark(marks);
-    }
-    match step {
-        PathStep::Attr(name) if ty.is_object() => {
-            let Some(attrs) = value.as_attributes() else {
-                return value.clone();
-            };
-            if !attrs.contains_key(name) {
-                return value.clone();
-            }
-            let mut attrs = attrs.to_map();
-            if let Some(v) = attrs.get_mut(name) {
-                *v = mark_at(v, rest, marks);
-            }
-            Value::object(attrs).mark(outer)
-        }
-        PathStep::Index(key) if ty.is_map() => {
-            let (Some(k), Some(elems), Some(ety)) =
-                (key.as_str(), value.as_attributes(), ty.element_type())
-            else {
-                return value.clone();
-            };
-            if !elems.contains_key(k) {
-                return value.clone();
-            }
-            let mut elems = elems.to_map();
-            if let Some(v) = elems.get_mut(k) {
-                *v = mark_at(v, rest, marks);
-            }
-            Value::map(ety.clone(), elems).mark(outer)
-        }
-        PathStep::Index(key) if ty.is_list() || ty.is_tuple() => {
-            let Some(elems) = value.as_elements() else {
-                return value.clone();
-            };
-            let Some(i) = key
-                .as_number()
-                .and_then(|n| n.to_i64())
-                .and_then(|i| usize::try_from(i).ok())
-                .filter(|i| *i < elems.len())
-            else {
-                return value.clone();
-            };
-            let mut elems = elems.to_vec();
-            elems[i] = mark_at(&elems[i], rest, marks);
-            match ty.element_type() {
-                Some(ety) if ty.is_list() => Value::list(ety.clone(), elems).mark(outer),
-                _ => Value::tuple(elems).mark(outer),
-            }
-        }
-        _ => value.clone(),
-    }
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -230,6 +230,71 @@ fn with_marks1(
 }
 
 impl Value {
+    /// This value with `marks` added to what `path` leads to. A path that
+    /// leads nowhere changes nothing; a path into a set marks the set,
+    /// since a set's elements carry no marks of their own; a null or
+    /// unknown value on the way ends the path there, unchanged.
+    pub fn mark_at_path(&self, path: &[crate::convert::PathStep], marks: Marks) -> Value {
+        use crate::convert::PathStep;
+        let Some((step, rest)) = path.split_first() else {
+            return self.clone().mark(marks);
+        };
+        if self.is_null() || !self.is_known() {
+            return self.clone();
+        }
+        let ty = &self.ty;
+        let outer = self.marks();
+        if ty.is_set() {
+            return self.clone().mark(marks);
+        }
+        match step {
+            PathStep::Attr(name) if ty.is_object() => {
+                let Some(attrs) = self.as_attributes() else {
+                    return self.clone();
+                };
+                let Some(inner) = attrs.get(name) else {
+                    return self.clone();
+                };
+                let mut attrs = attrs.to_map();
+                attrs.insert(name.clone(), inner.mark_at_path(rest, marks));
+                Value::object(attrs).mark(outer)
+            }
+            PathStep::Index(k) if ty.is_map() => {
+                let (Some(k), Some(elems), Some(ety)) =
+                    (k.as_str(), self.as_attributes(), ty.element_type())
+                else {
+                    return self.clone();
+                };
+                let Some(inner) = elems.get(k) else {
+                    return self.clone();
+                };
+                let mut elems = elems.to_map();
+                elems.insert(k.to_string(), inner.mark_at_path(rest, marks));
+                Value::map(ety.clone(), elems).mark(outer)
+            }
+            PathStep::Index(k) if ty.is_list() || ty.is_tuple() => {
+                let Some(elems) = self.as_elements() else {
+                    return self.clone();
+                };
+                let Some(i) = k
+                    .as_number()
+                    .and_then(|n| n.to_i64())
+                    .and_then(|i| usize::try_from(i).ok())
+                    .filter(|i| *i < elems.len())
+                else {
+                    return self.clone();
+                };
+                let mut elems = elems.to_vec();
+                elems[i] = elems[i].mark_at_path(rest, marks);
+                match ty.element_type() {
+                    Some(ety) if ty.is_list() => Value::list(ety.clone(), elems).mark(outer),
+                    _ => Value::tuple(elems).mark(outer),
+                }
+            }
+            _ => self.clone(),
+        }
+    }
+
     /// Whether this value or anything nested in it carries marks.
     pub fn contains_marked(&self) -> bool {
         !self.deep_marks().is_empty()
@@ -1792,5 +1857,30 @@ mod tests {
             render(&Value::set(Type::String, marked)),
             r#"sensitive(toset(["a", "b"]))"#
         );
+    }
+
+    #[test]
+    fn marks_at_a_path() {
+        use crate::convert::PathStep as S;
+        let v = val(
+            r#"{a = {b = ["x", "y"]}, m = tomap({k = "v"}), s = toset(["z"]), n = null(string)}"#,
+        );
+        let at = |path: Vec<S>| render(&v.mark_at_path(&path, Marks::SENSITIVE));
+        let attr = |n: &str| S::Attr(n.to_string());
+        assert_eq!(
+            at(vec![attr("a"), attr("b"), S::Index(Value::int(1))]),
+            r#"{a = {b = ["x", sensitive("y")]}, m = tomap({k = "v"}), n = null(string), s = toset(["z"])}"#
+        );
+        assert_eq!(
+            at(vec![attr("m"), S::Index(Value::string("k"))]),
+            r#"{a = {b = ["x", "y"]}, m = tomap({k = sensitive("v")}), n = null(string), s = toset(["z"])}"#
+        );
+        // Into a set: the set; nowhere, or through a null: unchanged.
+        assert_eq!(
+            at(vec![attr("s"), S::Index(Value::string("z"))]),
+            r#"{a = {b = ["x", "y"]}, m = tomap({k = "v"}), n = null(string), s = sensitive(toset(["z"]))}"#
+        );
+        assert_eq!(at(vec![attr("nope")]), render(&v));
+        assert_eq!(at(vec![attr("n"), attr("deeper")]), render(&v));
     }
 }
