@@ -187,6 +187,22 @@ impl Body {
         }
     }
 
+    /// [`Body::from_file`] for a file the caller is done with: the syntax
+    /// tree moves into the body instead of being copied (a 50 MB
+    /// variables file's tree is gigabytes).
+    pub fn from_file_owned(file: File) -> Body {
+        match file.body {
+            SyntaxBody::Native(b) => Body::native(&file.source, b),
+            SyntaxBody::Json(b) => Body::json(
+                &file.source,
+                JsonValue {
+                    kind: JsonValueKind::Object(b.properties),
+                    span: b.span,
+                },
+            ),
+        }
+    }
+
     fn from_syntax(file: &Arc<SourceFile>, body: &SyntaxBody) -> Body {
         match body {
             SyntaxBody::Native(b) => Body::native(file, b.clone()),
@@ -328,6 +344,48 @@ impl Body {
     }
 
     /// Every argument of the body; blocks are errors.
+    /// [`Body::just_attributes`] of a body nothing else shares (one made
+    /// by [`Body::from_file_owned`]): the expressions move out of the
+    /// syntax tree instead of being copied from it.
+    pub fn into_attributes(self) -> (Vec<Attribute>, Diagnostics) {
+        let Kind::Native {
+            file,
+            body,
+            hidden_attrs,
+            hidden_blocks,
+            expressions,
+        } = self.0
+        else {
+            return self.just_attributes();
+        };
+        let body = match Arc::try_unwrap(body) {
+            Ok(body) => body,
+            Err(body) => {
+                return Body(Kind::Native {
+                    file,
+                    body,
+                    hidden_attrs,
+                    hidden_blocks,
+                    expressions,
+                })
+                .just_attributes()
+            }
+        };
+        let diags = unexpected_block(&file, &body, &hidden_blocks);
+        let attrs = body
+            .attributes
+            .into_iter()
+            .filter(|a| !hidden_attrs.contains(&a.name))
+            .map(|a| Attribute {
+                range: file.range(a.span),
+                name_range: file.range(a.name_span),
+                expr: Expression::native(&file, a.expr),
+                name: a.name,
+            })
+            .collect();
+        (attrs, diags)
+    }
+
     pub fn just_attributes(&self) -> (Vec<Attribute>, Diagnostics) {
         match &self.0 {
             Kind::Native {
@@ -338,22 +396,7 @@ impl Body {
                 expressions,
                 ..
             } => {
-                let mut diags = Vec::new();
-                // Blocks a partial decode already took are not this
-                // decoder's (HCL hides them too).
-                if let Some(block) = body
-                    .blocks
-                    .iter()
-                    .find(|b| !hidden_blocks.contains(&b.block_type))
-                {
-                    diags.push(
-                        Diagnostic::error(
-                            format!("Unexpected {} block", quote(&block.block_type)),
-                            "Blocks are not allowed here.",
-                        )
-                        .with_subject(file.range(block.type_span)),
-                    );
-                }
+                let diags = unexpected_block(file, body, hidden_blocks);
                 let attrs = body
                     .attributes
                     .iter()
@@ -578,6 +621,28 @@ fn first_char_span(file: &SourceFile, span: Span) -> Span {
         .map(char::len_utf8)
         .unwrap_or(0);
     Span::new(start, (start + len).min(span.end as usize))
+}
+
+/// The error for the first block in a body that may only have attributes;
+/// blocks a partial decode already took are not this decoder's (HCL hides
+/// them too).
+fn unexpected_block(
+    file: &SourceFile,
+    body: &NativeBody,
+    hidden_blocks: &BTreeSet<String>,
+) -> Diagnostics {
+    body.blocks
+        .iter()
+        .find(|b| !hidden_blocks.contains(&b.block_type))
+        .map(|block| {
+            Diagnostic::error(
+                format!("Unexpected {} block", quote(&block.block_type)),
+                "Blocks are not allowed here.",
+            )
+            .with_subject(file.range(block.type_span))
+        })
+        .into_iter()
+        .collect()
 }
 
 fn native_attribute(

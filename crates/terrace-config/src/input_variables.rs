@@ -515,9 +515,9 @@ fn load_variables_file(
     };
     let (file, parse_diags) = terrace_syntax::parse_file(path, &text);
     diags.extend(parse_diags);
-    let (attrs, attr_diags) = Body::from_file(&file).just_attributes();
-    diags.extend(attr_diags);
     values.files.push(file.source.clone());
+    let (attrs, attr_diags) = Body::from_file_owned(file).into_attributes();
+    diags.extend(attr_diags);
     for attr in attrs {
         let range = attr.expr.range();
         values.insert(
