@@ -162,6 +162,55 @@ impl Drop for LoopbackHttps {
     }
 }
 
+/// The request line and headers of one HTTP/1.1 request, as the test
+/// servers read them (this one and the CLI tests' plain-HTTP server).
+pub struct RequestHead {
+    pub method: String,
+    pub target: String,
+    /// Names lowercased, values trimmed, in the order sent.
+    pub headers: Vec<(String, String)>,
+}
+
+impl RequestHead {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Reads a request's head from `reader`; `None` when the connection ends
+/// (or fails) before the blank line that closes it.
+pub fn read_request_head(reader: &mut impl BufRead) -> Option<RequestHead> {
+    let mut request_line = String::new();
+    match reader.read_line(&mut request_line) {
+        Ok(0) | Err(_) => return None,
+        Ok(_) => {}
+    }
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let target = parts.next().unwrap_or("/").to_string();
+    let mut headers = Vec::new();
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return None,
+            Ok(_) if line == "\r\n" || line == "\n" => break,
+            Ok(_) => {
+                if let Some((name, value)) = line.split_once(':') {
+                    headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
+                }
+            }
+        }
+    }
+    Some(RequestHead {
+        method,
+        target,
+        headers,
+    })
+}
+
 fn serve(tcp: TcpStream, config: Arc<rustls::ServerConfig>, shared: &Shared) {
     let _ = tcp.set_read_timeout(Some(Duration::from_secs(10)));
     let Ok(conn) = rustls::ServerConnection::new(config) else {
@@ -169,31 +218,12 @@ fn serve(tcp: TcpStream, config: Arc<rustls::ServerConfig>, shared: &Shared) {
     };
     let mut tls = rustls::StreamOwned::new(conn, tcp);
     let mut reader = BufReader::new(&mut tls);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
+    let Some(head) = read_request_head(&mut reader) else {
         return;
-    }
-    let mut authorization = None;
-    loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line == "\r\n" || line == "\n" => break,
-            Ok(_) => {
-                if let Some((name, value)) = line.split_once(':') {
-                    if name.eq_ignore_ascii_case("authorization") {
-                        authorization = Some(value.trim().to_string());
-                    }
-                }
-            }
-        }
-    }
+    };
     drop(reader);
-    let target = request_line
-        .split_whitespace()
-        .nth(1)
-        .unwrap_or("/")
-        .to_string();
+    let authorization = head.header("authorization").map(str::to_string);
+    let target = head.target;
     if let Ok(mut requests) = shared.requests.lock() {
         requests.push(target.clone());
     }

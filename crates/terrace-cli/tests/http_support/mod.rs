@@ -5,7 +5,7 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -142,27 +142,10 @@ fn serve(stream: TcpStream, requests: &Mutex<Vec<Request>>, handler: &Handler) {
     let mut writer = write_half;
     // Keep-alive: answer requests on this connection until it closes.
     loop {
-        let mut request_line = String::new();
-        match reader.read_line(&mut request_line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {}
-        }
-        let mut parts = request_line.split_whitespace();
-        let method = parts.next().unwrap_or("").to_string();
-        let target = parts.next().unwrap_or("/").to_string();
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            match reader.read_line(&mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) if line == "\r\n" || line == "\n" => break,
-                Ok(_) => {
-                    if let Some((name, value)) = line.split_once(':') {
-                        headers.push((name.trim().to_ascii_lowercase(), value.trim().to_string()));
-                    }
-                }
-            }
-        }
+        let Some(head) = terrace_testsupport::https::read_request_head(&mut reader) else {
+            return;
+        };
+        let (method, target, headers) = (head.method, head.target, head.headers);
         let length: usize = headers
             .iter()
             .find(|(n, _)| n == "content-length")
