@@ -877,8 +877,7 @@ impl LocalBackend {
             self.read_state()?;
         }
         if self.backup_source.is_none() {
-            let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(unparsed_stored_state(bytes));
+            self.backup_source = Some(unparsed_stored_state(read_backup_source(&write)?));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -969,8 +968,7 @@ impl LocalBackend {
         let paths = self.paths();
         let write = self.resolve(&paths.write);
         if self.backup_source.is_none() {
-            let bytes = fs::read(&write).unwrap_or_default();
-            self.backup_source = Some(unparsed_stored_state(bytes));
+            self.backup_source = Some(unparsed_stored_state(read_backup_source(&write)?));
         }
         let mut new = state.clone();
         new.terraform_version = self.version.clone();
@@ -1155,6 +1153,19 @@ impl Snapshot {
             } => (lineage, *serial),
             Snapshot::Written(state) => (&state.lineage, state.serial),
         }
+    }
+}
+
+/// What the write path holds before a command's first write: nothing when
+/// there is no file, and an error (nothing is written) when there is one
+/// that cannot be read, since it would be replaced without its backup.
+fn read_backup_source(write: &Path) -> Result<Vec<u8>, StateError> {
+    match fs::read(write) {
+        Ok(bytes) => Ok(bytes),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(StateError::Io(terrace_gocompat::oserror::path_error(
+            "open", write, &e,
+        ))),
     }
 }
 
