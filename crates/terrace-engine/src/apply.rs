@@ -698,7 +698,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
-        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_resource_config(info, r, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
@@ -786,7 +786,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         if has_errors(&diags) {
             return Err(diags);
         }
-        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_resource_config(info, r, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);

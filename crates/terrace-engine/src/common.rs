@@ -11,7 +11,7 @@ use crate::providers::{convert_diags, typed, InBody};
 use crate::scope::Env;
 use crate::values::{EachKind, Repetition};
 use std::collections::{BTreeMap, HashMap};
-
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 use terrace_addrs::{AbsResourceInstance, InstanceKey, Module, ModuleInstance};
 
@@ -1146,61 +1146,118 @@ fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
     }
 }
 
-/// References of a body checked before it is decoded, as OpenTofu's
-/// `EvalBlock` does: first what can be checked statically (resources,
-/// module calls, `self`), and only when those are fine every other
-/// reference. A body whose references fail is not decoded, so it gets no
-/// second round of errors (such as "Unsupported argument") for the same
-/// block.
-pub(crate) fn check_body_refs(
-    body: &terrace_config::body::Body,
-    block: &terrace_providers::Block,
-    scope: &dyn terrace_lang::scope::Scope,
-) -> Diagnostics {
-    use terrace_lang::references::{parse_ref, Subject};
-    use terrace_lang::scope::Lookup;
-    let refs = terrace_config::hcldec::body_references(body, block);
-    let mut diags = Diagnostics::new();
-    let mut dynamic = Vec::new();
-    for (t, file) in &refs {
-        let is_static = matches!(
-            parse_ref(t, file).0.map(|r| r.subject),
-            Some(
-                Subject::Resource(_)
-                    | Subject::ResourceInstance { .. }
-                    | Subject::ModuleCall(_)
-                    | Subject::ModuleCallInstance { .. }
-                    | Subject::ModuleCallInstanceOutput { .. }
-                    | Subject::SelfObject
-            )
-        );
-        if !is_static {
-            dynamic.push((t, file));
-            continue;
-        }
-        if let Lookup::Failed(d) = scope.lookup(t, file) {
-            diags.extend(d);
-        }
+/// The references of a body decoded against a schema, in the order they
+/// are checked before the decode, as OpenTofu's `EvalBlock` does: first
+/// what can be checked statically (resources, module calls, `self`), and
+/// only when those are fine every other reference. A body whose
+/// references fail is not decoded, so it gets no second round of errors
+/// (such as "Unsupported argument") for the same block.
+///
+/// Finding and classifying them depends on the body and the schema only,
+/// so a resource's are found once for all its instances
+/// ([`ResourceInfo::config_references`]).
+pub(crate) struct BodyRefs {
+    refs: Vec<(
+        terrace_syntax::ast::Traversal,
+        Arc<terrace_syntax::ast::SourceFile>,
+    )>,
+    /// Where the references that are not checked statically start.
+    dynamic_from: usize,
+}
+
+impl BodyRefs {
+    pub(crate) fn of(
+        body: &terrace_config::body::Body,
+        block: &terrace_providers::Block,
+    ) -> BodyRefs {
+        use terrace_lang::references::{parse_ref, Subject};
+        let (mut refs, dynamic): (Vec<_>, Vec<_>) =
+            terrace_config::hcldec::body_references(body, block)
+                .into_iter()
+                .partition(|(t, file)| {
+                    matches!(
+                        parse_ref(t, file).0.map(|r| r.subject),
+                        Some(
+                            Subject::Resource(_)
+                                | Subject::ResourceInstance { .. }
+                                | Subject::ModuleCall(_)
+                                | Subject::ModuleCallInstance { .. }
+                                | Subject::ModuleCallInstanceOutput { .. }
+                                | Subject::SelfObject
+                        )
+                    )
+                });
+        let dynamic_from = refs.len();
+        refs.extend(dynamic);
+        BodyRefs { refs, dynamic_from }
     }
-    if has_errors(&diags) {
-        return diags;
+
+    /// Every reference, in the order the body holds them within each of
+    /// the two groups.
+    pub(crate) fn all(
+        &self,
+    ) -> &[(
+        terrace_syntax::ast::Traversal,
+        Arc<terrace_syntax::ast::SourceFile>,
+    )] {
+        &self.refs
     }
-    for (t, file) in dynamic {
-        if let Lookup::Failed(d) = scope.lookup(t, file) {
-            diags.extend(d);
+
+    fn check(&self, scope: &dyn terrace_lang::scope::Scope) -> Diagnostics {
+        use terrace_lang::scope::Lookup;
+        let mut diags = Diagnostics::new();
+        for (i, (t, file)) in self.refs.iter().enumerate() {
+            if i == self.dynamic_from && has_errors(&diags) {
+                break;
+            }
+            if let Lookup::Failed(d) = scope.lookup(t, file) {
+                diags.extend(d);
+            }
         }
+        diags
     }
-    diags
 }
 
 /// A configuration body decoded against its schema after its references
-/// were checked ([`check_body_refs`]).
+/// were checked ([`BodyRefs`]).
 pub(crate) fn decode_config(
     body: &terrace_config::body::Body,
     block: &terrace_providers::Block,
     scope: &dyn terrace_lang::scope::Scope,
 ) -> (Value, Diagnostics) {
-    let diags = check_body_refs(body, block, scope);
+    decode_checked(&BodyRefs::of(body, block), body, block, scope)
+}
+
+/// A resource instance's configuration: [`decode_config`] of the block
+/// `r` (the resource's own, or one generated for an import), with the
+/// references found once per resource when it is the resource's own.
+pub(crate) fn decode_resource_config(
+    info: &ResourceInfo<'_>,
+    r: &terrace_config::model::Resource,
+    block: &terrace_providers::Block,
+    scope: &dyn terrace_lang::scope::Scope,
+) -> (Value, Diagnostics) {
+    match info.config_references() {
+        Some(refs)
+            if info.config.is_some_and(|own| std::ptr::eq(own, r))
+                && info
+                    .schema
+                    .as_ref()
+                    .is_some_and(|s| std::ptr::eq(&s.block, block)) =>
+        {
+            decode_checked(refs, &r.config, block, scope)
+        }
+        _ => decode_config(&r.config, block, scope),
+    }
+}
+
+fn decode_checked(
+    refs: &BodyRefs,
+    body: &terrace_config::body::Body,
+    block: &terrace_providers::Block,
+    scope: &dyn terrace_lang::scope::Scope,
+) -> (Value, Diagnostics) {
+    let diags = refs.check(scope);
     if has_errors(&diags) {
         return (Value::unknown(block.implied_type()), diags);
     }

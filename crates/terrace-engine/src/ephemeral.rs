@@ -10,7 +10,7 @@
 //! early (an error upstream of the close node, an interrupt) is closed
 //! before the walk's providers are.
 
-use crate::common::{check_resource_rules, decode_config};
+use crate::common::check_resource_rules;
 use crate::marks::{apply_mark_paths, unmark};
 use crate::model::ResourceInfo;
 use crate::providers::{convert_diags, typed, InBody};
@@ -204,7 +204,7 @@ pub(crate) fn open_instance(
     let mut diags = Diagnostics::new();
     let mut scope = env.scope(cfg_module, addr.module.clone(), rep.clone());
     check_resource_rules(env, &scope, addr, false, &mut diags);
-    let (config, d) = decode_config(&r.config, &schema.block, &scope);
+    let (config, d) = crate::common::decode_resource_config(info, r, &schema.block, &scope);
     diags.extend(d);
     if has_errors(&diags) {
         return Err(diags);

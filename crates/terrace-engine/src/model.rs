@@ -3,9 +3,10 @@
 //! provider configuration it uses, and every provider configuration that
 //! something uses, with its schema.
 
+use crate::common::BodyRefs;
 use crate::Context;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use terrace_addrs::{
     AbsProviderConfig, ConfigResource, Module, Provider as ProviderFqn, Resource as ResourceAddr,
     ResourceMode,
@@ -31,9 +32,24 @@ pub(crate) struct ResourceInfo<'a> {
     /// The provider instance key expression and the module it is written
     /// in.
     pub key_expr: Option<(Module, Expression)>,
+    /// The references in the block's body, the same for every instance:
+    /// found at the first instance that needs them.
+    pub config_refs: OnceLock<BodyRefs>,
 }
 
 impl ResourceInfo<'_> {
+    /// The references in the resource's configuration body against its
+    /// schema; `None` for a resource without a block or a schema.
+    pub fn config_references(&self) -> Option<&BodyRefs> {
+        let (Some(r), Some(schema)) = (self.config, &self.schema) else {
+            return None;
+        };
+        Some(
+            self.config_refs
+                .get_or_init(|| BodyRefs::of(&r.config, &schema.block)),
+        )
+    }
+
     /// The key of the resource's aggregate value within its module.
     pub fn local_key(&self) -> String {
         self.addr.resource.to_string()
@@ -213,6 +229,7 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
                     ty,
                     provider: res.config.clone(),
                     key_expr: res.key_expression.clone(),
+                    config_refs: OnceLock::new(),
                 },
             );
         }
@@ -254,6 +271,7 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
                     ty,
                     provider: pconf,
                     key_expr: None,
+                    config_refs: OnceLock::new(),
                 },
             );
         }

@@ -1199,7 +1199,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let mut diags = Diagnostics::new();
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
         check_resource_rules(self.env, &scope, addr, false, &mut diags);
-        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_resource_config(info, r, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);
@@ -1412,7 +1412,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let mut diags = Diagnostics::new();
         let mut scope = self.env.scope(cfg_module, addr.module.clone(), rep.clone());
         check_resource_rules(self.env, &scope, addr, false, &mut diags);
-        let (config, d) = crate::common::decode_config(&r.config, &schema.block, &scope);
+        let (config, d) = crate::common::decode_resource_config(info, r, &schema.block, &scope);
         diags.extend(d);
         if has_errors(&diags) {
             return Err(diags);

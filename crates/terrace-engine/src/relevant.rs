@@ -11,21 +11,25 @@
 use crate::model::{addr_mode, path_names, Model};
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use terrace_addrs::{AbsResourceInstance, InstanceKey, ModuleInstance, Resource as ResourceAddr};
+use terrace_addrs::{
+    AbsResource, AbsResourceInstance, InstanceKey, ModuleInstance, Resource as ResourceAddr,
+};
 use terrace_config::body::{Body, BodySchema};
 use terrace_config::expr::Expression;
 use terrace_config::loader::Config;
 use terrace_lang::references::{self as refs, parse_ref, Reference, Subject};
 use terrace_plans::model::{Action, OutputChange, ResourceAttr, ResourceInstanceChange};
 use terrace_providers::{AttributePath, Block, NestingMode, PathStep};
-use terrace_syntax::ast::{SourceFile, TraversalStep};
+use terrace_syntax::ast::{SourceFile, Traversal, TraversalStep};
 
 /// A reference with the place it is resolved in: a module instance, or
-/// for `count.*`/`each.*` the resource instance whose repetition it means.
+/// for `count.*`/`each.*` the resource whose repetition it means (the
+/// repetition expression is the same for every instance, so the
+/// reference leads to the same things from each).
 #[derive(Clone)]
 struct GlobalRef {
     module: ModuleInstance,
-    repeated: Option<AbsResourceInstance>,
+    repeated: Option<AbsResource>,
     reference: Reference,
     /// The file the reference is written in, for reading index keys.
     file: Arc<SourceFile>,
@@ -39,7 +43,9 @@ impl GlobalRef {
         file: &Arc<SourceFile>,
     ) -> GlobalRef {
         let repeated = match reference.subject {
-            Subject::CountAttr(_) | Subject::ForEachAttr(_) => resource.cloned(),
+            Subject::CountAttr(_) | Subject::ForEachAttr(_) => {
+                resource.map(AbsResourceInstance::containing_resource)
+            }
             _ => None,
         };
         GlobalRef {
@@ -133,12 +139,24 @@ fn body_refs(
     body: &Body,
     block: &Block,
 ) -> Vec<GlobalRef> {
-    terrace_config::hcldec::body_references(body, block)
-        .into_iter()
+    traversal_refs(
+        module,
+        resource,
+        &terrace_config::hcldec::body_references(body, block),
+    )
+}
+
+fn traversal_refs(
+    module: &ModuleInstance,
+    resource: &AbsResourceInstance,
+    traversals: &[(Traversal, Arc<SourceFile>)],
+) -> Vec<GlobalRef> {
+    traversals
+        .iter()
         .filter_map(|(t, file)| {
-            parse_ref(&t, &file)
+            parse_ref(t, file)
                 .0
-                .map(|r| GlobalRef::new(module, Some(resource), r, &file))
+                .map(|r| GlobalRef::new(module, Some(resource), r, file))
         })
         .collect()
 }
@@ -189,7 +207,7 @@ impl Analyzer<'_, '_> {
                 let Some(resource) = &r.repeated else {
                     return Vec::new();
                 };
-                let cr = resource.config_resource();
+                let cr = resource.config();
                 let Some(rc) = self.model.resources.get(&cr).and_then(|i| i.config) else {
                     return Vec::new();
                 };
@@ -252,6 +270,11 @@ impl Analyzer<'_, '_> {
         let (Some(rc), Some(schema)) = (info.config, &info.schema) else {
             return Vec::new();
         };
+        if remaining.is_empty() {
+            // The whole body: its references are found once per resource.
+            let traversals = info.config_references().map(|refs| refs.all());
+            return traversal_refs(&instance.module, instance, traversals.unwrap_or_default());
+        }
         let mut bodies: Vec<Body> = vec![rc.config.clone()];
         let mut exprs: Vec<Expression> = Vec::new();
         let mut block: Option<&Block> = Some(&schema.block);
@@ -376,8 +399,12 @@ pub(crate) fn relevant_attributes(
 ) -> Vec<ResourceAttr> {
     let analyzer = Analyzer { root, model };
     let mut start: Vec<GlobalRef> = Vec::new();
+    // Every instance of a resource in one module instance starts from the
+    // same references: one of them stands for all.
+    let mut started: HashSet<(&ModuleInstance, &ResourceAddr)> = HashSet::new();
     for c in changes {
-        if c.action == Action::NoOp {
+        if c.action == Action::NoOp || !started.insert((&c.addr.module, &c.addr.resource.resource))
+        {
             continue;
         }
         start.extend(analyzer.resource_refs(&c.addr, &[], None));
