@@ -626,11 +626,29 @@ pub fn compact(raw: &[u8]) -> String {
 /// form ends with): a state file is mostly indentation, and a growing
 /// buffer would reach nearly twice its size at the moment it is largest.
 pub fn indent(compact: &str) -> String {
+    indent_at(compact, 0).0
+}
+
+/// [`indent`] of a piece of a compact document that starts `depth` levels
+/// deep and outside any string, with the depth at its end: a document cut
+/// into pieces at those places and indented piece by piece is the
+/// document indented whole.
+pub fn indent_at(compact: &str, depth: usize) -> (String, usize) {
+    let mut out = String::with_capacity(indented_len(compact, depth).0 + 1);
+    let end = indent_onto(&mut out, compact, depth);
+    (out, end)
+}
+
+/// The length of [`indent_at`]'s text, and the depth at its end.
+pub fn indented_len(compact: &str, depth: usize) -> (usize, usize) {
     let mut size = IndentedSize(0);
-    indent_into(compact, &mut size);
-    let mut out = String::with_capacity(size.0 + 1);
-    indent_into(compact, &mut out);
-    out
+    let end = indent_into(compact, depth, &mut size);
+    (size.0, end)
+}
+
+/// [`indent_at`], appended to `out`.
+pub fn indent_onto(out: &mut String, compact: &str, depth: usize) -> usize {
+    indent_into(compact, depth, out)
 }
 
 /// Where the indenting walk puts its text: the output, or a count of it.
@@ -662,9 +680,8 @@ impl IndentSink for IndentedSize {
     }
 }
 
-fn indent_into(compact: &str, out: &mut impl IndentSink) {
+fn indent_into(compact: &str, mut depth: usize, out: &mut impl IndentSink) -> usize {
     let bytes = compact.as_bytes();
-    let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
     let mut i = 0;
@@ -724,6 +741,7 @@ fn indent_into(compact: &str, out: &mut impl IndentSink) {
         }
     }
     out.text(&compact[start..]);
+    depth
 }
 
 #[cfg(test)]
@@ -883,9 +901,43 @@ mod tests {
         let c = compact(br#"{"a":{"b":[[],[{"c":"}],{"}]],"d":{}},"e":[1,{"f":null}]}"#);
         let text = indent(&c);
         let mut size = IndentedSize(0);
-        indent_into(&c, &mut size);
+        indent_into(&c, 0, &mut size);
         assert_eq!(size.0, text.len());
         // Room for the file's closing newline, and no growth beyond it.
         assert!(text.capacity() > text.len() && text.capacity() <= text.len() + 8);
+    }
+
+    #[test]
+    fn a_document_indented_in_pieces_is_the_document_indented_whole() {
+        let c = compact(br#"{"a":{"b":[[],[{"c":"}],{"}]],"d":{}},"e":[1,{"f":null}],"g":"x,y"}"#);
+        let whole = indent(&c);
+        // Every cut outside a string.
+        let mut in_string = false;
+        let mut escaped = false;
+        for (cut, ch) in c.char_indices() {
+            if !in_string {
+                let (first, depth) = indent_at(&c[..cut], 0);
+                let (second, end) = indent_at(&c[cut..], depth);
+                // `[]` and `{}` cut in two are not empty containers to
+                // either piece: a writer never cuts there.
+                let splits_empty =
+                    c[..cut].ends_with(['[', '{']) && c[cut..].starts_with([']', '}']);
+                if !splits_empty {
+                    assert_eq!(first + &second, whole, "cut at {cut}");
+                    assert_eq!(end, 0);
+                }
+            }
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if ch == '\\' {
+                    escaped = true;
+                } else if ch == '"' {
+                    in_string = false;
+                }
+            } else if ch == '"' {
+                in_string = true;
+            }
+        }
     }
 }

@@ -27,6 +27,7 @@ use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_value::convert::PathStep;
 use terrace_value::gostr::quote;
 use terrace_value::json as vjson;
+use terrace_value::parallel::map_in_parallel;
 use terrace_value::typejson;
 use terrace_value::Type;
 
@@ -1104,15 +1105,77 @@ pub fn write(state: &State) -> Vec<u8> {
 
 /// [`write`], with an error for each output left out.
 pub fn write_with_diagnostics(state: &State) -> (Vec<u8>, Diagnostics) {
-    let (compact, diags) = write_compact(state);
-    let mut text = gojson::indent(&compact);
-    text.push('\n');
-    (text.into_bytes(), diags)
+    let (parts, diags) = write_parts(state);
+    // The file is the compact form indented, written into a buffer of
+    // exactly its size (a state file is mostly indentation, and a growing
+    // buffer would reach nearly twice its size). The objects are most of
+    // it: their indented lengths are measured on every core.
+    let objects: Vec<&str> = parts
+        .iter()
+        .flat_map(|part| match part {
+            Part::Objects(objects) => objects.as_slice(),
+            Part::Text(_) => &[],
+        })
+        .map(String::as_str)
+        .collect();
+    let object_lengths = map_in_parallel(&objects, |o| gojson::indented_len(o, OBJECT_DEPTH).0);
+    let separator = format!(",\n{}", "  ".repeat(OBJECT_DEPTH));
+    let mut size =
+        object_lengths.iter().sum::<usize>() + separator.len() * objects.len().saturating_sub(1);
+    let mut depth = 0;
+    for part in &parts {
+        if let Part::Text(text) = part {
+            let (length, end) = gojson::indented_len(text, depth);
+            size += length;
+            depth = end;
+        }
+    }
+    let mut out = String::with_capacity(size + 1);
+    let mut depth = 0;
+    for part in &parts {
+        match part {
+            Part::Text(text) => depth = gojson::indent_onto(&mut out, text, depth),
+            Part::Objects(objects) => {
+                for (i, object) in objects.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&separator);
+                    }
+                    gojson::indent_onto(&mut out, object, OBJECT_DEPTH);
+                }
+            }
+        }
+    }
+    out.push('\n');
+    (out.into_bytes(), diags)
 }
 
 /// The same document as [`write`] on one line, without the indentation and
 /// the final newline: for embedding a state in a JSON line.
 pub fn write_compact(state: &State) -> (String, Diagnostics) {
+    let (parts, diags) = write_parts(state);
+    let mut o = String::new();
+    for part in parts {
+        match part {
+            Part::Text(text) => o.push_str(&text),
+            Part::Objects(objects) => o.push_str(&objects.join(",")),
+        }
+    }
+    (o, diags)
+}
+
+/// How deep a resource instance object is in the file: in the document,
+/// its `resources` list, a resource, its `instances` list.
+const OBJECT_DEPTH: usize = 4;
+
+/// A state document, compact, in pieces: the text between the objects,
+/// and each resource's objects (without the commas between them).
+enum Part {
+    Text(String),
+    Objects(Vec<String>),
+}
+
+fn write_parts(state: &State) -> (Vec<Part>, Diagnostics) {
+    let mut parts = Vec::new();
     let mut diags = Vec::new();
     let mut o = String::with_capacity(4096);
     o.push_str("{\"version\":4,\"terraform_version\":");
@@ -1170,12 +1233,13 @@ pub fn write_compact(state: &State) -> (String, Diagnostics) {
         if i > 0 {
             o.push(',');
         }
-        write_resource(&mut o, module, addr, rs, &mut diags);
+        write_resource(&mut o, &mut parts, module, addr, rs, &mut diags);
     }
     o.push_str("],\"check_results\":");
     write_check_results(&mut o, state.check_results.as_ref());
     o.push('}');
-    (o, diags)
+    parts.push(Part::Text(o));
+    (parts, diags)
 }
 
 fn mode_str(mode: ResourceMode) -> &'static str {
@@ -1188,6 +1252,7 @@ fn mode_str(mode: ResourceMode) -> &'static str {
 
 fn write_resource(
     o: &mut String,
+    parts: &mut Vec<Part>,
     module: &str,
     addr: &AbsResource,
     rs: &ResourceState,
@@ -1211,22 +1276,43 @@ fn write_resource(
         gojson::write_string(o, &rs.provider.to_string());
     }
     o.push_str(",\"instances\":[");
-    let mut first = true;
-    for (key, is) in &rs.instances {
-        let provider =
-            per_instance.then(|| rs.provider.instance(is.provider_key.clone()).to_string());
-        let objects = is
-            .current
-            .iter()
-            .map(|obj| (None, obj))
-            .chain(is.deposed.iter().map(|(dk, obj)| (Some(dk), obj)));
-        for (deposed, obj) in objects {
-            if !first {
-                o.push(',');
-            }
-            first = false;
-            write_object(o, key, deposed, provider.as_deref(), obj, addr, diags);
+    let objects: Vec<_> = rs
+        .instances
+        .iter()
+        .flat_map(|(key, is)| {
+            let provider =
+                per_instance.then(|| rs.provider.instance(is.provider_key.clone()).to_string());
+            is.current
+                .iter()
+                .map(|obj| (None, obj))
+                .chain(is.deposed.iter().map(|(dk, obj)| (Some(dk), obj)))
+                .map(move |(deposed, obj)| (key, deposed, provider.clone(), obj))
+        })
+        .collect();
+    if !objects.is_empty() {
+        // A large state is mostly its objects: they are written on every
+        // core, each independent of the others.
+        let written = map_in_parallel(&objects, |(key, deposed, provider, obj)| {
+            let mut text = String::new();
+            let mut diags = Diagnostics::new();
+            write_object(
+                &mut text,
+                key,
+                *deposed,
+                provider.as_deref(),
+                obj,
+                addr,
+                &mut diags,
+            );
+            (text, diags)
+        });
+        parts.push(Part::Text(std::mem::take(o)));
+        let mut texts = Vec::with_capacity(written.len());
+        for (text, d) in written {
+            texts.push(text);
+            diags.extend(d);
         }
+        parts.push(Part::Objects(texts));
     }
     o.push_str("]}");
 }

@@ -387,3 +387,31 @@ fn versions_validate_as_go_version_does() {
         assert!(!is_valid_version(bad), "{bad}");
     }
 }
+
+#[test]
+fn a_state_written_on_several_threads_is_the_compact_form_indented() {
+    // Enough objects per resource for the writer to share them out, with
+    // attributes holding the characters the indentation reacts to.
+    let objects = |name: &str| {
+        (0..1500)
+            .map(|i| {
+                format!(
+                    r#"{{"index_key":{i},"schema_version":0,"attributes":{{"id":"{name}-{i}","v":{{"s":"a,b:[c]{{d}}\"e\\","l":[1,[],{{}}]}}}},"sensitive_attributes":[],"dependencies":["x.{name}"]}}"#
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let src = format!(
+        r#"{{"version":4,"serial":3,"lineage":"l","outputs":{{}},"resources":[{{"mode":"managed","type":"x","name":"a",{NULL_P},"instances":[{}]}},{{"module":"module.m","mode":"managed","type":"x","name":"b",{NULL_P},"instances":[{}]}}]}}"#,
+        objects("a"),
+        objects("b")
+    );
+    let (state, _) = read(src.as_bytes()).expect("the state");
+    let (written, diags) = write_with_diagnostics(&state);
+    assert!(diags.is_empty(), "{diags:?}");
+    let mut whole = gojson::indent(&write_compact(&state).0);
+    whole.push('\n');
+    assert_eq!(String::from_utf8(written).expect("text"), whole);
+    assert!(whole.contains(r#""index_key": 1499"#));
+}

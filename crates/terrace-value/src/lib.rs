@@ -31,6 +31,7 @@ pub mod json;
 pub mod msgpack;
 pub mod number;
 pub mod ops;
+pub mod parallel;
 pub mod refine;
 #[cfg(test)]
 mod testutil;

@@ -668,6 +668,7 @@ impl Operation {
                 timestamp: String::new(),
             };
             let (plan, diags) = terrace_engine::plan(&self.ctx, &self.prior, &opts, &ui);
+            ui.flush_output();
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
             let failed = has_errors(&all);
@@ -821,6 +822,7 @@ impl Operation {
                 .on_fatal(move || save_in_emergency(&backend, &journal));
         }
         let (state, applied_diags) = terrace_engine::apply(&self.ctx, &plan, ui);
+        ui.flush_output();
         // The plan's values (prior state, planned objects) are not needed to
         // save the new state; freeing them first keeps them out of the peak
         // that writing a large state reaches.
@@ -983,6 +985,7 @@ impl Operation {
         let ui = ApplyUi::new(self.color(), self.interrupt.clone(), None).for_import_command();
         let targets = [(addr, id.to_string())];
         let (state, diags) = terrace_engine::import(&self.ctx, &self.prior, &targets, &ui);
+        ui.flush_output();
         let mut all = std::mem::take(&mut self.warnings);
         all.extend(diags);
         if has_errors(&all) {

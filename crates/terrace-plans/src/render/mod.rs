@@ -31,10 +31,11 @@ use std::sync::Arc;
 use terrace_addrs::{InstanceKey, Provider, ResourceMode};
 use terrace_providers::{AttributePath, PathStep, Schema};
 use terrace_syntax::PRODUCT;
+use terrace_value::parallel::map_in_parallel;
 use terrace_value::Value;
 
 /// Where the renderer finds the schema of a resource type.
-pub trait SchemaLookup {
+pub trait SchemaLookup: Sync {
     fn resource_schema(
         &self,
         provider: &Provider,
@@ -45,7 +46,7 @@ pub trait SchemaLookup {
 
 impl<F> SchemaLookup for F
 where
-    F: Fn(&Provider, ResourceMode, &str) -> Option<Arc<Schema>>,
+    F: Fn(&Provider, ResourceMode, &str) -> Option<Arc<Schema>> + Sync,
 {
     fn resource_schema(
         &self,
@@ -193,12 +194,26 @@ struct RenderedChange<'a> {
 
 impl RenderedChange<'_> {
     fn moved(&self) -> bool {
-        self.rc.addr != self.rc.prev_run_addr
+        self.rc.moved()
     }
 
     fn importing(&self) -> bool {
         self.rc.importing.is_some()
     }
+}
+
+/// The diff of one change, through its `show -json` form.
+fn change_diff(rc: &ResourceInstanceChange, schemas: &dyn SchemaLookup, relevant: Matcher) -> Diff {
+    let schema = schema_for(rc, schemas).unwrap_or_default();
+    let cj = resource_change_json(rc, &schema);
+    let mut change = structured(&cj, relevant);
+    if rc.action == Action::Forget {
+        change = change.as_no_op();
+    }
+    if schema.block.attributes.is_empty() && schema.block.block_types.is_empty() {
+        return differ::compute_diff_for_output(&change);
+    }
+    differ::compute_diff_for_block(&change, &schema.block)
 }
 
 fn schema_for(rc: &ResourceInstanceChange, schemas: &dyn SchemaLookup) -> Option<Arc<Schema>> {
@@ -209,26 +224,31 @@ fn schema_for(rc: &ResourceInstanceChange, schemas: &dyn SchemaLookup) -> Option
 /// Changes in the order and with the filtering jsonplan applies: sorted
 /// by address then deposed key, deletes of data resources dropped.
 fn sorted_changes(changes: &[ResourceInstanceChange]) -> Vec<&ResourceInstanceChange> {
-    let mut out: Vec<&ResourceInstanceChange> = changes
-        .iter()
-        .filter(|c| {
+    sorted_change_indices(changes)
+        .into_iter()
+        .map(|i| &changes[i])
+        .collect()
+}
+
+/// The positions in `changes` of [`sorted_changes`].
+fn sorted_change_indices(changes: &[ResourceInstanceChange]) -> Vec<usize> {
+    let deposed_key = |c: &ResourceInstanceChange| {
+        c.deposed
+            .as_ref()
+            .map(|d| d.to_string())
+            .unwrap_or_default()
+    };
+    let mut out: Vec<usize> = (0..changes.len())
+        .filter(|&i| {
+            let c = &changes[i];
             !(c.addr.resource.resource.mode == ResourceMode::Data && c.action == Action::Delete)
         })
         .collect();
-    out.sort_by(|a, b| {
-        a.addr.cmp(&b.addr).then_with(|| {
-            let ka = a
-                .deposed
-                .as_ref()
-                .map(|d| d.to_string())
-                .unwrap_or_default();
-            let kb = b
-                .deposed
-                .as_ref()
-                .map(|d| d.to_string())
-                .unwrap_or_default();
-            ka.cmp(&kb)
-        })
+    out.sort_by(|&a, &b| {
+        let (a, b) = (&changes[a], &changes[b]);
+        a.addr
+            .cmp(&b.addr)
+            .then_with(|| deposed_key(a).cmp(&deposed_key(b)))
     });
     out
 }
@@ -262,20 +282,8 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
     let width = opts.width;
     let mut out = String::new();
 
-    let empty_schema = Schema::default();
-    let diff_of = |rc: &ResourceInstanceChange, relevant: Matcher| -> Diff {
-        let schema = schema_for(rc, schemas);
-        let schema = schema.as_deref().unwrap_or(&empty_schema);
-        let cj = resource_change_json(rc, schema);
-        let mut change = structured(&cj, relevant);
-        if rc.action == Action::Forget {
-            change = change.as_no_op();
-        }
-        if schema.block.attributes.is_empty() && schema.block.block_types.is_empty() {
-            return differ::compute_diff_for_output(&change);
-        }
-        differ::compute_diff_for_block(&change, &schema.block)
-    };
+    let diff_of =
+        |rc: &ResourceInstanceChange, relevant: Matcher| change_diff(rc, schemas, relevant);
 
     let drift: Vec<RenderedChange> = sorted_changes(&plan.drift)
         .into_iter()
@@ -303,14 +311,16 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
     // then dropped: a diff tree is many times the size of its text, and
     // holding every diff until the end was most of a large plan's peak
     // memory. Only the counts and the "no changes" decision need all of
-    // them, and those are summed on the way.
+    // them, and those are summed on the way. Changes are independent of
+    // each other, so they are rendered on every core, in order.
     let mut diffs_empty = outputs.iter().all(|(_, d)| d.action == Action::NoOp);
     let mut counts: BTreeMap<Action, usize> = BTreeMap::new();
     let mut importing = 0;
     let mut will_print_resource_changes = false;
     let mut shown = 0usize;
     let mut shown_text = String::new();
-    for rc in sorted_changes(&plan.changes) {
+    let sorted = sorted_changes(&plan.changes);
+    let rendered = map_in_parallel(&sorted, |&rc| {
         // An unchanged object that was neither moved nor imported is never
         // shown, and the diff of identical values is a no-op, which is what
         // the "no changes" decision would read from it: skipping it saves
@@ -320,34 +330,44 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
             && rc.importing.is_none()
             && rc.before.raw_equals(&rc.after)
         {
-            continue;
+            return None;
         }
         let c = RenderedChange {
             rc,
             diff: diff_of(rc, Matcher::Always),
         };
-        if c.diff.action != Action::NoOp || c.moved() {
+        let changes = c.diff.action != Action::NoOp || c.moved();
+        let action = rc.action;
+        let hidden = (action == Action::NoOp && !c.moved() && !c.importing())
+            || (action == Action::Delete
+                && rc.addr.resource.resource.mode != ResourceMode::Managed)
+            || rc.addr.resource.resource.mode == ResourceMode::Ephemeral;
+        let text = if hidden {
+            None
+        } else {
+            render_change(&c, Cause::Change, &colorize)
+        };
+        Some((changes, hidden, text))
+    });
+    for (rc, rendered) in sorted.iter().zip(rendered) {
+        let Some((changes, hidden, text)) = rendered else {
+            continue;
+        };
+        if changes {
             diffs_empty = false;
         }
-        let action = rc.action;
-        if action == Action::NoOp && !c.moved() && !c.importing() {
-            continue;
-        }
-        if action == Action::Delete && rc.addr.resource.resource.mode != ResourceMode::Managed {
-            continue;
-        }
-        if rc.addr.resource.resource.mode == ResourceMode::Ephemeral {
+        if hidden {
             continue;
         }
         shown += 1;
-        if c.importing() {
+        if rc.importing.is_some() {
             importing += 1;
         }
-        if action != Action::NoOp {
+        if rc.action != Action::NoOp {
             will_print_resource_changes = true;
-            *counts.entry(action).or_default() += 1;
+            *counts.entry(rc.action).or_default() += 1;
         }
-        if let Some(text) = render_change(&c, Cause::Change, &colorize) {
+        if let Some(text) = text {
             shown_text.push('\n');
             shown_text.push_str(&text);
             shown_text.push('\n');
@@ -498,27 +518,11 @@ pub struct PlanItemTexts {
 /// `plan` separately, without colour.
 pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTexts {
     let colorize = Colorize { enabled: false };
-    let empty_schema = Schema::default();
-    let diff_of = |rc: &ResourceInstanceChange, relevant: Matcher| -> Diff {
-        let schema = schema_for(rc, schemas);
-        let schema = schema.as_deref().unwrap_or(&empty_schema);
-        let cj = resource_change_json(rc, schema);
-        let mut change = structured(&cj, relevant);
-        if rc.action == Action::Forget {
-            change = change.as_no_op();
-        }
-        if schema.block.attributes.is_empty() && schema.block.block_types.is_empty() {
-            return differ::compute_diff_for_output(&change);
-        }
-        differ::compute_diff_for_block(&change, &schema.block)
-    };
-    let index_of = |list: &[ResourceInstanceChange], rc: &ResourceInstanceChange| {
-        list.iter()
-            .position(|c| std::ptr::eq(c, rc))
-            .unwrap_or_default()
-    };
+    let diff_of =
+        |rc: &ResourceInstanceChange, relevant: Matcher| change_diff(rc, schemas, relevant);
     let mut texts = PlanItemTexts::default();
-    for rc in sorted_changes(&plan.changes) {
+    for index in sorted_change_indices(&plan.changes) {
+        let rc = &plan.changes[index];
         let rendered = RenderedChange {
             rc,
             diff: diff_of(rc, Matcher::Always),
@@ -527,10 +531,11 @@ pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTex
             continue;
         }
         if let Some(text) = render_change(&rendered, Cause::Change, &colorize) {
-            texts.changes.push((index_of(&plan.changes, rc), text));
+            texts.changes.push((index, text));
         }
     }
-    for rc in sorted_changes(&plan.drift) {
+    for index in sorted_change_indices(&plan.drift) {
+        let rc = &plan.drift[index];
         let Some(matcher) = drift_matcher(plan, rc) else {
             continue;
         };
@@ -542,7 +547,7 @@ pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTex
             continue;
         }
         if let Some(text) = render_change(&rendered, Cause::Drift, &colorize) {
-            texts.drift.push((index_of(&plan.drift, rc), text));
+            texts.drift.push((index, text));
         }
     }
     let mut outputs: Vec<&OutputChange> = plan.output_changes.iter().collect();

@@ -189,3 +189,40 @@ fn each_item_text_is_the_part_of_the_plan_text_it_stands_for() {
     }
     assert!(items > 0, "no items rendered");
 }
+
+#[test]
+fn a_plan_long_enough_to_render_on_several_threads_prints_its_changes_in_order() {
+    let dir = case_dirs()
+        .into_iter()
+        .find(|d| d.ends_with("blocks_create"))
+        .expect("the blocks_create case");
+    let schemas = load_schemas(&read_json(&dir.join("schemas.json")));
+    let mut plan = plan_from_json(
+        &read_json(&dir.join("plan.json")),
+        PlanMode::Normal,
+        &schemas,
+    );
+    let template = plan.changes.clone();
+    assert!(!template.is_empty());
+    plan.changes.clear();
+    for i in 0..1500 {
+        for c in &template {
+            let mut c = c.clone();
+            c.addr.resource.key = InstanceKey::Int(i);
+            c.prev_run_addr = c.addr.clone();
+            plan.changes.push(c);
+        }
+    }
+    let whole = render_plan(&plan, &lookup(&schemas), &RenderOptions::new(false));
+    let texts = render_plan_items(&plan, &lookup(&schemas));
+    assert_eq!(texts.changes.len(), plan.changes.len());
+    // Every change's text, one after the other, in address order.
+    let mut rest = whole.as_str();
+    for (_, text) in &texts.changes {
+        let at = rest
+            .find(text.as_str())
+            .unwrap_or_else(|| panic!("{text:?} is not where it belongs"));
+        rest = &rest[at + text.len()..];
+    }
+    assert!(whole.contains(&format!("Plan: {} to add", plan.changes.len())));
+}
