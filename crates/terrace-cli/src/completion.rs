@@ -52,10 +52,14 @@ pub fn candidates(line: &str, dir: &Path) -> Vec<String> {
             "-install-autocomplete".into(),
             "-uninstall-autocomplete".into(),
         ],
-        [] => crate::help::COMMANDS
-            .iter()
-            .map(|c| c.to_string())
-            .collect(),
+        [] => {
+            let mut names: Vec<String> = crate::TOP_COMMANDS
+                .iter()
+                .map(|c| c.name.to_string())
+                .collect();
+            names.sort();
+            names
+        }
         [command, ..] if current.starts_with('-') => flags_of(command),
         [command] => SUBCOMMANDS
             .iter()

@@ -104,40 +104,11 @@ Options:
     }
 }
 
-/// Every top-level command, for suggestions.
-pub const COMMANDS: &[&str] = &[
-    "apply",
-    "completions",
-    "console",
-    "destroy",
-    "fmt",
-    "force-unlock",
-    "get",
-    "graph",
-    "import",
-    "init",
-    "login",
-    "logout",
-    "metadata",
-    "modules",
-    "output",
-    "plan",
-    "providers",
-    "refresh",
-    "show",
-    "state",
-    "taint",
-    "untaint",
-    "validate",
-    "version",
-    "workspace",
-];
-
 /// What is printed for a command name nothing answers to.
 pub fn unknown_command(name: &str) -> String {
-    let closest = COMMANDS
+    let closest = crate::TOP_COMMANDS
         .iter()
-        .map(|c| (terrace_syntax::levenshtein(name, c), *c))
+        .map(|c| (terrace_syntax::levenshtein(name, c.name), c.name))
         .filter(|(distance, _)| *distance < 3)
         .min();
     let suggestion = match closest {

@@ -83,47 +83,182 @@ pub(crate) fn in_automation() -> bool {
 use std::path::{Path, PathBuf};
 use terrace_config::input_variables::VariableArgument;
 
-const USAGE: &str = "Usage: terrace [global options] <subcommand> [args]
+/// A top-level command: its name, its line in the usage text (`{p}`
+/// stands for the product's name) and what runs it, with the arguments
+/// after its name, in the directory `-chdir` chose.
+pub(crate) struct TopCommand {
+    pub name: &'static str,
+    summary: &'static str,
+    run: fn(&[String]) -> i32,
+}
+
+/// How many of [`TOP_COMMANDS`] the usage text lists as the main ones.
+const MAIN_COMMANDS: usize = 5;
+
+/// Every top-level command: the main ones first, then the others by name.
+/// Dispatch, the usage text, suggestions for a mistyped name and shell
+/// completion all read this one list.
+pub(crate) const TOP_COMMANDS: &[TopCommand] = &[
+    TopCommand {
+        name: "init",
+        summary: "Prepare your working directory for other commands",
+        run: commands::init::run,
+    },
+    TopCommand {
+        name: "validate",
+        summary: "Check whether the configuration is valid",
+        run: commands::validate::command,
+    },
+    TopCommand {
+        name: "plan",
+        summary: "Show changes required by the current configuration",
+        run: |args| commands::operation::run(operation_args::Command::Plan, args),
+    },
+    TopCommand {
+        name: "apply",
+        summary: "Create or update infrastructure",
+        run: |args| commands::operation::run(operation_args::Command::Apply, args),
+    },
+    TopCommand {
+        name: "destroy",
+        summary: "Destroy previously-created infrastructure",
+        run: |args| commands::operation::run(operation_args::Command::Destroy, args),
+    },
+    TopCommand {
+        name: "completions",
+        summary: "Print the shell code that completes {p} commands",
+        run: completion::completions_command,
+    },
+    TopCommand {
+        name: "console",
+        summary: "Try {p} expressions at an interactive command prompt",
+        run: |args| console_command(PathBuf::from("."), args),
+    },
+    TopCommand {
+        name: "fmt",
+        summary: "Reformat your configuration in the standard style",
+        run: commands::fmt::run,
+    },
+    TopCommand {
+        name: "force-unlock",
+        summary: "Release a stuck lock on the current workspace",
+        run: commands::force_unlock::run,
+    },
+    TopCommand {
+        name: "get",
+        summary: "Install or upgrade the modules the configuration calls",
+        run: commands::modules::get,
+    },
+    TopCommand {
+        name: "graph",
+        summary: "Generate a Graphviz graph of the steps in an operation",
+        run: |args| commands::graph::run(Path::new("."), args),
+    },
+    TopCommand {
+        name: "import",
+        summary: "Associate existing infrastructure with a {p} resource",
+        run: |args| commands::operation::run(operation_args::Command::Import, args),
+    },
+    TopCommand {
+        name: "login",
+        summary: "Obtain and save credentials for a remote host",
+        run: commands::login::login,
+    },
+    TopCommand {
+        name: "logout",
+        summary: "Remove locally-stored credentials for a remote host",
+        run: commands::login::logout,
+    },
+    TopCommand {
+        name: "metadata",
+        summary: "Metadata related commands",
+        run: commands::metadata::run,
+    },
+    TopCommand {
+        name: "modules",
+        summary: "Show the module calls the configuration declares",
+        run: commands::modules::modules,
+    },
+    TopCommand {
+        name: "output",
+        summary: "Show output values from your root module",
+        run: commands::output::run,
+    },
+    TopCommand {
+        name: "providers",
+        summary: "Show the providers required for this configuration",
+        run: |args| match args.first().map(String::as_str) {
+            Some("lock") => commands::providers_lock::run(&args[1..]),
+            Some("mirror") => commands::providers_mirror::run(&args[1..]),
+            _ => commands::providers::run(Path::new("."), args),
+        },
+    },
+    TopCommand {
+        name: "refresh",
+        summary: "Update the state to match remote systems",
+        run: |args| commands::operation::run(operation_args::Command::Refresh, args),
+    },
+    TopCommand {
+        name: "show",
+        summary: "Show the current state or a saved plan",
+        run: commands::show::run,
+    },
+    TopCommand {
+        name: "state",
+        summary: "Advanced state management",
+        run: commands::state::run,
+    },
+    TopCommand {
+        name: "taint",
+        summary: "Mark a resource instance as not fully functional",
+        run: |args| commands::taint::run(true, args),
+    },
+    TopCommand {
+        name: "test",
+        summary: "Execute integration tests for {p} modules",
+        run: commands::test::run,
+    },
+    TopCommand {
+        name: "untaint",
+        summary: "Remove the 'tainted' state from a resource instance",
+        run: |args| commands::taint::run(false, args),
+    },
+    TopCommand {
+        name: "version",
+        summary: "Show the current {p} version",
+        run: version,
+    },
+    TopCommand {
+        name: "workspace",
+        summary: "Workspace management",
+        run: commands::workspace::run,
+    },
+];
+
+/// What `-help` prints, and a command line without a command.
+fn usage() -> String {
+    let p = PRODUCT;
+    let line = |c: &TopCommand| format!("  {:<13} {}\n", c.name, c.summary.replace("{p}", p));
+    let main: String = TOP_COMMANDS[..MAIN_COMMANDS].iter().map(line).collect();
+    let others: String = TOP_COMMANDS[MAIN_COMMANDS..].iter().map(line).collect();
+    format!(
+        "Usage: {p} [global options] <subcommand> [args]
 
 Main commands:
-  init          Prepare your working directory for other commands
-  validate      Check whether the configuration is valid
-  plan          Show changes required by the current configuration
-  apply         Create or update infrastructure
-  destroy       Destroy previously-created infrastructure
-
+{main}
 All other commands:
-  completions   Print the shell code that completes terrace commands
-  console       Try terrace expressions at an interactive command prompt
-  fmt           Reformat your configuration in the standard style
-  force-unlock  Release a stuck lock on the current workspace
-  get           Install or upgrade the modules the configuration calls
-  graph         Generate a Graphviz graph of the steps in an operation
-  import        Associate existing infrastructure with a terrace resource
-  login         Obtain and save credentials for a remote host
-  logout        Remove locally-stored credentials for a remote host
-  metadata      Metadata related commands
-  modules       Show the module calls the configuration declares
-  output        Show output values from your root module
-  providers     Show the providers required for this configuration
-  refresh       Update the state to match remote systems
-  show          Show the current state or a saved plan
-  state         Advanced state management
-  taint         Mark a resource instance as not fully functional
-  test          Execute integration tests for terrace modules
-  untaint       Remove the 'tainted' state from a resource instance
-  version       Show the current terrace version
-  workspace     Workspace management
-
+{others}
 Global options:
   -chdir=DIR    Switch to a different working directory before executing the
                 given subcommand.
   -help         Show this help output.
   -version      An alias for the \"version\" subcommand.
-  -install-autocomplete    Install shell completion for terrace (bash, zsh,
+  -install-autocomplete    Install shell completion for {p} (bash, zsh,
                            fish: for each whose configuration file exists).
   -uninstall-autocomplete  Remove it again.
-";
+"
+    )
+}
 
 /// Commands that never start a provider plugin: like a Go program, they
 /// end quietly when the reader of their output goes away (`terrace output
@@ -191,7 +326,7 @@ fn run(argv: Vec<String>) -> i32 {
         }
     }
     let Some(command) = rest.first() else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return 127;
     };
     match command.as_str() {
@@ -208,7 +343,7 @@ fn run(argv: Vec<String>) -> i32 {
     };
     let _ = command;
     let Some((command, command_args)) = argv.split_first() else {
-        eprint!("{USAGE}");
+        eprint!("{}", usage());
         return 127;
     };
     // Like terraform, -chdir switches the process's working directory, so
@@ -221,42 +356,13 @@ fn run(argv: Vec<String>) -> i32 {
             return 1;
         }
     }
-    let dir = PathBuf::from(".");
+    if let Some(top) = TOP_COMMANDS.iter().find(|c| c.name == command) {
+        return (top.run)(command_args);
+    }
     match command.as_str() {
-        "console" => console_command(dir, command_args),
-        "init" => commands::init::run(command_args),
-        "providers" if command_args.first().map(String::as_str) == Some("lock") => {
-            commands::providers_lock::run(&command_args[1..])
-        }
-        "providers" if command_args.first().map(String::as_str) == Some("mirror") => {
-            commands::providers_mirror::run(&command_args[1..])
-        }
-        "providers" => commands::providers::run(&dir, command_args),
-        "validate" => commands::validate::command(command_args),
-        "plan" => commands::operation::run(operation_args::Command::Plan, command_args),
-        "apply" => commands::operation::run(operation_args::Command::Apply, command_args),
-        "destroy" => commands::operation::run(operation_args::Command::Destroy, command_args),
-        "refresh" => commands::operation::run(operation_args::Command::Refresh, command_args),
-        "import" => commands::operation::run(operation_args::Command::Import, command_args),
-        "graph" => commands::graph::run(&dir, command_args),
-        "get" => commands::modules::get(command_args),
-        "login" => commands::login::login(command_args),
-        "logout" => commands::login::logout(command_args),
-        "metadata" => commands::metadata::run(command_args),
-        "modules" => commands::modules::modules(command_args),
-        "fmt" => commands::fmt::run(command_args),
-        "completions" => completion::completions_command(command_args),
-        "force-unlock" => commands::force_unlock::run(command_args),
-        "output" => commands::output::run(command_args),
-        "show" => commands::show::run(command_args),
-        "state" => commands::state::run(command_args),
-        "taint" => commands::taint::run(true, command_args),
-        "test" => commands::test::run(command_args),
-        "untaint" => commands::taint::run(false, command_args),
-        "workspace" => commands::workspace::run(command_args),
-        "version" | "-version" | "--version" | "-v" => version(command_args),
+        "-version" | "--version" | "-v" => version(command_args),
         "-help" | "--help" | "-h" | "help" => {
-            out!("{USAGE}");
+            out!("{}", usage());
             0
         }
         other => {
@@ -371,4 +477,40 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
         }
     }
     commands::console::run(&dir, commands::console::ConsoleOptions { variables, color })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_top_level_command_is_listed_once_in_order() {
+        let others: Vec<&str> = TOP_COMMANDS[MAIN_COMMANDS..]
+            .iter()
+            .map(|c| c.name)
+            .collect();
+        let mut sorted = others.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(
+            others, sorted,
+            "the other commands are listed by name, once"
+        );
+        let text = usage();
+        for c in TOP_COMMANDS {
+            assert_eq!(
+                TOP_COMMANDS.iter().filter(|o| o.name == c.name).count(),
+                1,
+                "{}",
+                c.name
+            );
+            assert!(
+                text.contains(&format!("\n  {:<13} ", c.name)),
+                "{} is not in the usage text",
+                c.name
+            );
+            assert!(!text.contains("{p}"));
+        }
+        assert!(help::unknown_command("tes").contains("Did you mean \"test\"?"));
+    }
 }

@@ -2,16 +2,19 @@
 //! and the `for_each` of a resource or module using that provider must not
 //! be built from the same source in the same way, or removing an element
 //! would remove a provider instance together with the resource instances
-//! it must destroy. This is a best-effort syntactic comparison with exactly
-//! the rules the RFC lists (and OpenTofu implements): anything not covered
-//! is "not similar".
+//! it must destroy. This is a best-effort syntactic comparison, the same
+//! as OpenTofu's: parentheses are looked through; traversals match when
+//! their roots and every step match (a number index by value); literals by
+//! value; function calls by name and arguments; conditionals, indexes,
+//! tuples, objects, `for` expressions, operators and templates part by
+//! part. Anything else is "not similar".
 
 use crate::references::traversals;
 use terrace_syntax::ast::{Expr, ExprKind, ObjectKey, TemplatePart, TraversalStep};
 use terrace_value::Value;
 
 /// True when `provider_for_each` and `other_for_each` are too similar:
-/// both contain references and they match under the RFC's rules.
+/// both contain references and they match under the rules above.
 pub fn for_each_too_similar(provider_for_each: &Expr, other_for_each: &Expr) -> bool {
     if traversals(provider_for_each).is_empty() || traversals(other_for_each).is_empty() {
         return false;
@@ -221,7 +224,7 @@ mod tests {
     }
 
     #[test]
-    fn rules_of_seed_002() {
+    fn expressions_too_similar_for_a_provider_for_each_and_its_resources() {
         let cases: &[(&str, &str, bool)] = &[
             // References are required on both sides.
             ("{a = 1}", "{a = 1}", false),

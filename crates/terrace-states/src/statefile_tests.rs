@@ -173,7 +173,7 @@ fn per_instance(
 const AWS: &str = r#"module.m.provider[\"registry.terraform.io/hashicorp/aws\"].by_region"#;
 
 #[test]
-fn seed_002_instance_level_providers_are_read() {
+fn instance_level_providers_are_read() {
     let insts = format!(
         r#"{{"index_key":"a","provider":"{AWS}[\"us\"]"}},{{"index_key":"b","provider":"{AWS}[\"eu\"]"}}"#
     );
@@ -202,7 +202,7 @@ fn seed_002_instance_level_providers_are_read() {
 }
 
 #[test]
-fn seed_002_both_levels_warn_and_the_instance_wins() {
+fn both_levels_warn_and_the_instance_wins() {
     let insts = format!(r#"{{"index_key":"a","provider":"{AWS}[\"us\"]"}},{{"index_key":"b"}}"#);
     let (state, warnings) = per_instance(&insts, &format!(r#""provider":"{AWS}","#)).unwrap();
     assert_eq!(warnings.len(), 1);
@@ -225,7 +225,7 @@ fn seed_002_both_levels_warn_and_the_instance_wins() {
 }
 
 #[test]
-fn seed_002_instances_of_different_configurations_are_refused() {
+fn instances_of_different_configurations_are_refused() {
     let other = r#"module.m.provider[\"registry.terraform.io/hashicorp/aws\"].other"#;
     let insts = format!(
         r#"{{"index_key":"a","provider":"{AWS}[\"us\"]"}},{{"index_key":"b","provider":"{other}[\"eu\"]"}}"#
