@@ -1,86 +1,45 @@
-//! go-plugin's automatic mutual TLS. terrace makes a fresh self-signed
-//! client certificate per plugin and passes it in `PLUGIN_CLIENT_CERT`;
-//! the plugin makes its own and prints it in the handshake line. Each side
-//! then accepts exactly the other's certificate.
-//!
-//! A stock verifier cannot be used on the plugin's side of this: its
-//! certificate is a self-signed CA certificate (rejected as an end-entity
-//! certificate by WebPKI rules), is issued for no name terrace could check,
-//! and uses a P-521 key, which the ring crypto provider cannot verify. So
-//! the verifier here pins the certificate bytes from the handshake, and
-//! checks the handshake signatures with the ring algorithms plus ECDSA
-//! P-521/SHA-512 from the RustCrypto `p521` crate.
+//! The host's side of go-plugin's automatic mutual TLS: terrace makes a
+//! fresh self-signed client certificate per plugin and passes it in
+//! `PLUGIN_CLIENT_CERT`; the plugin makes its own and prints it in the
+//! handshake line, and terrace accepts exactly that certificate
+//! (`terrace_protocol::mtls` holds what both sides share, and why a stock
+//! verifier cannot do this).
 
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose,
-};
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, ServerName, UnixTime};
-use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, SignatureScheme};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
 use std::sync::Arc;
-use terrace_protocol::mtls::supported_algorithms;
+use terrace_protocol::mtls::{OwnCertificate, Pinned};
 
 /// The certificate terrace presents to one plugin.
 pub(crate) struct ClientCertificate {
     /// PEM text, for `PLUGIN_CLIENT_CERT`.
     pub pem: String,
-    der: CertificateDer<'static>,
-    key: Vec<u8>,
+    own: OwnCertificate,
 }
 
 impl ClientCertificate {
-    /// A new P-256 key and a self-signed certificate for `localhost` usable
-    /// for client and server authentication, shaped like go-plugin's own
-    /// (a CA certificate, so that Go accepts it as its own root).
     pub fn generate() -> Result<ClientCertificate, String> {
-        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
-            .map_err(|e| format!("generating the client key: {e}"))?;
-        let mut params = CertificateParams::new(vec!["localhost".to_string()])
-            .map_err(|e| format!("preparing the client certificate: {e}"))?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "localhost");
-        params
-            .distinguished_name
-            .push(DnType::OrganizationName, "terrace");
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-            KeyUsagePurpose::KeyAgreement,
-            KeyUsagePurpose::KeyCertSign,
-        ];
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ClientAuth,
-            ExtendedKeyUsagePurpose::ServerAuth,
-        ];
-        let cert = params
-            .self_signed(&key)
-            .map_err(|e| format!("signing the client certificate: {e}"))?;
+        let own = OwnCertificate::generate("terrace")?;
         Ok(ClientCertificate {
-            pem: cert.pem(),
-            der: cert.der().clone(),
-            key: key.serialize_der(),
+            pem: own.pem.clone(),
+            own,
         })
     }
 
     /// The TLS configuration for talking to a plugin whose handshake
     /// carried `server_certificate` (DER).
     pub fn client_config(&self, server_certificate: &[u8]) -> Result<Arc<ClientConfig>, String> {
-        let verifier = Arc::new(PinnedServerCertificate {
-            pinned: CertificateDer::from(server_certificate.to_vec()),
-            algorithms: supported_algorithms(),
-        });
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.clone()));
+        let verifier = Arc::new(PinnedServerCertificate(Pinned::new(vec![
+            server_certificate.to_vec(),
+        ])));
         let mut config =
             ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
                 .with_safe_default_protocol_versions()
                 .map_err(|e| format!("configuring TLS: {e}"))?
                 .dangerous()
                 .with_custom_certificate_verifier(verifier)
-                .with_client_auth_cert(vec![self.der.clone()], key)
+                .with_client_auth_cert(vec![self.own.certificate()], self.own.private_key())
                 .map_err(|e| format!("configuring the TLS client certificate: {e}"))?;
         // gRPC servers refuse TLS connections that do not negotiate HTTP/2.
         config.alpn_protocols = vec![b"h2".to_vec()];
@@ -88,14 +47,10 @@ impl ClientCertificate {
     }
 }
 
-/// Accepts exactly one certificate, whatever its issuer, names or
-/// validity dates: the one the plugin announced on its stdout, a channel
-/// only terrace and the plugin share.
+/// Accepts exactly one certificate: the one the plugin announced on its
+/// stdout, a channel only terrace and the plugin share.
 #[derive(Debug)]
-struct PinnedServerCertificate {
-    pinned: CertificateDer<'static>,
-    algorithms: WebPkiSupportedAlgorithms,
-}
+struct PinnedServerCertificate(Pinned);
 
 impl ServerCertVerifier for PinnedServerCertificate {
     fn verify_server_cert(
@@ -106,13 +61,9 @@ impl ServerCertVerifier for PinnedServerCertificate {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        if end_entity.as_ref() == self.pinned.as_ref() {
-            Ok(ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::ApplicationVerificationFailure,
-            ))
-        }
+        self.0
+            .check(end_entity)
+            .map(|()| ServerCertVerified::assertion())
     }
 
     fn verify_tls12_signature(
@@ -121,7 +72,7 @@ impl ServerCertVerifier for PinnedServerCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.algorithms)
+        self.0.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -130,11 +81,11 @@ impl ServerCertVerifier for PinnedServerCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.algorithms)
+        self.0.verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algorithms.supported_schemes()
+        self.0.supported_verify_schemes()
     }
 }
 
@@ -143,21 +94,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn generated_certificate_is_a_pem_certificate() {
+    fn a_client_configuration_offers_http2_and_the_pem_is_announced() {
         let cert = ClientCertificate::generate().unwrap();
         assert!(cert.pem.starts_with("-----BEGIN CERTIFICATE-----"));
-        assert!(cert.pem.trim_end().ends_with("-----END CERTIFICATE-----"));
-        // Fresh key per plugin.
-        let other = ClientCertificate::generate().unwrap();
-        assert_ne!(cert.pem, other.pem);
+        let config = cert.client_config(&[1, 2, 3]).unwrap();
+        assert_eq!(config.alpn_protocols, vec![b"h2".to_vec()]);
     }
 
     #[test]
-    fn verifier_pins_exact_bytes_and_offers_p521() {
-        let verifier = PinnedServerCertificate {
-            pinned: CertificateDer::from(vec![1, 2, 3]),
-            algorithms: supported_algorithms(),
-        };
+    fn the_verifier_pins_the_announced_certificate() {
+        let verifier = PinnedServerCertificate(Pinned::new(vec![vec![1, 2, 3]]));
         let name = ServerName::try_from("localhost").unwrap();
         let now = UnixTime::now();
         assert!(verifier
@@ -166,8 +112,5 @@ mod tests {
         assert!(verifier
             .verify_server_cert(&CertificateDer::from(vec![1, 2, 4]), &[], &name, &[], now)
             .is_err());
-        let schemes = verifier.supported_verify_schemes();
-        assert!(schemes.contains(&SignatureScheme::ECDSA_NISTP521_SHA512));
-        assert!(schemes.contains(&SignatureScheme::ECDSA_NISTP256_SHA256));
     }
 }

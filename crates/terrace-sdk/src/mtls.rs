@@ -1,91 +1,47 @@
-//! The plugin's side of go-plugin's automatic mutual TLS. The host passes
+//! The plugin's side of go-plugin's automatic mutual TLS: the host passes
 //! its certificate in `PLUGIN_CLIENT_CERT`; the plugin makes a fresh
 //! self-signed certificate of its own, announces it in the handshake line,
-//! and accepts connections presenting exactly the host's certificate.
-//!
-//! Terraform's certificates use P-521 keys, whose signatures the ring
-//! crypto provider cannot check, so the verifier adds ECDSA P-521/SHA-512
-//! from the RustCrypto `p521` crate. Pinning the exact certificate bytes
-//! stands in for chain validation: the certificate arrived through the
-//! process environment, a channel only the host and the plugin share.
+//! and accepts connections presenting exactly the host's certificate
+//! (`terrace_protocol::mtls` holds what both sides share).
 
 use base64::Engine;
-use rcgen::{
-    BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, KeyPair,
-    KeyUsagePurpose,
-};
 use rustls::client::danger::HandshakeSignatureValid;
-use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, WebPkiSupportedAlgorithms};
-use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer, UnixTime};
+use rustls::pki_types::{CertificateDer, UnixTime};
 use rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
-use rustls::{
-    CertificateError, DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme,
-};
+use rustls::{DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
 use std::sync::Arc;
-use terrace_protocol::mtls::supported_algorithms;
+use terrace_protocol::mtls::{OwnCertificate, Pinned};
 
 /// The plugin's own certificate for this run.
 pub(crate) struct ServerCertificate {
-    pub der: Vec<u8>,
-    key: Vec<u8>,
+    own: OwnCertificate,
 }
 
 impl ServerCertificate {
-    /// A new P-256 key and a self-signed certificate for `localhost`,
-    /// shaped as Go's TLS stack expects of a pinned peer: a CA certificate
-    /// (so it can be its own root) usable for server and client auth.
     pub fn generate() -> Result<ServerCertificate, String> {
-        let key = KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
-            .map_err(|e| format!("generating the server key: {e}"))?;
-        let mut params = CertificateParams::new(vec!["localhost".to_string()])
-            .map_err(|e| format!("preparing the server certificate: {e}"))?;
-        params
-            .distinguished_name
-            .push(DnType::CommonName, "localhost");
-        params
-            .distinguished_name
-            .push(DnType::OrganizationName, "terrace-sdk");
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-            KeyUsagePurpose::KeyAgreement,
-            KeyUsagePurpose::KeyCertSign,
-        ];
-        params.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ClientAuth,
-            ExtendedKeyUsagePurpose::ServerAuth,
-        ];
-        let cert = params
-            .self_signed(&key)
-            .map_err(|e| format!("signing the server certificate: {e}"))?;
         Ok(ServerCertificate {
-            der: cert.der().to_vec(),
-            key: key.serialize_der(),
+            own: OwnCertificate::generate("terrace-sdk")?,
         })
     }
 
     /// The certificate as the handshake line carries it: the DER bytes in
     /// unpadded standard base64 (a PEM would need newlines).
     pub fn handshake_text(&self) -> String {
-        base64::engine::general_purpose::STANDARD_NO_PAD.encode(&self.der)
+        base64::engine::general_purpose::STANDARD_NO_PAD.encode(&self.own.der)
     }
 
     /// The TLS configuration accepting only the given client certificates
     /// (PEM text, as in `PLUGIN_CLIENT_CERT`).
     pub fn server_config(&self, client_pem: &str) -> Result<Arc<ServerConfig>, String> {
-        let pinned = pem_certificates(client_pem)?;
-        let verifier = Arc::new(PinnedClientCertificate {
-            pinned,
-            algorithms: supported_algorithms(),
-        });
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.clone()));
+        let verifier = Arc::new(PinnedClientCertificate(Pinned::new(pem_certificates(
+            client_pem,
+        )?)));
         let mut config =
             ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
                 .with_safe_default_protocol_versions()
                 .map_err(|e| format!("configuring TLS: {e}"))?
                 .with_client_cert_verifier(verifier)
-                .with_single_cert(vec![CertificateDer::from(self.der.clone())], key)
+                .with_single_cert(vec![self.own.certificate()], self.own.private_key())
                 .map_err(|e| format!("configuring the server certificate: {e}"))?;
         config.alpn_protocols = vec![b"h2".to_vec()];
         Ok(Arc::new(config))
@@ -119,13 +75,9 @@ pub(crate) fn pem_certificates(pem: &str) -> Result<Vec<Vec<u8>>, String> {
     Ok(found)
 }
 
-/// Accepts exactly the host's certificate, whatever its issuer, names or
-/// dates.
+/// Accepts exactly the host's certificate.
 #[derive(Debug)]
-struct PinnedClientCertificate {
-    pinned: Vec<Vec<u8>>,
-    algorithms: WebPkiSupportedAlgorithms,
-}
+struct PinnedClientCertificate(Pinned);
 
 impl ClientCertVerifier for PinnedClientCertificate {
     fn root_hint_subjects(&self) -> &[DistinguishedName] {
@@ -138,17 +90,9 @@ impl ClientCertVerifier for PinnedClientCertificate {
         _intermediates: &[CertificateDer<'_>],
         _now: UnixTime,
     ) -> Result<ClientCertVerified, rustls::Error> {
-        if self
-            .pinned
-            .iter()
-            .any(|p| p.as_slice() == end_entity.as_ref())
-        {
-            Ok(ClientCertVerified::assertion())
-        } else {
-            Err(rustls::Error::InvalidCertificate(
-                CertificateError::ApplicationVerificationFailure,
-            ))
-        }
+        self.0
+            .check(end_entity)
+            .map(|()| ClientCertVerified::assertion())
     }
 
     fn verify_tls12_signature(
@@ -157,7 +101,7 @@ impl ClientCertVerifier for PinnedClientCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls12_signature(message, cert, dss, &self.algorithms)
+        self.0.verify_tls12_signature(message, cert, dss)
     }
 
     fn verify_tls13_signature(
@@ -166,11 +110,11 @@ impl ClientCertVerifier for PinnedClientCertificate {
         cert: &CertificateDer<'_>,
         dss: &DigitallySignedStruct,
     ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        verify_tls13_signature(message, cert, dss, &self.algorithms)
+        self.0.verify_tls13_signature(message, cert, dss)
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algorithms.supported_schemes()
+        self.0.supported_verify_schemes()
     }
 }
 
@@ -181,19 +125,17 @@ mod tests {
     #[test]
     fn certificates_are_fresh_and_announced_without_padding() {
         let one = ServerCertificate::generate().unwrap();
-        let two = ServerCertificate::generate().unwrap();
-        assert_ne!(one.der, two.der);
         let text = one.handshake_text();
         assert!(!text.contains('='));
         let decoded = base64::engine::general_purpose::STANDARD_NO_PAD
             .decode(text)
             .unwrap();
-        assert_eq!(decoded, one.der);
+        assert_eq!(decoded, one.own.der);
     }
 
     #[test]
     fn pem_texts_are_read() {
-        let der = ServerCertificate::generate().unwrap().der;
+        let der = ServerCertificate::generate().unwrap().own.der;
         let body = base64::engine::general_purpose::STANDARD.encode(&der);
         let lines: Vec<&str> = body
             .as_bytes()
@@ -215,10 +157,7 @@ mod tests {
 
     #[test]
     fn only_the_pinned_certificate_is_accepted() {
-        let verifier = PinnedClientCertificate {
-            pinned: vec![vec![1, 2, 3]],
-            algorithms: supported_algorithms(),
-        };
+        let verifier = PinnedClientCertificate(Pinned::new(vec![vec![1, 2, 3]]));
         let now = UnixTime::now();
         assert!(verifier
             .verify_client_cert(&CertificateDer::from(vec![1, 2, 3]), &[], now)
@@ -235,7 +174,7 @@ mod tests {
     fn server_configs_need_a_client_certificate() {
         let cert = ServerCertificate::generate().unwrap();
         assert!(cert.server_config("").is_err());
-        let body = base64::engine::general_purpose::STANDARD.encode(&cert.der);
+        let body = base64::engine::general_purpose::STANDARD.encode(&cert.own.der);
         let pem = format!("-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n");
         let config = cert.server_config(&pem).unwrap();
         assert_eq!(config.alpn_protocols, vec![b"h2".to_vec()]);
