@@ -62,7 +62,7 @@ pub(super) fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCa
         mc.providers.extend(p);
     }
     let mut seen_lifecycle: Option<&Block> = None;
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("module input variables", "module");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
@@ -85,27 +85,8 @@ pub(super) fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCa
                     enabled_rng = Some(attr.name_range.clone());
                 }
             }
-            "_" => {
-                if let Some(first) = seen_escape {
-                    diags.push(escape_block_duplicate(
-                        "module input variables",
-                        "module",
-                        first,
-                        b,
-                    ));
-                    continue;
-                }
-                seen_escape = Some(b);
-                mc.config = Body::merged(vec![mc.config.clone(), b.body.clone()]);
-            }
-            _ => diags.push(error(
-                "Reserved block type name in module block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            )),
+            "_" => escape.merge(b, &mut mc.config, &mut diags),
+            _ => diags.push(reserved_block_type("module", b)),
         }
     }
     if let Some(d) = complain_repetition(

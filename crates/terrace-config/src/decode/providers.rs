@@ -340,28 +340,12 @@ pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnos
             ));
         }
     }
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("provider-specific", "provider");
     for b in &content.blocks {
         if b.block_type == "_" {
-            if let Some(first) = seen_escape {
-                diags.push(error(
-                    "Duplicate escaping block",
-                    format!("The special block type \"_\" can be used to force particular arguments to be interpreted as provider-specific rather than as meta-arguments, but each provider block can have only one such block. The first escaping block was at {}.", first.def_range),
-                    &b.def_range,
-                ));
-                continue;
-            }
-            seen_escape = Some(b);
-            provider.config = Body::merged(vec![provider.config.clone(), b.body.clone()]);
+            escape.merge(b, &mut provider.config, &mut diags);
         } else {
-            diags.push(error(
-                "Reserved block type name in provider block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            ));
+            diags.push(reserved_block_type("provider", b));
         }
     }
     (Some(provider), diags)

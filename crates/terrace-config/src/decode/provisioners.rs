@@ -56,22 +56,10 @@ pub(super) fn decode_provisioner_block(block: &Block) -> (Option<Provisioner>, D
         }
     }
     let mut seen_connection: Option<&Block> = None;
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("provisioner-type-specific", "provisioner");
     for b in &content.blocks {
         match b.block_type.as_str() {
-            "_" => {
-                if let Some(first) = seen_escape {
-                    diags.push(escape_block_duplicate(
-                        "provisioner-type-specific",
-                        "provisioner",
-                        first,
-                        b,
-                    ));
-                    continue;
-                }
-                seen_escape = Some(b);
-                pv.config = Body::merged(vec![pv.config.clone(), b.body.clone()]);
-            }
+            "_" => escape.merge(b, &mut pv.config, &mut diags),
             "connection" => {
                 if let Some(first) = seen_connection {
                     diags.push(error(
@@ -93,14 +81,7 @@ pub(super) fn decode_provisioner_block(block: &Block) -> (Option<Provisioner>, D
                     decl_range: b.def_range.clone(),
                 });
             }
-            _ => diags.push(error(
-                "Reserved block type name in provisioner block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            )),
+            _ => diags.push(reserved_block_type("provisioner", b)),
         }
     }
     (Some(pv), diags)

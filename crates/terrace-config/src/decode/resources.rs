@@ -103,16 +103,50 @@ pub(super) fn decode_lifecycle_rules(
     }
 }
 
-pub(super) fn escape_block_duplicate(
-    kind: &str,
-    noun: &str,
-    first: &Block,
-    b: &Block,
-) -> Diagnostic {
+/// The special `_` block a block may hold once: its arguments belong to
+/// the block's own body (the provider's, the module's variables, ...)
+/// even where their names are meta-arguments.
+pub(super) struct EscapeBlock<'a> {
+    /// What the arguments are taken as, for the duplicate's message.
+    kind: &'static str,
+    /// The enclosing block's type.
+    noun: &'static str,
+    first: Option<&'a Block>,
+}
+
+impl<'a> EscapeBlock<'a> {
+    pub(super) fn new(kind: &'static str, noun: &'static str) -> EscapeBlock<'a> {
+        EscapeBlock {
+            kind,
+            noun,
+            first: None,
+        }
+    }
+
+    /// Merges the `_` block `b` into `config`; a second one is an error.
+    pub(super) fn merge(&mut self, b: &'a Block, config: &mut Body, diags: &mut Diagnostics) {
+        if let Some(first) = self.first {
+            diags.push(error(
+                "Duplicate escaping block",
+                format!("The special block type \"_\" can be used to force particular arguments to be interpreted as {} rather than as meta-arguments, but each {} block can have only one such block. The first escaping block was at {}.", self.kind, self.noun, first.def_range),
+                &b.def_range,
+            ));
+            return;
+        }
+        self.first = Some(b);
+        *config = Body::merged(vec![config.clone(), b.body.clone()]);
+    }
+}
+
+/// A nested block of a type no version gives a meaning yet.
+pub(super) fn reserved_block_type(noun: &str, b: &Block) -> Diagnostic {
     error(
-        "Duplicate escaping block",
-        format!("The special block type \"_\" can be used to force particular arguments to be interpreted as {kind} rather than as meta-arguments, but each {noun} block can have only one such block. The first escaping block was at {}.", first.def_range),
-        &b.def_range,
+        format!("Reserved block type name in {noun} block"),
+        format!(
+            "The block type name {} is reserved for use by {PRODUCT} in a future version.",
+            quote(&b.block_type)
+        ),
+        &b.type_range,
     )
 }
 
@@ -147,7 +181,7 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
     }
     let mut seen_lifecycle: Option<&Block> = None;
     let mut seen_connection: Option<&Block> = None;
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("resource-type-specific", "resource");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
@@ -214,27 +248,8 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
                 diags.extend(more);
                 managed.provisioners.extend(p);
             }
-            "_" => {
-                if let Some(first) = seen_escape {
-                    diags.push(escape_block_duplicate(
-                        "resource-type-specific",
-                        "resource",
-                        first,
-                        b,
-                    ));
-                    continue;
-                }
-                seen_escape = Some(b);
-                r.config = Body::merged(vec![r.config.clone(), b.body.clone()]);
-            }
-            _ => diags.push(error(
-                "Reserved block type name in resource block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            )),
+            "_" => escape.merge(b, &mut r.config, &mut diags),
+            _ => diags.push(reserved_block_type("resource", b)),
         }
     }
     if let Some(d) = complain_repetition(
@@ -435,23 +450,11 @@ pub(super) fn decode_data_block(
         diags.extend(more);
         r.depends_on.extend(deps);
     }
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("resource-type-specific", "data");
     let mut seen_lifecycle: Option<&Block> = None;
     for b in &content.blocks {
         match b.block_type.as_str() {
-            "_" => {
-                if let Some(first) = seen_escape {
-                    diags.push(escape_block_duplicate(
-                        "resource-type-specific",
-                        "data",
-                        first,
-                        b,
-                    ));
-                    continue;
-                }
-                seen_escape = Some(b);
-                r.config = Body::merged(vec![r.config.clone(), b.body.clone()]);
-            }
+            "_" => escape.merge(b, &mut r.config, &mut diags),
             "lifecycle" => {
                 if nested {
                     diags.push(error(
@@ -488,14 +491,7 @@ pub(super) fn decode_data_block(
                 }
                 decode_lifecycle_rules(&lc, &mut r, is_override, &mut diags);
             }
-            _ => diags.push(error(
-                "Reserved block type name in data block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            )),
+            _ => diags.push(reserved_block_type("data", b)),
         }
     }
     if let Some(d) = complain_repetition(
@@ -553,7 +549,7 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
         )
     };
     let mut seen_lifecycle: Option<&Block> = None;
-    let mut seen_escape: Option<&Block> = None;
+    let mut escape = EscapeBlock::new("resource-type-specific", "resource");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
@@ -589,27 +585,8 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
                 decode_lifecycle_rules(&lc, &mut r, is_override, &mut diags);
             }
             "connection" | "provisioner" => diags.push(bad_block(&b.block_type, &b.def_range)),
-            "_" => {
-                if let Some(first) = seen_escape {
-                    diags.push(escape_block_duplicate(
-                        "resource-type-specific",
-                        "resource",
-                        first,
-                        b,
-                    ));
-                    continue;
-                }
-                seen_escape = Some(b);
-                r.config = Body::merged(vec![r.config.clone(), b.body.clone()]);
-            }
-            _ => diags.push(error(
-                "Reserved block type name in ephemeral block",
-                format!(
-                    "The block type name {} is reserved for use by {PRODUCT} in a future version.",
-                    quote(&b.block_type)
-                ),
-                &b.type_range,
-            )),
+            "_" => escape.merge(b, &mut r.config, &mut diags),
+            _ => diags.push(reserved_block_type("ephemeral", b)),
         }
     }
     if let Some(d) = complain_repetition(
