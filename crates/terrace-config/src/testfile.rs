@@ -10,8 +10,8 @@
 
 use crate::body::{Body, BodySchema};
 use crate::decode::{
-    check_provider_name_normalized, decode_passed_provider_configs, decode_provider_block,
-    decode_string, valid_identifier, BAD_IDENTIFIER_DETAIL,
+    decode_passed_provider_configs, decode_provider_block, decode_provider_identity, decode_string,
+    ProviderBlockKind,
 };
 use crate::expr::PRODUCT;
 use crate::loader::{
@@ -232,56 +232,14 @@ fn decode_mock_provider_block(block: &crate::body::Block) -> (Option<Provider>, 
         .attr("for_each")
         .attr("source");
     let (content, _, mut diags) = block.body.partial_content(&schema);
-    let name = block.labels.first().cloned().unwrap_or_default();
-    let name_diags = check_provider_name_normalized(&name, &block.def_range);
-    let invalid = has_errors(&name_diags);
-    diags.extend(name_diags);
-    if invalid {
-        return (None, diags);
-    }
-    let mut provider = Provider {
-        name,
-        name_range: block.label_ranges.first().cloned().unwrap_or_default(),
-        alias: None,
-        alias_range: None,
-        version: None,
-        config: Body::empty(),
-        decl_range: block.def_range.clone(),
-        for_each: None,
-        instances: None,
-        for_each_at_walk: false,
-    };
-    if let Some(attr) = content.attribute("alias") {
-        let (alias, d) = decode_string(&attr.expr);
-        diags.extend(d);
-        let alias = alias.unwrap_or_default();
-        provider.alias_range = Some(attr.expr.range());
-        if !valid_identifier(&alias) {
-            diags.push(
-                Diagnostic::error(
-                    "Invalid mock provider configuration alias",
-                    format!("An alias must be a valid name. {BAD_IDENTIFIER_DETAIL}"),
-                )
-                .with_subject(attr.expr.range()),
-            );
-        }
-        provider.alias = (!alias.is_empty()).then_some(alias);
-    }
-    if let Some(attr) = content.attribute("for_each") {
-        provider.for_each = Some(attr.expr.clone());
-    }
-    if provider.alias.is_none() {
-        if let Some(fe) = &provider.for_each {
-            diags.push(
-                Diagnostic::error(
-                    "Alias required when using \"for_each\"",
-                    "The for_each argument is allowed only for provider configurations with an alias.",
-                )
-                .with_subject(fe.range()),
-            );
-        }
-    }
-    (Some(provider), diags)
+    let provider = decode_provider_identity(
+        ProviderBlockKind::MockProvider,
+        block,
+        &content,
+        Body::empty(),
+        &mut diags,
+    );
+    (provider, diags)
 }
 
 fn decode_run_block(block: &crate::body::Block) -> (TestRun, Diagnostics) {

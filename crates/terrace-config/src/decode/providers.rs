@@ -275,14 +275,33 @@ pub(super) fn decode_provider_meta_block(block: &Block) -> (Option<ProviderMeta>
     )
 }
 
-pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnostics) {
-    let (content, config, mut diags) = block.body.partial_content(&PROVIDER_BLOCK_SCHEMA);
+/// The two blocks that declare a provider configuration.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ProviderBlockKind {
+    /// `provider` in a module.
+    Provider,
+    /// `mock_provider` in a test file.
+    MockProvider,
+}
+
+/// What `provider` and `mock_provider` blocks decode alike, in OpenTofu's
+/// order: the name (which must be in normal form: `None` when it is not),
+/// `alias`, the deprecated `version`, and `for_each` (only with an
+/// alias). `config` is the body the provider is
+/// configured with.
+pub(crate) fn decode_provider_identity(
+    kind: ProviderBlockKind,
+    block: &Block,
+    content: &BodyContent,
+    config: Body,
+    diags: &mut Diagnostics,
+) -> Option<Provider> {
     let name = block.labels.first().cloned().unwrap_or_default();
     let name_diags = check_provider_name_normalized(&name, &block.def_range);
     let invalid = has_errors(&name_diags);
     diags.extend(name_diags);
     if invalid {
-        return (None, diags);
+        return None;
     }
     let mut provider = Provider {
         name,
@@ -302,13 +321,22 @@ pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnos
         let alias = alias.unwrap_or_default();
         provider.alias_range = Some(attr.expr.range());
         if !valid_identifier(&alias) {
-            diags.push(Diagnostic::error(
-                "Invalid provider configuration alias",
-                format!("An alias must be a valid name. {BAD_IDENTIFIER_DETAIL}"),
-            ));
+            let detail = format!("An alias must be a valid name. {BAD_IDENTIFIER_DETAIL}");
+            // As OpenTofu reports them: a provider block's without a
+            // place, a mock provider's at the alias.
+            diags.push(match kind {
+                ProviderBlockKind::Provider => {
+                    Diagnostic::error("Invalid provider configuration alias", detail)
+                }
+                ProviderBlockKind::MockProvider => {
+                    Diagnostic::error("Invalid mock provider configuration alias", detail)
+                        .with_subject(attr.expr.range())
+                }
+            });
         }
         provider.alias = (!alias.is_empty()).then_some(alias);
     }
+    // Only a provider block's schema has `version`.
     if let Some(attr) = content.attribute("version") {
         diags.push(warning(
             "Version constraints inside provider configuration blocks are deprecated",
@@ -331,6 +359,20 @@ pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnos
             ));
         }
     }
+    Some(provider)
+}
+
+pub(crate) fn decode_provider_block(block: &Block) -> (Option<Provider>, Diagnostics) {
+    let (content, config, mut diags) = block.body.partial_content(&PROVIDER_BLOCK_SCHEMA);
+    let Some(mut provider) = decode_provider_identity(
+        ProviderBlockKind::Provider,
+        block,
+        &content,
+        config,
+        &mut diags,
+    ) else {
+        return (None, diags);
+    };
     for reserved in ["count", "depends_on", "source"] {
         if let Some(attr) = content.attribute(reserved) {
             diags.push(error(
