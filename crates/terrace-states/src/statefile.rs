@@ -1293,7 +1293,14 @@ fn write_resource(
         // A large state is mostly its objects: they are written on every
         // core, each independent of the others.
         let written = map_in_parallel(&objects, |(key, deposed, provider, obj)| {
-            let mut text = String::new();
+            // Room for the attributes and the fields around them, so that
+            // the text is seldom copied as it grows.
+            let attributes = match &obj.attributes {
+                AttrsJson::Json(text) => text.len(),
+                AttrsJson::Flat(map) => map.iter().map(|(k, v)| k.len() + v.len() + 6).sum(),
+            };
+            let dependencies: usize = obj.dependencies.len() * 48;
+            let mut text = String::with_capacity(attributes + dependencies + 160);
             let mut diags = Diagnostics::new();
             write_object(
                 &mut text,
