@@ -1120,14 +1120,17 @@ pub fn write_with_diagnostics(state: &State) -> (Vec<u8>, Diagnostics) {
         .collect();
     let object_lengths = map_in_parallel(&objects, |o| gojson::indented_len(o, OBJECT_DEPTH).0);
     let separator = format!(",\n{}", "  ".repeat(OBJECT_DEPTH));
-    let mut size =
-        object_lengths.iter().sum::<usize>() + separator.len() * objects.len().saturating_sub(1);
+    // A comma goes between the objects of one resource, not across them.
+    let mut size = object_lengths.iter().sum::<usize>();
     let mut depth = 0;
     for part in &parts {
-        if let Part::Text(text) = part {
-            let (length, end) = gojson::indented_len(text, depth);
-            size += length;
-            depth = end;
+        match part {
+            Part::Text(text) => {
+                let (length, end) = gojson::indented_len(text, depth);
+                size += length;
+                depth = end;
+            }
+            Part::Objects(objects) => size += separator.len() * objects.len().saturating_sub(1),
         }
     }
     let mut out = String::with_capacity(size + 1);

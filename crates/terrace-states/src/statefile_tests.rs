@@ -412,6 +412,8 @@ fn a_state_written_on_several_threads_is_the_compact_form_indented() {
     assert!(diags.is_empty(), "{diags:?}");
     let mut whole = gojson::indent(&write_compact(&state).0);
     whole.push('\n');
+    // Written into a buffer of exactly its size.
+    assert_eq!(written.capacity(), written.len());
     assert_eq!(String::from_utf8(written).expect("text"), whole);
     assert!(whole.contains(r#""index_key": 1499"#));
 }
