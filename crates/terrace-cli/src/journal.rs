@@ -177,23 +177,7 @@ impl Journal {
         object: Option<&ObjectState>,
     ) {
         let state = object.map(|object| {
-            let mut one = State::new_with_lineage("journal");
-            match deposed {
-                None => one.set_current(
-                    addr,
-                    provider.clone(),
-                    provider_key.clone(),
-                    Some(object.clone()),
-                ),
-                Some(key) => one.set_deposed(
-                    addr,
-                    key.clone(),
-                    provider.clone(),
-                    provider_key.clone(),
-                    Some(object.clone()),
-                ),
-            }
-            statefile::write_compact(&one).0
+            statefile::write_compact_one("journal", addr, deposed, provider, provider_key, object).0
         });
         // The line is assembled as text, the state embedded as the state
         // writer gives it: parsing it into a JSON tree only to print it

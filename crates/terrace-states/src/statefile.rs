@@ -19,8 +19,8 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use terrace_addrs::{
-    AbsProviderConfig, AbsProviderInstance, AbsResource, ConfigResource, InstanceKey,
-    ModuleInstance, Resource, ResourceMode,
+    AbsProviderConfig, AbsProviderInstance, AbsResource, AbsResourceInstance, ConfigResource,
+    InstanceKey, ModuleInstance, Resource, ResourceMode,
 };
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -1261,24 +1261,9 @@ fn write_resource(
     rs: &ResourceState,
     diags: &mut Diagnostics,
 ) {
-    o.push('{');
-    if !module.is_empty() {
-        o.push_str("\"module\":");
-        gojson::write_string(o, module);
-        o.push(',');
-    }
-    o.push_str("\"mode\":");
-    gojson::write_string(o, mode_str(addr.resource.mode));
-    o.push_str(",\"type\":");
-    gojson::write_string(o, &addr.resource.type_name);
-    o.push_str(",\"name\":");
-    gojson::write_string(o, &addr.resource.name);
     let per_instance = rs.instances.values().any(|is| !is.provider_key.is_none());
-    if !per_instance {
-        o.push_str(",\"provider\":");
-        gojson::write_string(o, &rs.provider.to_string());
-    }
-    o.push_str(",\"instances\":[");
+    let resource_provider = (!per_instance).then(|| rs.provider.to_string());
+    write_resource_head(o, module, &addr.resource, resource_provider.as_deref());
     let objects: Vec<_> = rs
         .instances
         .iter()
@@ -1327,13 +1312,91 @@ fn write_resource(
     o.push_str("]}");
 }
 
+/// A resource's fields before its objects, up to the opening of its
+/// `instances` list. `provider` is given when it is the resource's (no
+/// instance has a provider key).
+fn write_resource_head(o: &mut String, module: &str, resource: &Resource, provider: Option<&str>) {
+    o.push('{');
+    if !module.is_empty() {
+        o.push_str("\"module\":");
+        gojson::write_string(o, module);
+        o.push(',');
+    }
+    o.push_str("\"mode\":");
+    gojson::write_string(o, mode_str(resource.mode));
+    o.push_str(",\"type\":");
+    gojson::write_string(o, &resource.type_name);
+    o.push_str(",\"name\":");
+    gojson::write_string(o, &resource.name);
+    if let Some(provider) = provider {
+        o.push_str(",\"provider\":");
+        gojson::write_string(o, provider);
+    }
+    o.push_str(",\"instances\":[");
+}
+
+/// [`write_compact`] of a state (serial 0, lineage `lineage`, no outputs)
+/// holding one object only, written without building that state: the
+/// apply journal writes one per object the apply changes, and a `State`
+/// for each cost a copy of the object and a sorted map per entry.
+pub fn write_compact_one(
+    lineage: &str,
+    addr: &AbsResourceInstance,
+    deposed: Option<&DeposedKey>,
+    provider: &AbsProviderConfig,
+    provider_key: &InstanceKey,
+    obj: &ObjectState,
+) -> (String, Diagnostics) {
+    let attributes = match &obj.attributes {
+        AttrsJson::Json(text) => text.len(),
+        AttrsJson::Flat(map) => map.iter().map(|(k, v)| k.len() + v.len() + 6).sum(),
+    };
+    let mut o = String::with_capacity(attributes + obj.dependencies.len() * 48 + 400);
+    o.push_str("{\"version\":4,\"terraform_version\":");
+    gojson::write_string(&mut o, TERRAFORM_VERSION);
+    o.push_str(",\"serial\":0,\"lineage\":");
+    gojson::write_string(&mut o, lineage);
+    o.push_str(",\"outputs\":{},\"resources\":[");
+    let mut diags = Diagnostics::new();
+    // Ephemeral resources are never in a state file.
+    if addr.resource.resource.mode != ResourceMode::Ephemeral {
+        let module = addr.module.to_string();
+        let (resource_provider, instance_provider) = if provider_key.is_none() {
+            (Some(provider.to_string()), None)
+        } else {
+            (
+                None,
+                Some(provider.instance(provider_key.clone()).to_string()),
+            )
+        };
+        write_resource_head(
+            &mut o,
+            &module,
+            &addr.resource.resource,
+            resource_provider.as_deref(),
+        );
+        write_object(
+            &mut o,
+            &addr.resource.key,
+            deposed,
+            instance_provider.as_deref(),
+            obj,
+            addr,
+            &mut diags,
+        );
+        o.push_str("]}");
+    }
+    o.push_str("],\"check_results\":null}");
+    (o, diags)
+}
+
 fn write_object(
     o: &mut String,
     key: &InstanceKey,
     deposed: Option<&DeposedKey>,
     provider: Option<&str>,
     obj: &ObjectState,
-    addr: &AbsResource,
+    addr: &dyn std::fmt::Display,
     diags: &mut Diagnostics,
 ) {
     o.push('{');

@@ -417,3 +417,58 @@ fn a_state_written_on_several_threads_is_the_compact_form_indented() {
     assert_eq!(String::from_utf8(written).expect("text"), whole);
     assert!(whole.contains(r#""index_key": 1499"#));
 }
+
+#[test]
+fn one_object_written_alone_is_the_state_holding_only_it() {
+    // Objects of every shape the writer distinguishes: no key, int and
+    // string keys, tainted, deposed, private, dependencies, attributes
+    // flat, a module path, and a provider per instance.
+    let src = format!(
+        r#"{{"version":4,"serial":9,"lineage":"l","outputs":{{}},"resources":[
+          {{"mode":"managed","type":"x","name":"plain",{NULL_P},"instances":[{{"schema_version":1,"attributes":{{"id":"p"}},"sensitive_attributes":[[{{"type":"get_attr","value":"id"}}]],"private":"eyJhIjoxfQ==","dependencies":["x.other"],"create_before_destroy":true}}]}},
+          {{"module":"module.m[\"k\"]","mode":"managed","type":"x","name":"counted",{NULL_P},"instances":[{{"index_key":0,"status":"tainted","schema_version":0,"attributes":{{"id":"c0"}},"sensitive_attributes":[]}},{{"index_key":1,"schema_version":0,"attributes_flat":{{"id":"c1"}},"sensitive_attributes":[]}},{{"index_key":1,"deposed":"00000001","schema_version":0,"attributes":{{"id":"old"}},"sensitive_attributes":[]}}]}},
+          {{"mode":"data","type":"x","name":"each",{NULL_P},"instances":[{{"index_key":"a\"b","schema_version":0,"attributes":{{"id":"e"}},"sensitive_attributes":[]}}]}},
+          {{"module":"module.m","mode":"managed","type":"aws_instance","name":"e","instances":[{{"index_key":"us","provider":"{AWS}[\"us\"]","schema_version":0,"attributes":{{"id":"i"}},"sensitive_attributes":[]}}]}}
+        ]}}"#
+    );
+    let (state, warnings) = read(src.as_bytes()).expect("the state");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let mut seen = 0;
+    for (resource, rs) in &state.resources {
+        for (key, is) in &rs.instances {
+            let addr = resource.instance(key.clone());
+            let objects = is
+                .current
+                .iter()
+                .map(|o| (None, o))
+                .chain(is.deposed.iter().map(|(k, o)| (Some(k), o)));
+            for (deposed, object) in objects {
+                let mut alone = State::new_with_lineage("j");
+                match deposed {
+                    None => alone.set_current(
+                        &addr,
+                        rs.provider.clone(),
+                        is.provider_key.clone(),
+                        Some(object.clone()),
+                    ),
+                    Some(k) => alone.set_deposed(
+                        &addr,
+                        k.clone(),
+                        rs.provider.clone(),
+                        is.provider_key.clone(),
+                        Some(object.clone()),
+                    ),
+                }
+                let (one, diags) =
+                    write_compact_one("j", &addr, deposed, &rs.provider, &is.provider_key, object);
+                assert!(diags.is_empty(), "{diags:?}");
+                assert_eq!(one, write_compact(&alone).0, "{addr}");
+                // And it reads back as that state.
+                let (back, _) = read(one.as_bytes()).expect("reads back");
+                assert_eq!(write_compact(&back).0, one, "{addr}");
+                seen += 1;
+            }
+        }
+    }
+    assert_eq!(seen, 6);
+}
