@@ -14,7 +14,7 @@ use crate::graph::Graph;
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex, PoisonError};
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -38,8 +38,32 @@ enum Task<'s> {
 
 enum Msg<'s> {
     Visited(usize, Visit<'s>),
-    JobDone(Option<usize>, bool),
+    /// A job no node owns is done.
+    DetachedDone,
+    /// The last of a node's jobs is done.
+    JobsDone(usize),
     Finished(usize, bool),
+}
+
+/// The jobs of one node still running, counted by the workers: a node of
+/// 50,000 instances would otherwise wake the scheduler 50,000 times, once
+/// per job, where only the last one changes what it can do.
+struct JobCounts {
+    pending: Vec<AtomicUsize>,
+    failed: Vec<AtomicBool>,
+}
+
+impl JobCounts {
+    /// One job of `node` ended; `true` when it was the last.
+    fn job_done(&self, node: usize, success: bool) -> bool {
+        if !success {
+            self.failed[node].store(true, Ordering::Relaxed);
+        }
+        // The last decrement sees every other job's failure flag: each
+        // job's store comes before its own decrement (release), and the
+        // last one acquires them all.
+        self.pending[node].fetch_sub(1, Ordering::AcqRel) == 1
+    }
 }
 
 struct Queue<'s> {
@@ -53,6 +77,13 @@ impl<'s> Queue<'s> {
             g.0.push_back(t);
         }
         self.cv.notify_one();
+    }
+    /// Queues many tasks under one lock, waking every worker.
+    fn push_all(&self, tasks: impl Iterator<Item = Task<'s>>) {
+        if let Ok(mut g) = self.tasks.lock() {
+            g.0.extend(tasks);
+        }
+        self.cv.notify_all();
     }
     fn close(&self) {
         if let Ok(mut g) = self.tasks.lock() {
@@ -161,7 +192,10 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
     let mut indeg: Vec<usize> = graph.deps.iter().map(|d| d.len()).collect();
     let mut dep_failed = vec![false; n];
     let mut ok = vec![true; n];
-    let mut pending = vec![0usize; n];
+    let counts = JobCounts {
+        pending: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+        failed: (0..n).map(|_| AtomicBool::new(false)).collect(),
+    };
     let mut finishes: Vec<Option<Job<'s>>> = (0..n).map(|_| None).collect();
     let mut done = 0usize;
     let mut detached = 0usize;
@@ -186,6 +220,7 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
             let queue = &queue;
             let guard = &guard;
             let ending = &ending;
+            let counts = &counts;
             scope.spawn(move || {
                 while let Some(task) = queue.pop() {
                     // Once stopping, nothing new starts: work already
@@ -200,8 +235,17 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
                                 .run(Some(i), || walker.visit(i))
                                 .unwrap_or(Visit::Done(false)),
                         ),
-                        Task::Job(Some(i), _) if ending() => Msg::JobDone(Some(i), false),
-                        Task::Job(i, job) => Msg::JobDone(i, guard.run(i, job).unwrap_or(false)),
+                        Task::Job(Some(i), job) => {
+                            let success = !ending() && guard.run(Some(i), job).unwrap_or(false);
+                            if !counts.job_done(i, success) {
+                                continue;
+                            }
+                            Msg::JobsDone(i)
+                        }
+                        Task::Job(None, job) => {
+                            guard.run(None, job);
+                            Msg::DetachedDone
+                        }
                         Task::Finish(i, job) => {
                             Msg::Finished(i, guard.run(Some(i), job).unwrap_or(false))
                         }
@@ -303,23 +347,19 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
                     if jobs.is_empty() {
                         queue.push(Task::Finish(i, finish));
                     } else {
-                        pending[i] = jobs.len();
+                        // Counted before any of them can run.
+                        counts.pending[i].store(jobs.len(), Ordering::Release);
                         finishes[i] = Some(finish);
-                        for job in jobs {
-                            queue.push(Task::Job(Some(i), job));
-                        }
+                        queue.push_all(jobs.into_iter().map(|job| Task::Job(Some(i), job)));
                     }
                 }
-                Msg::JobDone(None, _) => detached -= 1,
-                Msg::JobDone(Some(i), success) => {
-                    if !success {
+                Msg::DetachedDone => detached -= 1,
+                Msg::JobsDone(i) => {
+                    if counts.failed[i].load(Ordering::Acquire) {
                         ok[i] = false;
                     }
-                    pending[i] -= 1;
-                    if pending[i] == 0 {
-                        if let Some(f) = finishes[i].take() {
-                            queue.push(Task::Finish(i, f));
-                        }
+                    if let Some(f) = finishes[i].take() {
+                        queue.push(Task::Finish(i, f));
                     }
                 }
                 Msg::Finished(i, success) => {
