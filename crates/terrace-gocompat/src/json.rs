@@ -574,39 +574,63 @@ pub fn escape_html(json_text: &str) -> String {
 /// what `json.Marshal` does with a `json.RawMessage`.
 pub fn compact_into(out: &mut String, raw: &[u8]) {
     let text = String::from_utf8_lossy(raw);
+    let bytes = text.as_bytes();
+    out.reserve(bytes.len());
+    // The text is copied in runs between the bytes that change: a state's
+    // attributes are mostly already compact, and copying them byte by byte
+    // was a few percent of a large apply.
+    let mut run = 0;
     let mut in_string = false;
-    let mut escaped = false;
-    for ch in text.chars() {
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         if in_string {
-            if escaped {
-                escaped = false;
-                out.push(ch);
-                continue;
+            match b {
+                // The escaped character is kept as it is.
+                b'\\' => {
+                    i += 2;
+                    continue;
+                }
+                b'"' => in_string = false,
+                b'<' | b'>' | b'&' => {
+                    out.push_str(&text[run..i]);
+                    push_unicode_escape(out, u32::from(b));
+                    run = i + 1;
+                }
+                // U+2028 and U+2029 are E2 80 A8 and E2 80 A9 in UTF-8.
+                0xE2 if bytes.get(i + 1) == Some(&0x80)
+                    && matches!(bytes.get(i + 2), Some(0xA8 | 0xA9)) =>
+                {
+                    out.push_str(&text[run..i]);
+                    let low = if bytes[i + 2] == 0xA8 { 0x2028 } else { 0x2029 };
+                    push_unicode_escape(out, low);
+                    i += 3;
+                    run = i;
+                    continue;
+                }
+                _ => {}
             }
-            match ch {
-                '\\' => {
-                    escaped = true;
-                    out.push(ch);
+        } else {
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => {
+                    out.push_str(&text[run..i]);
+                    run = i + 1;
                 }
-                '"' => {
-                    in_string = false;
-                    out.push(ch);
-                }
-                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                    out.push_str(&format!("\\u{:04x}", ch as u32));
-                }
-                _ => out.push(ch),
+                b'"' => in_string = true,
+                _ => {}
             }
-            continue;
         }
-        match ch {
-            ' ' | '\t' | '\n' | '\r' => {}
-            '"' => {
-                in_string = true;
-                out.push(ch);
-            }
-            _ => out.push(ch),
-        }
+        i += 1;
+    }
+    out.push_str(&text[run.min(bytes.len())..]);
+}
+
+/// `\u` and four lowercase hex digits, as Go's encoder writes them.
+fn push_unicode_escape(out: &mut String, code: u32) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[((code >> shift) & 0xF) as usize]));
     }
 }
 
@@ -868,6 +892,23 @@ mod tests {
             "{\n  \"a\": [\n    1,\n    2\n  ],\n  \"b\": {},\n  \"c\": [],\n  \"d\": \"x\\u003cy\\u003e \\\" , : {\"\n}"
         );
     }
+    #[test]
+    fn compact_escapes_what_go_escapes_inside_strings_only() {
+        let raw = "{ \"k<\" :\n\t[\"a&b\", \"\u{2028}x\u{2029}\", \"\\\\\", \"\\\"<\\\"\", \"é\u{2027}\"] }\r\n";
+        assert_eq!(
+            compact(raw.as_bytes()),
+            // U+2027 is not one of the two Go escapes.
+            "{\"k\\u003c\":[\"a\\u0026b\",\"\\u2028x\\u2029\",\"\\\\\",\"\\\"\\u003c\\\"\",\"é\u{2027}\"]}"
+        );
+        // Already compact text comes back as it is.
+        let plain = r#"{"id":"x","v":[1,{"a":null}],"s":"\n\t"}"#;
+        assert_eq!(compact(plain.as_bytes()), plain);
+        // Text that is not UTF-8 is read as Go reads it, with U+FFFD, and
+        // a backslash at the very end does not run past it.
+        assert_eq!(compact(b"\"\xff\""), "\"\u{fffd}\"");
+        assert_eq!(compact(b"\"a\\"), "\"a\\");
+    }
+
     #[test]
     fn hollow_members_keep_their_span_and_kind_only() {
         let src = br#"{"a": {"attributes": {"x": [1, 2]}, "b": [3]}, "attributes": "s"}"#;
