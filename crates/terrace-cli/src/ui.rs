@@ -116,6 +116,16 @@ impl Shared {
         self.line_with_resets(addr, message, resets);
     }
 
+    /// A line announcing a change to a real object, written at once with
+    /// everything before it: what the provider is about to change is on
+    /// screen before it starts, so a process killed in the middle leaves
+    /// the user a list of every object that may have changed without being
+    /// recorded.
+    fn announce(&self, addr: &str, message: &str) {
+        self.line(addr, message);
+        self.output().write();
+    }
+
     fn line_with_resets(&self, addr: &str, message: &str, resets: &str) {
         let mut out = self.output();
         if self.color {
@@ -533,11 +543,7 @@ impl Hooks for ApplyUi {
             _ => return,
         };
         self.track(&name, action, id);
-        self.shared.line(&name, &message);
-        // What the provider is about to change is on screen before it
-        // starts: a process killed in the middle leaves the user a list of
-        // every object that may have changed without being recorded.
-        self.shared.output().write();
+        self.shared.announce(&name, &message);
     }
 
     fn apply_finished(
@@ -659,11 +665,10 @@ impl Hooks for ApplyUi {
             );
             return;
         }
-        self.shared.line(
+        self.shared.announce(
             &addr.to_string(),
             &format!("Provisioning with '{type_name}'..."),
         );
-        self.shared.output().write();
     }
 
     fn provision_output(&self, addr: &AbsResourceInstance, type_name: &str, message: &str) {
