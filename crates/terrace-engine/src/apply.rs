@@ -393,21 +393,28 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         key: &InstanceKey,
         object: Option<ObjectState>,
     ) {
-        let Ok(mut st) = self.state.lock() else {
-            return;
-        };
-        match deposed {
-            Some(dk) => st.set_deposed(
-                addr,
-                dk.clone(),
-                provider.clone(),
-                key.clone(),
-                object.clone(),
-            ),
-            None => st.set_current(addr, provider.clone(), key.clone(), object.clone()),
+        {
+            let Ok(mut st) = self.state.lock() else {
+                return;
+            };
+            match deposed {
+                Some(dk) => st.set_deposed(
+                    addr,
+                    dk.clone(),
+                    provider.clone(),
+                    key.clone(),
+                    object.clone(),
+                ),
+                None => st.set_current(addr, provider.clone(), key.clone(), object.clone()),
+            }
         }
-        // Journaled under the lock so the journal sees the same order as
-        // the state.
+        // Journaled after the state holds it, outside the state's lock
+        // (writing the entry is most of the work, and under the lock it
+        // made every worker wait for it). The order of one object's entries
+        // is still the order of its changes: the graph never changes one
+        // object on two threads at once. Whatever reads the journal onto a
+        // state snapshot replays an entry the snapshot already holds as a
+        // no-op.
         self.hooks
             .object_changed(addr, deposed, provider, key, object.as_ref());
     }
