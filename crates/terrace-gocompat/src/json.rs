@@ -622,7 +622,7 @@ pub fn compact_into(out: &mut String, raw: &[u8]) {
         }
         i += 1;
     }
-    out.push_str(&text[run.min(bytes.len())..]);
+    out.push_str(&text[run..]);
 }
 
 /// `\u` and four lowercase hex digits, as Go's encoder writes them.

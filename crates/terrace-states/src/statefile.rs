@@ -1281,14 +1281,7 @@ fn write_resource(
         // A large state is mostly its objects: they are written on every
         // core, each independent of the others.
         let written = map_in_parallel(&objects, |(key, deposed, provider, obj)| {
-            // Room for the attributes and the fields around them, so that
-            // the text is seldom copied as it grows.
-            let attributes = match &obj.attributes {
-                AttrsJson::Json(text) => text.len(),
-                AttrsJson::Flat(map) => map.iter().map(|(k, v)| k.len() + v.len() + 6).sum(),
-            };
-            let dependencies: usize = obj.dependencies.len() * 48;
-            let mut text = String::with_capacity(attributes + dependencies + 160);
+            let mut text = String::with_capacity(object_text_capacity(obj));
             let mut diags = Diagnostics::new();
             write_object(
                 &mut text,
@@ -1347,11 +1340,8 @@ pub fn write_compact_one(
     provider_key: &InstanceKey,
     obj: &ObjectState,
 ) -> (String, Diagnostics) {
-    let attributes = match &obj.attributes {
-        AttrsJson::Json(text) => text.len(),
-        AttrsJson::Flat(map) => map.iter().map(|(k, v)| k.len() + v.len() + 6).sum(),
-    };
-    let mut o = String::with_capacity(attributes + obj.dependencies.len() * 48 + 400);
+    // The object, and the document's fields around it.
+    let mut o = String::with_capacity(object_text_capacity(obj) + 240);
     o.push_str("{\"version\":4,\"terraform_version\":");
     gojson::write_string(&mut o, TERRAFORM_VERSION);
     o.push_str(",\"serial\":0,\"lineage\":");
@@ -1388,6 +1378,16 @@ pub fn write_compact_one(
     }
     o.push_str("],\"check_results\":null}");
     (o, diags)
+}
+
+/// Room for an object's text with its attributes and the fields around
+/// them, so that the text is seldom copied as it grows.
+fn object_text_capacity(obj: &ObjectState) -> usize {
+    let attributes = match &obj.attributes {
+        AttrsJson::Json(text) => text.len(),
+        AttrsJson::Flat(map) => map.iter().map(|(k, v)| k.len() + v.len() + 6).sum(),
+    };
+    attributes + obj.dependencies.len() * 48 + 160
 }
 
 fn write_object(

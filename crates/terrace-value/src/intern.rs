@@ -20,7 +20,7 @@
 //! freed, and its entry is swept the next time its shard has doubled.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::types::{ObjectType, Type};
@@ -30,7 +30,8 @@ const SHARDS: usize = 32;
 
 struct Shard<T> {
     /// Entries by the key's hash; a few share a hash only by collision.
-    entries: HashMap<u64, Vec<Weak<T>>>,
+    /// The key is a hash already: it is mixed once more, not SipHashed.
+    entries: HashMap<u64, Vec<Weak<T>>, BuildHasherDefault<KeyHasher>>,
     len: usize,
     /// The entry count after the last sweep: the next sweep waits until
     /// the shard has doubled, so sweeping is amortised O(1) per entry.
@@ -40,7 +41,7 @@ struct Shard<T> {
 impl<T> Shard<T> {
     fn new() -> Self {
         Shard {
-            entries: HashMap::new(),
+            entries: HashMap::default(),
             len: 0,
             swept_at: 0,
         }
