@@ -383,3 +383,90 @@ pub(crate) fn run<'s, W: Walker<'s>>(graph: &Graph, workers: usize, walker: &'s 
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::Node;
+    use std::collections::{BTreeSet, HashMap, HashSet};
+    use terrace_addrs::Module;
+
+    /// Node `i` fans out into `jobs[i]` jobs; the job `failing` fails.
+    struct Fanouts {
+        jobs: Vec<usize>,
+        failing: (usize, usize),
+        ran: AtomicUsize,
+        visited: Mutex<Vec<usize>>,
+        finished: Mutex<Vec<usize>>,
+        completed: Mutex<Vec<(usize, bool)>>,
+    }
+
+    impl<'s> Walker<'s> for Fanouts {
+        fn visit(&'s self, node: usize) -> Visit<'s> {
+            self.visited.lock().expect("visited").push(node);
+            let jobs = (0..self.jobs[node])
+                .map(|j| {
+                    Box::new(move || {
+                        self.ran.fetch_add(1, Ordering::Relaxed);
+                        self.failing != (node, j)
+                    }) as Job<'s>
+                })
+                .collect();
+            let finish = Box::new(move || {
+                self.finished.lock().expect("finished").push(node);
+                true
+            });
+            Visit::Fanout { jobs, finish }
+        }
+        fn completed(&'s self, node: usize, ok: bool) -> Vec<Job<'s>> {
+            self.completed.lock().expect("completed").push((node, ok));
+            Vec::new()
+        }
+        fn stopping(&'s self) -> bool {
+            false
+        }
+        fn stop(&'s self) {}
+    }
+
+    #[test]
+    fn one_failed_job_fails_its_node_and_skips_what_waits_for_it() {
+        // 0 (500 jobs, one failing) <- 1; 2 (2,000 jobs) <- 3 (no jobs).
+        let graph = Graph {
+            nodes: (0..4)
+                .map(|i| Node::Local(Module::root(), format!("n{i}")))
+                .collect(),
+            index: HashMap::new(),
+            deps: vec![
+                BTreeSet::new(),
+                BTreeSet::from([0]),
+                BTreeSet::new(),
+                BTreeSet::from([2]),
+            ],
+            resource_deps: HashMap::new(),
+            cbd: HashSet::new(),
+            data_read_deps: HashMap::new(),
+        };
+        let walker = Fanouts {
+            jobs: vec![500, 10, 2000, 0],
+            failing: (0, 250),
+            ran: AtomicUsize::new(0),
+            visited: Mutex::new(Vec::new()),
+            finished: Mutex::new(Vec::new()),
+            completed: Mutex::new(Vec::new()),
+        };
+        let errors = run(&graph, 4, &walker);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut completed = walker.completed.into_inner().expect("completed");
+        completed.sort_unstable();
+        assert_eq!(completed, [(0, false), (1, false), (2, true), (3, true)]);
+        // Every job of a visited node ran, and its finishing step after
+        // them; the node after a failed one was never visited.
+        assert_eq!(walker.ran.load(Ordering::Relaxed), 2500);
+        let mut visited = walker.visited.into_inner().expect("visited");
+        visited.sort_unstable();
+        assert_eq!(visited, [0, 2, 3]);
+        let mut finished = walker.finished.into_inner().expect("finished");
+        finished.sort_unstable();
+        assert_eq!(finished, [0, 2, 3]);
+    }
+}
