@@ -13,8 +13,12 @@ pub(crate) fn handle() -> Result<Handle, String> {
     static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {
+            // One worker: the runtime only moves bytes and decodes
+            // messages, and with a second worker each call's wake-ups
+            // cross between the two (measured: 10-15 % more CPU per call
+            // for 20,000 resources of a Rust provider).
             tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
+                .worker_threads(1)
                 .thread_name("terrace-plugin")
                 .enable_all()
                 .build()

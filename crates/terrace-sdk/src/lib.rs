@@ -53,7 +53,7 @@ pub use resource::{
 };
 pub use schema::{Attr, BlockSpec, NestedBlockSpec};
 pub use serve::{
-    negotiate, serve, serve_provider, ServeOptions, Server, CORE_PROTOCOL_VERSION,
+    negotiate, serve, serve_provider, CallThreads, ServeOptions, Server, CORE_PROTOCOL_VERSION,
     MAGIC_COOKIE_KEY, MAGIC_COOKIE_VALUE, PROTOCOL_VERSIONS,
 };
 pub use timeouts::{Context, Retry};

@@ -359,6 +359,7 @@ pub struct ProviderSpec<C> {
     pub(crate) data_sources: BTreeMap<String, DataSourceSpec<C>>,
     pub(crate) ephemeral_resources: BTreeMap<String, EphemeralResourceSpec<C>>,
     pub(crate) functions: BTreeMap<String, Function>,
+    pub(crate) calls_never_wait: bool,
 }
 
 impl<C> ProviderSpec<C> {
@@ -376,6 +377,7 @@ impl<C> ProviderSpec<C> {
             data_sources: BTreeMap::new(),
             ephemeral_resources: BTreeMap::new(),
             functions: BTreeMap::new(),
+            calls_never_wait: false,
         }
     }
 
@@ -400,6 +402,19 @@ impl<C> ProviderSpec<C> {
 
     pub fn function(mut self, name: impl Into<String>, function: Function) -> Self {
         self.functions.insert(name.into(), function);
+        self
+    }
+
+    /// Declares that no operation of this provider ever waits: none
+    /// makes network calls, reads files, sleeps or retries, they only
+    /// compute (as `null` and `random` do). The plugin server then runs
+    /// each call on its own thread instead of handing it to a thread that
+    /// may block, which saves two thread wake-ups per call (about a third
+    /// of the CPU a call costs both processes). A provider that does wait
+    /// must not say this: while one of its calls waits, no other call, not
+    /// even the host's request to stop, would be answered.
+    pub fn calls_never_wait(mut self) -> Self {
+        self.calls_never_wait = true;
         self
     }
 

@@ -58,17 +58,27 @@ load any plugins automatically\n";
 /// `main`: it returns only when the host is done with the provider, or
 /// when the process was not started by a host.
 pub fn serve<C: Send + Sync + 'static>(spec: ProviderSpec<C>) -> ExitCode {
-    serve_provider(Arc::new(SdkProvider::new(spec)))
+    let calls = if spec.calls_never_wait {
+        CallThreads::Server
+    } else {
+        CallThreads::Blocking
+    };
+    serve_provider_with(Arc::new(SdkProvider::new(spec)), calls)
 }
 
-/// Runs any `Provider` as a plugin process.
+/// Runs any `Provider` as a plugin process, each call on a thread that
+/// may block.
 pub fn serve_provider(provider: Arc<dyn Provider>) -> ExitCode {
+    serve_provider_with(provider, CallThreads::Blocking)
+}
+
+fn serve_provider_with(provider: Arc<dyn Provider>, calls: CallThreads) -> ExitCode {
     if std::env::var(MAGIC_COOKIE_KEY).ok().as_deref() != Some(MAGIC_COOKIE_VALUE) {
         eprint!("{NOT_A_PROGRAM}");
         return ExitCode::from(1);
     }
     let options = match ServeOptions::from_env() {
-        Ok(options) => options,
+        Ok(options) => ServeOptions { calls, ..options },
         Err(message) => {
             eprintln!("plugin init error: {message}");
             return ExitCode::from(1);
@@ -113,6 +123,22 @@ pub struct ServeOptions {
     pub socket_dir: Option<PathBuf>,
     /// The host's certificate (PEM) for AutoMTLS; plaintext if none.
     pub client_certificate: Option<String>,
+    /// Where the provider's code runs.
+    pub calls: CallThreads,
+}
+
+/// The threads that run the provider's code for each call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CallThreads {
+    /// A pool of threads beside the server's, so that a call that waits
+    /// (on the network, a file, a retry's sleep) holds up no other call.
+    #[default]
+    Blocking,
+    /// The server's one thread, which also reads and writes the
+    /// connection: no hand-off between threads, but a call that waits
+    /// holds up every other. Only for providers whose calls never wait
+    /// (`ProviderSpec::calls_never_wait`).
+    Server,
 }
 
 impl ServeOptions {
@@ -126,6 +152,7 @@ impl ServeOptions {
             client_certificate: std::env::var("PLUGIN_CLIENT_CERT")
                 .ok()
                 .filter(|pem| !pem.is_empty()),
+            calls: CallThreads::default(),
         })
     }
 }
@@ -161,8 +188,18 @@ pub struct Server {
 impl Server {
     /// Listens and starts serving `provider` in the background.
     pub fn start(provider: Arc<dyn Provider>, options: ServeOptions) -> Result<Server, String> {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+        // Calls run on the server's thread need no other; calls that may
+        // block go to tokio's blocking pool and the connection gets two
+        // workers.
+        let mut runtime = match options.calls {
+            CallThreads::Server => tokio::runtime::Builder::new_current_thread(),
+            CallThreads::Blocking => {
+                let mut builder = tokio::runtime::Builder::new_multi_thread();
+                builder.worker_threads(2);
+                builder
+            }
+        };
+        let runtime = runtime
             .thread_name("terrace-sdk")
             .enable_all()
             .build()
@@ -185,7 +222,7 @@ impl Server {
         };
         let (shutdown, mut stopped) = watch::channel(false);
         let stdio = Stdio::default();
-        let services = Services::new(provider, shutdown.clone(), stdio.clone());
+        let services = Services::new(provider, options.calls, shutdown.clone(), stdio.clone());
         let socket_for_thread = socket.clone();
         let thread = std::thread::Builder::new()
             .name("terrace-sdk-server".into())
@@ -380,10 +417,15 @@ struct Services {
 }
 
 impl Services {
-    fn new(provider: Arc<dyn Provider>, shutdown: watch::Sender<bool>, stdio: Stdio) -> Services {
+    fn new(
+        provider: Arc<dyn Provider>,
+        calls: CallThreads,
+        shutdown: watch::Sender<bool>,
+        stdio: Stdio,
+    ) -> Services {
         Services {
-            v6: v6::service(v6::Server::new(provider.clone())),
-            v5: v5::service(v5::Server::new(provider)),
+            v6: v6::service(v6::Server::new(provider.clone(), calls)),
+            v5: v5::service(v5::Server::new(provider, calls)),
             controller: GrpcControllerServer::new(Controller { shutdown }),
             health: HealthServer::new(HealthService),
             stdio: GrpcStdioServer::new(stdio),

@@ -13,8 +13,8 @@ use terrace_plugin::{NullLogSink, PluginAddress, PluginProvider, ReattachConfig}
 use terrace_providers::*;
 use terrace_sdk::validators::matches_regex;
 use terrace_sdk::{
-    Attr, BlockSpec, DataSourceSpec, Error, Function, ProviderSpec, ResourceSpec, ServeOptions,
-    Server, Timeouts,
+    Attr, BlockSpec, CallThreads, DataSourceSpec, Error, Function, ProviderSpec, ResourceSpec,
+    ServeOptions, Server, Timeouts,
 };
 use terrace_value::{Type, Value};
 
@@ -165,6 +165,20 @@ fn spec(remote: Shared) -> ProviderSpec<Client> {
             Ok(Value::string(text.to_uppercase()))
         },
     );
+    // Provider code with a bug: the server must answer this call with an
+    // error and go on serving.
+    let explode = Function::new(
+        FunctionSpec {
+            parameters: Vec::new(),
+            variadic_parameter: None,
+            return_type: Type::String,
+            summary: "Panics".into(),
+            description: String::new(),
+            description_kind: StringKind::Plain,
+            deprecation_message: String::new(),
+        },
+        |_| panic!("a bug in the provider"),
+    );
     let namespace_ok = match matches_regex("^[a-z]+$", "must be lower-case letters") {
         Ok(v) => v,
         Err(e) => panic!("{e}"),
@@ -184,6 +198,7 @@ fn spec(remote: Shared) -> ProviderSpec<Client> {
     .resource("testkv_item", item)
     .data_source("testkv_item", lookup)
     .function("upper", upper)
+    .function("explode", explode)
 }
 
 fn object(ty: &Type, entries: Vec<(&str, Value)>) -> Value {
@@ -222,7 +237,7 @@ struct Harness {
 }
 
 impl Harness {
-    fn new(protocol_version: u32) -> Harness {
+    fn new(protocol_version: u32, calls: CallThreads) -> Harness {
         let remote: Shared = Arc::default();
         let sdk = terrace_sdk::SdkProvider::new(spec(remote.clone()));
         sdk.spec().internal_validate().unwrap();
@@ -232,6 +247,7 @@ impl Harness {
                 protocol_version,
                 socket_dir: None,
                 client_certificate: None,
+                calls,
             },
         )
         .unwrap();
@@ -348,9 +364,13 @@ impl Harness {
     }
 }
 
+/// Every test runs on both protocol versions, with the provider's code
+/// on the blocking pool and on the server's own thread.
 fn each_protocol(test: impl Fn(Harness)) {
     for version in [6, 5] {
-        test(Harness::new(version));
+        for calls in [CallThreads::Blocking, CallThreads::Server] {
+            test(Harness::new(version, calls));
+        }
     }
 }
 
@@ -597,5 +617,28 @@ fn data_sources_and_functions() {
             arguments: vec![Value::string("abc")],
         });
         assert!(called.result.unwrap().raw_equals(&Value::string("ABC")));
+    });
+}
+
+#[test]
+fn a_panic_in_provider_code_fails_that_call_alone() {
+    each_protocol(|h| {
+        let call = |name: &str, arguments: Vec<Value>| {
+            h.client.call_function(CallFunctionRequest {
+                name: name.into(),
+                arguments,
+            })
+        };
+        let failed = call("explode", Vec::new()).result.unwrap_err();
+        assert!(
+            failed.text.contains("a bug in the provider"),
+            "{}",
+            failed.text
+        );
+        let called = call("upper", vec![Value::string("still here")]);
+        assert!(called
+            .result
+            .unwrap()
+            .raw_equals(&Value::string("STILL HERE")));
     });
 }

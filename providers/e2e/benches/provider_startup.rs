@@ -10,6 +10,7 @@
 //! [--only NAME]`); the SDK provider binaries must already be built with
 //! `--release` (the script does it).
 
+use provider_e2e::positive_number;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,15 +52,9 @@ fn parse_args() -> Result<Settings, String> {
     // that the benchmark works.
     let mut benchmarking = false;
     while let Some(arg) = args.next() {
-        let mut number = |what: &str| -> Result<usize, String> {
-            args.next()
-                .and_then(|n| n.parse().ok())
-                .filter(|n| *n > 0)
-                .ok_or_else(|| format!("{what} needs a positive number"))
-        };
         match arg.as_str() {
-            "--runs" => settings.runs = number("--runs")?,
-            "--plans" => settings.plans = number("--plans")?,
+            "--runs" => settings.runs = positive_number(&mut args, "--runs")?,
+            "--plans" => settings.plans = positive_number(&mut args, "--plans")?,
             "--only" => settings.only = args.next(),
             "--bench" => benchmarking = true,
             other => return Err(format!("unknown argument {other:?}")),

@@ -267,3 +267,15 @@ pub fn setup() -> Option<PathBuf> {
         Err(message) => panic!("{message}"),
     }
 }
+
+/// The next command-line argument as a positive number, for the
+/// benchmarks' `--name N` options; `what` names the option in the error.
+pub fn positive_number(
+    args: &mut impl Iterator<Item = String>,
+    what: &str,
+) -> Result<usize, String> {
+    args.next()
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{what} needs a positive number"))
+}

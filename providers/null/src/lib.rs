@@ -24,6 +24,7 @@ use terrace_sdk::{
 /// The provider needs no configuration and no client.
 pub fn provider() -> ProviderSpec<()> {
     ProviderSpec::new(BlockSpec::new(), |_, _| Ok(()))
+        .calls_never_wait()
         .resource("null_resource", null_resource())
         .data_source("null_data_source", null_data_source())
 }

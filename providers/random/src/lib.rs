@@ -38,6 +38,7 @@ use terrace_sdk::{
 
 pub fn provider() -> ProviderSpec<()> {
     ProviderSpec::new(BlockSpec::new(), |_, _| Ok(()))
+        .calls_never_wait()
         .resource("random_id", random_id())
         .resource("random_integer", random_integer())
         .resource("random_password", random_password())

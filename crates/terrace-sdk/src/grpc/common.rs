@@ -5,7 +5,8 @@
 // `attribute_to_proto` and its own service trait implementation, which
 // delegates here.
 
-use super::{blocking, Types};
+use super::{provider_call, Types};
+use crate::serve::CallThreads;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -21,12 +22,14 @@ pub(crate) struct Server {
     schema: Arc<tp::ProviderSchema>,
     schema_diagnostics: tp::Diagnostics,
     types: Arc<Types>,
+    calls: CallThreads,
 }
 
 impl Server {
-    pub(crate) fn new(provider: Arc<dyn tp::Provider>) -> Server {
+    pub(crate) fn new(provider: Arc<dyn tp::Provider>, calls: CallThreads) -> Server {
         let response = provider.get_provider_schema();
         Server {
+            calls,
             types: Arc::new(Types::new(&response.schema)),
             schema: response.schema,
             schema_diagnostics: response.diagnostics,
@@ -309,7 +312,7 @@ fn functions_to_proto(functions: &BTreeMap<String, tp::FunctionSpec>) -> std::co
 impl Server {
     async fn do_get_metadata(&self) -> Reply<proto::get_metadata::Response> {
         let provider = self.provider.clone();
-        let metadata = blocking(move || provider.get_metadata()).await?;
+        let metadata = provider_call(self.calls, move || provider.get_metadata()).await?;
         Ok(Response::new(proto::get_metadata::Response {
             server_capabilities: Some(server_capabilities(metadata.server_capabilities)),
             diagnostics: diagnostics_to_proto(metadata.diagnostics),
@@ -367,7 +370,7 @@ impl Server {
             Err(d) => return Ok((None, diagnostics_to_proto(d))),
         };
         let provider = self.provider.clone();
-        let response = blocking(move || {
+        let response = provider_call(self.calls, move || {
             provider.validate_provider_config(tp::ValidateProviderConfigRequest { config })
         })
         .await?;
@@ -399,7 +402,7 @@ impl Server {
             config,
             client_capabilities: capabilities,
         };
-        let response = blocking(move || provider.validate_resource_config(request)).await?;
+        let response = provider_call(self.calls, move || provider.validate_resource_config(request)).await?;
         Ok(diagnostics_to_proto(response.diagnostics))
     }
 
@@ -416,7 +419,7 @@ impl Server {
             Err(d) => return Ok(diagnostics_to_proto(d)),
         };
         let provider = self.provider.clone();
-        let response = blocking(move || {
+        let response = provider_call(self.calls, move || {
             provider.validate_data_resource_config(tp::ValidateDataResourceConfigRequest {
                 type_name,
                 config,
@@ -445,7 +448,7 @@ impl Server {
             version: request.version,
             raw_state: raw_state(request.raw_state),
         };
-        let response = blocking(move || provider.upgrade_resource_state(call)).await?;
+        let response = provider_call(self.calls, move || provider.upgrade_resource_state(call)).await?;
         let mut diagnostics = response.diagnostics;
         let upgraded_state = if diagnostics.has_errors() {
             None
@@ -474,7 +477,7 @@ impl Server {
             config,
             client_capabilities: client_capabilities(capabilities),
         };
-        let response = blocking(move || provider.configure_provider(request)).await?;
+        let response = provider_call(self.calls, move || provider.configure_provider(request)).await?;
         Ok(diagnostics_to_proto(response.diagnostics))
     }
 
@@ -506,7 +509,7 @@ impl Server {
             provider_meta: None,
             client_capabilities: client_capabilities(request.client_capabilities),
         };
-        let response = blocking(move || provider.read_resource(call)).await?;
+        let response = provider_call(self.calls, move || provider.read_resource(call)).await?;
         let mut diagnostics = response.diagnostics;
         let new_state = encode_into("new state", &response.new_state, &ty, &mut diagnostics);
         Ok(Response::new(proto::read_resource::Response {
@@ -552,7 +555,7 @@ impl Server {
             provider_meta: None,
             client_capabilities: client_capabilities(request.client_capabilities),
         };
-        let response = blocking(move || provider.plan_resource_change(call)).await?;
+        let response = provider_call(self.calls, move || provider.plan_resource_change(call)).await?;
         let mut diagnostics = response.diagnostics;
         let planned_state = encode_into("planned state", &response.planned_state, &ty, &mut diagnostics);
         Ok(Response::new(proto::plan_resource_change::Response {
@@ -603,7 +606,7 @@ impl Server {
             planned_private: request.planned_private,
             provider_meta: None,
         };
-        let response = blocking(move || provider.apply_resource_change(call)).await?;
+        let response = provider_call(self.calls, move || provider.apply_resource_change(call)).await?;
         let mut diagnostics = response.diagnostics;
         let new_state = encode_into("new state", &response.new_state, &ty, &mut diagnostics);
         Ok(Response::new(proto::apply_resource_change::Response {
@@ -630,7 +633,7 @@ impl Server {
             id: request.id,
             client_capabilities: client_capabilities(request.client_capabilities),
         };
-        let response = blocking(move || provider.import_resource_state(call)).await?;
+        let response = provider_call(self.calls, move || provider.import_resource_state(call)).await?;
         let mut diagnostics = response.diagnostics;
         let mut imported = Vec::new();
         for resource in response.imported_resources {
@@ -676,7 +679,7 @@ impl Server {
             source_private: request.source_private,
             target_type_name: request.target_type_name,
         };
-        let response = blocking(move || provider.move_resource_state(call)).await?;
+        let response = provider_call(self.calls, move || provider.move_resource_state(call)).await?;
         let mut diagnostics = response.diagnostics;
         let target_state = if diagnostics.has_errors() {
             None
@@ -715,7 +718,7 @@ impl Server {
             provider_meta: None,
             client_capabilities: client_capabilities(request.client_capabilities),
         };
-        let response = blocking(move || provider.read_data_source(call)).await?;
+        let response = provider_call(self.calls, move || provider.read_data_source(call)).await?;
         let mut diagnostics = response.diagnostics;
         let state = if diagnostics.has_errors() {
             None
@@ -751,7 +754,7 @@ impl Server {
             type_name: request.type_name,
             config,
         };
-        let response = blocking(move || provider.validate_ephemeral_resource_config(call)).await?;
+        let response = provider_call(self.calls, move || provider.validate_ephemeral_resource_config(call)).await?;
         Ok(Response::new(proto::validate_ephemeral_resource_config::Response {
             diagnostics: diagnostics_to_proto(response.diagnostics),
         }))
@@ -781,7 +784,7 @@ impl Server {
             config,
             client_capabilities: client_capabilities(request.client_capabilities),
         };
-        let response = blocking(move || provider.open_ephemeral_resource(call)).await?;
+        let response = provider_call(self.calls, move || provider.open_ephemeral_resource(call)).await?;
         let mut diagnostics = response.diagnostics;
         let result = if diagnostics.has_errors() {
             None
@@ -806,7 +809,7 @@ impl Server {
             type_name: request.type_name,
             private: request.private,
         };
-        let response = blocking(move || provider.renew_ephemeral_resource(call)).await?;
+        let response = provider_call(self.calls, move || provider.renew_ephemeral_resource(call)).await?;
         Ok(Response::new(proto::renew_ephemeral_resource::Response {
             diagnostics: diagnostics_to_proto(response.diagnostics),
             renew_at: timestamp(response.renew_at),
@@ -823,7 +826,7 @@ impl Server {
             type_name: request.type_name,
             private: request.private,
         };
-        let response = blocking(move || provider.close_ephemeral_resource(call)).await?;
+        let response = provider_call(self.calls, move || provider.close_ephemeral_resource(call)).await?;
         Ok(Response::new(proto::close_ephemeral_resource::Response {
             diagnostics: diagnostics_to_proto(response.diagnostics),
         }))
@@ -831,7 +834,7 @@ impl Server {
 
     async fn do_get_functions(&self) -> Reply<proto::get_functions::Response> {
         let provider = self.provider.clone();
-        let response = blocking(move || provider.get_functions()).await?;
+        let response = provider_call(self.calls, move || provider.get_functions()).await?;
         Ok(Response::new(proto::get_functions::Response {
             functions: functions_to_proto(&response.functions),
             diagnostics: diagnostics_to_proto(response.diagnostics),
@@ -883,7 +886,7 @@ impl Server {
             name: request.name,
             arguments,
         };
-        let response = blocking(move || provider.call_function(call)).await?;
+        let response = provider_call(self.calls, move || provider.call_function(call)).await?;
         match response.result {
             Ok(value) => match encode("function result", &value, &return_type) {
                 Ok(result) => Ok(Response::new(proto::call_function::Response {
@@ -898,7 +901,7 @@ impl Server {
 
     async fn do_stop(&self) -> Result<String, Status> {
         let provider = self.provider.clone();
-        let diagnostics = blocking(move || provider.stop()).await?;
+        let diagnostics = provider_call(self.calls, move || provider.stop()).await?;
         Ok(if diagnostics.has_errors() {
             diagnostics.to_string()
         } else {

@@ -9,6 +9,7 @@
 pub(crate) mod v5;
 pub(crate) mod v6;
 
+use crate::serve::CallThreads;
 use std::collections::BTreeMap;
 use terrace_providers::ProviderSchema;
 use terrace_value::Type;
@@ -45,12 +46,30 @@ impl Types {
     }
 }
 
-/// Runs provider code on tokio's blocking pool. A panic in it becomes an
+/// Runs provider code where `calls` says. A panic in it becomes an
 /// internal error for this call alone; the server goes on.
-pub(crate) async fn blocking<T: Send + 'static>(
+pub(crate) async fn provider_call<T: Send + 'static>(
+    calls: CallThreads,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, tonic::Status> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| {
+    let failed = |e: &dyn std::fmt::Display| {
         tonic::Status::internal(format!("the provider failed while handling the call: {e}"))
-    })
+    };
+    match calls {
+        CallThreads::Blocking => tokio::task::spawn_blocking(f).await.map_err(|e| failed(&e)),
+        CallThreads::Server => std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+            .map_err(|panic| failed(&panic_text(panic.as_ref()))),
+    }
+}
+
+/// What a panic said.
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str));
+    match message {
+        Some(message) => format!("it panicked with message {message:?}"),
+        None => "it panicked".to_string(),
+    }
 }
