@@ -20,11 +20,9 @@
 //! serves one (over plain HTTP on 127.0.0.1, named by a CLI configuration
 //! `host` block) offering a small signed provider package.
 
-mod http_support;
-
-use http_support::{HttpServer, Reply};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use terrace_testsupport::http::{LoopbackServer as HttpServer, Reply};
 use terrace_testsupport::TempDir;
 
 const MIRROR: &str = terrace_testsupport::PLUGIN_MIRROR;
@@ -446,10 +444,10 @@ fn a_corrupt_archive_installs_nothing() {
 #[test]
 fn an_unreachable_registry_is_reported() {
     // A port nothing listens on: bind one, then let it go.
-    let dead = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .to_string();
+    let dead = format!(
+        "127.0.0.1:{}",
+        terrace_testsupport::http::free_loopback_port().unwrap()
+    );
     let s = Scene::new(
         "unreachable",
         &format!("terraform {{\n  required_providers {{\n    widget = {{\n      source = \"{dead}/acme/widget\"\n    }}\n  }}\n}}\n"),
@@ -561,7 +559,7 @@ fn widget_registry() -> HttpServer {
         let download = |platform: &str, sha: &str| {
             let (os, arch) = platform.split_once('_').unwrap();
             let file = format!("terraform-provider-widget_2.0.0_{platform}.zip");
-            Reply::json(&serde_json::json!({
+            Reply::json(serde_json::json!({
                 "protocols": ["5.0"],
                 "os": os,
                 "arch": arch,
@@ -574,7 +572,7 @@ fn widget_registry() -> HttpServer {
             }))
         };
         match request.path() {
-            "/v1/providers/acme/widget/versions" => Reply::json(&serde_json::json!({"versions": [
+            "/v1/providers/acme/widget/versions" => Reply::json(serde_json::json!({"versions": [
                 {"version": "1.0.0", "protocols": ["5.0"], "platforms": platforms},
                 {"version": "3.0.0-beta", "protocols": ["5.0"], "platforms": platforms},
                 {"version": "2.0.0", "protocols": ["5.0"], "platforms": platforms},

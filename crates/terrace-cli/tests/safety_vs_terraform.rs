@@ -390,10 +390,10 @@ fn instance_keys_may_not_come_from_an_ephemeral_value() {
 use miniz_oxide::deflate::core::{
     compress, create_comp_flags_from_zip_params, CompressorOxide, TDEFLFlush, TDEFLStatus,
 };
-use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use terrace_testsupport::http::{LoopbackServer, Reply};
 
 const MIB: u64 = 1 << 20;
 
@@ -593,39 +593,6 @@ fn tar_gz(main_tf: &str, zeros: u64) -> Vec<u8> {
     out
 }
 
-/// Serves `body` for every request on 127.0.0.1 until the process ends;
-/// returns the base URL.
-fn serve_forever(body: Vec<u8>) -> String {
-    let body = std::sync::Arc::new(body);
-    let listener = TcpListener::bind("127.0.0.1:0").expect("binding a local port");
-    let port = listener.local_addr().expect("local address").port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let body = body.clone();
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut request = Vec::new();
-                let mut byte = [0u8; 1];
-                while !request.ends_with(b"\r\n\r\n") {
-                    match stream.read(&mut byte) {
-                        Ok(1) => request.push(byte[0]),
-                        _ => return,
-                    }
-                }
-                let head = format!(
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    body.len()
-                );
-                let _ = stream.write_all(head.as_bytes());
-                if !request.starts_with(b"HEAD ") {
-                    let _ = stream.write_all(&body);
-                }
-            });
-        }
-    });
-    format!("http://127.0.0.1:{port}")
-}
-
 /// Runs `program args` in `dir` with `cli_config`, waiting with `wait4`
 /// for its own resource usage; returns the exit code, stdout and stderr
 /// together, and the child's peak resident memory in KiB.
@@ -681,7 +648,13 @@ fn cli_config_of(work: &Work) -> std::path::PathBuf {
 /// hold: both tools unpack it, and terrace's peak resident memory stays
 /// under [`MEMORY_BOUND_KIB`]. Each tool's peak is printed.
 fn init_module_package(name: &str, package_name: &str, package: Vec<u8>) {
-    let url = serve_forever(package);
+    // Shared, not copied: a copy would be resident in this process, and
+    // a child started while it is counts it in its own peak.
+    let package = std::sync::Arc::new(package);
+    let server = LoopbackServer::start(move |_| {
+        Reply::shared(package.clone()).header("Connection", "close")
+    });
+    let url = format!("http://{}", server.host());
     let config = format!("module \"big\" {{\n  source = \"{url}/{package_name}\"\n}}\n");
     let mut tools = vec![("terrace", env!("CARGO_BIN_EXE_terrace"))];
     if have_terraform() {

@@ -12,14 +12,13 @@
 //! the random parts of the login URL are set aside.
 
 mod engine_support;
-mod http_support;
 
 use engine_support::{have_terraform, missing_tool, wait_until, Work};
-use http_support::{HttpServer, Reply};
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use terrace_testsupport::http::{LoopbackServer as HttpServer, Reply};
 
 const CONFIG: &str = r#"
 variable "name" {
@@ -150,10 +149,10 @@ fn login_host(challenges: std::sync::Arc<Mutex<Vec<String>>>) -> HttpServer {
                     && known
                 {
                     Reply::json(
-                        &serde_json::json!({"access_token": OAUTH_TOKEN, "token_type": "bearer"}),
+                        serde_json::json!({"access_token": OAUTH_TOKEN, "token_type": "bearer"}),
                     )
                 } else {
-                    let mut reply = Reply::json(&serde_json::json!({"error": "invalid_grant"}));
+                    let mut reply = Reply::json(serde_json::json!({"error": "invalid_grant"}));
                     reply.status = 400;
                     reply
                 }

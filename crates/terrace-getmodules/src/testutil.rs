@@ -9,11 +9,7 @@ pub(crate) use terrace_testsupport::https::{LoopbackHttps as HttpsServer, Reply}
 
 /// A module registry's download answer: 204 with `X-Terraform-Get`.
 pub(crate) fn terraform_get(location: &str) -> Reply {
-    Reply {
-        status: 204,
-        headers: vec![("X-Terraform-Get".into(), location.into())],
-        body: Vec::new(),
-    }
+    Reply::empty(204).header("X-Terraform-Get", location)
 }
 
 /// Registry settings that trust `server`'s certificate.

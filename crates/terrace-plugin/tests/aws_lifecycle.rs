@@ -6,7 +6,7 @@
 
 mod support;
 
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,10 +28,7 @@ impl Moto {
         if !terrace_testsupport::require_program("moto_server", &["--help"]) {
             return None;
         }
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .map(|addr| addr.port())
-            .ok()?;
+        let port = terrace_testsupport::http::free_loopback_port().ok()?;
         let child = match Command::new("moto_server")
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
             .stdout(Stdio::null())

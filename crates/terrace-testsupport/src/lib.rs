@@ -19,6 +19,7 @@ use std::process::Command;
 pub mod chromium;
 pub mod firefox;
 pub mod fuzz;
+pub mod http;
 pub mod https;
 pub mod product;
 mod tempdir;

@@ -7,11 +7,9 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
+use terrace_testsupport::http::{LoopbackServer, Reply, Request};
 
 #[derive(Default)]
 struct Stored {
@@ -23,7 +21,6 @@ struct Stored {
 pub struct HttpStateServer {
     pub port: u16,
     stored: Arc<Mutex<Stored>>,
-    stopped: Arc<AtomicBool>,
     /// State uploads answered so far.
     pub uploads: Arc<AtomicUsize>,
     /// `LOCK` requests refused because the lock was held.
@@ -31,50 +28,32 @@ pub struct HttpStateServer {
     /// After this many uploads the server answers every further upload
     /// with 500 (a backend that broke during an apply).
     fail_after_uploads: Arc<AtomicUsize>,
-    thread: Option<JoinHandle<()>>,
+    server: LoopbackServer,
 }
 
 impl HttpStateServer {
     pub fn start() -> HttpStateServer {
-        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("binding the server");
-        let port = listener.local_addr().expect("server address").port();
         let stored = Arc::new(Mutex::new(Stored::default()));
-        let stopped = Arc::new(AtomicBool::new(false));
-        let uploads = Arc::new(AtomicUsize::new(0));
-        let fail_after_uploads = Arc::new(AtomicUsize::new(usize::MAX));
-        let lock_refusals = Arc::new(AtomicUsize::new(0));
-        let thread = {
-            let (stored, stopped, uploads, fail, refusals) = (
-                stored.clone(),
-                stopped.clone(),
-                uploads.clone(),
-                fail_after_uploads.clone(),
-                lock_refusals.clone(),
-            );
-            std::thread::spawn(move || {
-                for stream in listener.incoming() {
-                    if stopped.load(Ordering::SeqCst) {
-                        break;
-                    }
-                    let Ok(stream) = stream else { continue };
-                    let counters = Counters {
-                        uploads: uploads.clone(),
-                        fail_after: fail.clone(),
-                        lock_refusals: refusals.clone(),
-                    };
-                    let stored = stored.clone();
-                    std::thread::spawn(move || serve(stream, &stored, &counters));
-                }
+        let counters = Arc::new(Counters {
+            uploads: Arc::new(AtomicUsize::new(0)),
+            fail_after: Arc::new(AtomicUsize::new(usize::MAX)),
+            lock_refusals: Arc::new(AtomicUsize::new(0)),
+        });
+        let server = {
+            let (stored, counters) = (stored.clone(), counters.clone());
+            LoopbackServer::start(move |request| {
+                answer(request, &stored, &counters)
+                    .header("Content-Type", "application/json")
+                    .header("Connection", "close")
             })
         };
         HttpStateServer {
-            port,
+            port: server.port,
             stored,
-            stopped,
-            uploads,
-            lock_refusals,
-            fail_after_uploads,
-            thread: Some(thread),
+            uploads: counters.uploads.clone(),
+            lock_refusals: counters.lock_refusals.clone(),
+            fail_after_uploads: counters.fail_after.clone(),
+            server,
         }
     }
 
@@ -112,29 +91,10 @@ impl HttpStateServer {
             .store(self.uploads.load(Ordering::SeqCst) + n, Ordering::SeqCst);
     }
 
+    /// The backend goes away: connections are refused from now on.
     pub fn stop(&mut self) {
-        self.stopped.store(true, Ordering::SeqCst);
-        let _ = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port));
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.server.stop();
     }
-}
-
-impl Drop for HttpStateServer {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn respond(stream: &mut TcpStream, status: u16, reason: &str, body: &[u8]) {
-    let head = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Length: {}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    let _ = stream.write_all(head.as_bytes());
-    let _ = stream.write_all(body);
-    let _ = stream.flush();
 }
 
 struct Counters {
@@ -143,68 +103,42 @@ struct Counters {
     lock_refusals: Arc<AtomicUsize>,
 }
 
-fn serve(mut stream: TcpStream, stored: &Mutex<Stored>, counters: &Counters) {
+fn status(status: u16, body: &[u8]) -> Reply {
+    Reply {
+        body: Arc::new(body.to_vec()),
+        ..Reply::empty(status)
+    }
+}
+
+fn answer(request: &Request, stored: &Mutex<Stored>, counters: &Counters) -> Reply {
     let (uploads, fail_after) = (&counters.uploads, &counters.fail_after);
-    let Ok(clone) = stream.try_clone() else {
-        return;
-    };
-    let mut reader = BufReader::new(clone);
-    let mut request_line = String::new();
-    if reader.read_line(&mut request_line).is_err() {
-        return;
-    }
-    let method = request_line
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .to_string();
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        if reader.read_line(&mut line).is_err() || line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':') {
-            if name.eq_ignore_ascii_case("content-length") {
-                length = value.trim().parse().unwrap_or(0);
-            }
-        }
-    }
-    let mut body = vec![0u8; length];
-    if reader.read_exact(&mut body).is_err() {
-        return;
-    }
+    let method = request.method.as_str();
     if method == "POST" && uploads.load(Ordering::SeqCst) >= fail_after.load(Ordering::SeqCst) {
-        respond(&mut stream, 500, "Internal Server Error", b"");
-        return;
+        return status(500, b"");
     }
     let mut s = stored.lock().unwrap_or_else(PoisonError::into_inner);
-    match method.as_str() {
+    match method {
         "GET" => match &s.state {
-            Some(state) => {
-                let state = state.clone();
-                respond(&mut stream, 200, "OK", &state);
-            }
-            None => respond(&mut stream, 204, "No Content", b""),
+            Some(state) => status(200, state),
+            None => status(204, b""),
         },
         "POST" => {
-            s.state = Some(body);
+            s.state = Some(request.body.clone());
             uploads.fetch_add(1, Ordering::SeqCst);
-            respond(&mut stream, 200, "OK", b"");
+            status(200, b"")
         }
         "DELETE" => {
             s.state = None;
-            respond(&mut stream, 200, "OK", b"");
+            status(200, b"")
         }
         "LOCK" => match &s.lock {
             Some(holder) => {
-                let holder = holder.clone();
                 counters.lock_refusals.fetch_add(1, Ordering::SeqCst);
-                respond(&mut stream, 423, "Locked", &holder);
+                status(423, holder)
             }
             None => {
-                s.lock = Some(body);
-                respond(&mut stream, 200, "OK", b"");
+                s.lock = Some(request.body.clone());
+                status(200, b"")
             }
         },
         "UNLOCK" => {
@@ -214,17 +148,14 @@ fn serve(mut stream: TcpStream, stored: &Mutex<Stored>, counters: &Counters) {
                     .and_then(|v| v["ID"].as_str().map(str::to_string))
             };
             match &s.lock {
-                Some(holder) if id(holder) != id(&body) => {
-                    let holder = holder.clone();
-                    respond(&mut stream, 409, "Conflict", &holder);
-                }
+                Some(holder) if id(holder) != id(&request.body) => status(409, holder),
                 _ => {
                     s.lock = None;
-                    respond(&mut stream, 200, "OK", b"");
+                    status(200, b"")
                 }
             }
         }
-        _ => respond(&mut stream, 405, "Method Not Allowed", b""),
+        _ => status(405, b""),
     }
 }
 
@@ -248,10 +179,7 @@ impl Postgres {
             );
             return None;
         };
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free port");
+        let port = terrace_testsupport::http::free_loopback_port().expect("a free port");
         static SEQ: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "terrace-pg-{}-{}",

@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -585,9 +585,7 @@ impl Moto {
     /// A server with moto's settings `env` (e.g.
     /// `MOTO_IAM_LOAD_MANAGED_POLICIES`).
     pub fn start_with_env(env: &[(&str, &str)]) -> Moto {
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .map(|addr| addr.port())
+        let port = terrace_testsupport::http::free_loopback_port()
             .unwrap_or_else(|e| panic!("finding a free port: {e}"));
         Moto::start_on(port, env)
     }

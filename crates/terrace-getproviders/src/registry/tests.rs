@@ -274,7 +274,7 @@ fn hosts_without_a_provider_registry() {
         Reply {
             status: 200,
             headers: vec![("Content-Type".into(), "text/html".into())],
-            body: b"<html>".to_vec(),
+            body: std::sync::Arc::new(b"<html>".to_vec()),
         },
     );
     let src = RegistrySource::new(reg.config());
