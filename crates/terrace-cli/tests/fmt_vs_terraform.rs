@@ -9,6 +9,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use terrace_testsupport::recording;
 
 fn base() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fmt")
@@ -18,40 +19,6 @@ fn base() -> PathBuf {
 /// names itself).
 fn normalize(text: &str) -> String {
     terrace_testsupport::product::as_terrace(text)
-}
-
-struct Recording {
-    exit: i32,
-    stdout: String,
-    stderr: String,
-    rewritten: Vec<(String, String)>,
-}
-
-fn take_section<'a>(text: &'a str, header: &str) -> Option<(&'a str, &'a str)> {
-    let rest = text.strip_prefix(header)?;
-    rest.split_once("<end>\n")
-}
-
-fn read_recording(path: &Path) -> Option<Recording> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = text.strip_prefix("exit: ")?;
-    let (code, rest) = rest.split_once('\n')?;
-    let (stdout, rest) = take_section(rest, "stdout:\n")?;
-    let (stderr, mut rest) = take_section(rest, "stderr:\n")?;
-    let mut rewritten = Vec::new();
-    while !rest.is_empty() {
-        let after = rest.strip_prefix("rewritten: ")?;
-        let (name, after) = after.split_once('\n')?;
-        let (content, after) = after.split_once("<end>\n")?;
-        rewritten.push((name.to_string(), content.to_string()));
-        rest = after;
-    }
-    Some(Recording {
-        exit: code.parse().ok()?,
-        stdout: stdout.to_string(),
-        stderr: stderr.to_string(),
-        rewritten,
-    })
 }
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -101,7 +68,7 @@ fn terrace_fmt_prints_exits_and_rewrites_as_terraform_recorded() {
             panic!("bad scenario line {line:?}");
         };
         count += 1;
-        let Some(expected) = read_recording(&base().join(format!("expected/{name}.txt"))) else {
+        let Some(expected) = recording::read(&base().join(format!("expected/{name}.txt"))) else {
             failures.push(format!(
                 "{name}: no readable recording (scripts/record-fmt-expectations)"
             ));

@@ -17,6 +17,7 @@ mod engine_support;
 use engine_support::{Overrides, Work};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use terrace_testsupport::recording;
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/test_command")
@@ -134,17 +135,6 @@ fn normalize_json_lines(text: &str) -> String {
         .join("\n")
 }
 
-/// `exit: N`, `stdout:` text `<end>`, `stderr:` text `<end>`.
-fn read_recording(path: &Path) -> Option<(i32, String, String)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = text.strip_prefix("exit: ")?;
-    let (code, rest) = rest.split_once('\n')?;
-    let rest = rest.strip_prefix("stdout:\n")?;
-    let (stdout, rest) = rest.split_once("<end>\nstderr:\n")?;
-    let stderr = rest.strip_suffix("<end>\n")?;
-    Some((code.parse().ok()?, stdout.to_string(), stderr.to_string()))
-}
-
 fn copy_dir(from: &Path, to: &Path) {
     let _ = std::fs::create_dir_all(to);
     let Ok(entries) = std::fs::read_dir(from) else {
@@ -232,7 +222,7 @@ fn test_command_matches_terraform() {
             ("expected.color.txt", None),
             ("expected.json.txt", Some("-json")),
         ] {
-            let Some((want_code, want_out, want_err)) = read_recording(&case.join(file)) else {
+            let Some(recorded) = recording::read(&case.join(file)) else {
                 failures.push(format!("{name}: unreadable {file}"));
                 continue;
             };
@@ -248,7 +238,11 @@ fn test_command_matches_terraform() {
             all_args.extend(args.iter().cloned());
             let (code, out, err) = terrace_test(&work, &all_args);
             let mut got = (code, blank_uuids(&out), blank_uuids(&err));
-            let mut want = (want_code, normalize(&want_out), normalize(&want_err));
+            let mut want = (
+                recorded.exit,
+                normalize(&recorded.stdout),
+                normalize(&recorded.stderr),
+            );
             if extra == Some("-json") {
                 got.1 = normalize_json_lines(&got.1);
                 want.1 = normalize_json_lines(&want.1);

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use terrace_testsupport::recording;
 
 fn cases_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/validate")
@@ -35,17 +36,6 @@ fn terrace(dir: &Path, args: &[&str]) -> (i32, String, String) {
         ),
         Err(e) => (-1, String::new(), format!("cannot run terrace: {e}")),
     }
-}
-
-/// `exit: N`, `stdout:` text `<end>`, `stderr:` text `<end>`.
-fn read_recording(path: &Path) -> Option<(i32, String, String)> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let rest = text.strip_prefix("exit: ")?;
-    let (code, rest) = rest.split_once('\n')?;
-    let rest = rest.strip_prefix("stdout:\n")?;
-    let (stdout, rest) = rest.split_once("<end>\nstderr:\n")?;
-    let stderr = rest.strip_suffix("<end>\n")?;
-    Some((code.parse().ok()?, stdout.to_string(), stderr.to_string()))
 }
 
 /// The same bytes; or, when the order of the diagnostics is all that
@@ -107,12 +97,16 @@ fn validate_matches_terraform() {
             ("expected.no-color.txt", &["-no-color"][..]),
             ("expected.color.txt", &[][..]),
         ] {
-            let Some((want_code, want_out, want_err)) = read_recording(&case.join(file)) else {
+            let Some(recorded) = recording::read(&case.join(file)) else {
                 failures.push(format!("{name}: unreadable {file}"));
                 continue;
             };
             let got = terrace(&config, args);
-            let want = (want_code, normalize(&want_out), normalize(&want_err));
+            let want = (
+                recorded.exit,
+                normalize(&recorded.stdout),
+                normalize(&recorded.stderr),
+            );
             if got != want {
                 failures.push(format!(
                     "{name} {args:?}:\n--- terraform (exit {})\n{}{}\n--- terrace (exit {})\n{}{}",

@@ -22,6 +22,7 @@ pub mod fuzz;
 pub mod http;
 pub mod https;
 pub mod product;
+pub mod recording;
 mod tempdir;
 
 pub use tempdir::TempDir;

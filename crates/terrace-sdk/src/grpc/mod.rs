@@ -1,6 +1,8 @@
 //! The tfplugin5 and tfplugin6 `Provider` services: decode each request's
-//! values against the provider's schema, call the `Provider` trait on a
-//! blocking thread (provider code is synchronous), and encode the answer.
+//! values against the provider's schema, call the `Provider` trait
+//! (synchronous code: on a blocking thread, or on the server's own thread
+//! for a provider whose calls never wait; see `CallThreads`), and encode
+//! the answer.
 //! The two protocol versions share their code (`common.rs`, compiled once
 //! per version, as in terrace-plugin's clients); `v5.rs` and `v6.rs` hold
 //! what differs: method names, protocol 5's prepared configuration, and
