@@ -7,14 +7,18 @@
 //! Schemas come from the schema cache when a provider allows it. When a
 //! schema has to be asked of a plugin, the process that answered is kept
 //! and handed out by the next `start`, so a provider used once is started
-//! once.
+//! once. So is the unconfigured process validation gives back: planning
+//! configures it instead of starting another (for the AWS provider, a
+//! second of start-up and more to build its schema inside the process).
+//! At most one process per provider waits so, whatever number of
+//! configurations validation went through.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use terrace_addrs::Provider as ProviderAddr;
 use terrace_engine::ProviderFactory;
-use terrace_plugin::{LaunchConfig, PluginProvider};
+use terrace_plugin::LaunchConfig;
 use terrace_providers::{Provider, ProviderSchema};
 use terrace_schemacache::SchemaCache;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -26,7 +30,7 @@ pub struct CliProviderFactory {
     schemas: Mutex<HashMap<ProviderAddr, Arc<ProviderSchema>>>,
     /// Plugin processes started to answer a schema request and not yet
     /// handed out.
-    idle: Mutex<HashMap<ProviderAddr, Vec<PluginProvider>>>,
+    idle: Mutex<HashMap<ProviderAddr, Arc<dyn Provider>>>,
     /// How the built-in `terraform_remote_state` decrypts what it reads.
     remote_state_codec: terrace_states::encryption::StateCodec,
 }
@@ -74,6 +78,18 @@ impl CliProviderFactory {
         Ok(LaunchConfig::new(provider.to_string(), executable.clone()))
     }
 
+    /// Keeps an unconfigured process for the next `start`, unless one is
+    /// waiting already: that one is kept and this one closed.
+    fn park(&self, provider: &ProviderAddr, instance: Arc<dyn Provider>) {
+        let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+        if idle.contains_key(provider) {
+            drop(idle);
+            let _ = instance.close();
+        } else {
+            idle.insert(provider.clone(), instance);
+        }
+    }
+
     fn builtin(&self) -> terrace_builtin::TerraformProvider {
         terrace_builtin::TerraformProvider::new(self.working_dir.clone())
             .with_remote_state_encryption(self.remote_state_codec.clone())
@@ -110,6 +126,7 @@ impl ProviderFactory for CliProviderFactory {
                     // The provider has to be asked; keep the process that
                     // answered for the first `start` rather than starting
                     // another.
+                    tracing::debug!(provider = %provider, "starting provider plugin");
                     let (running, _) =
                         terrace_schemacache::launch(&self.cache, self.launch_config(provider)?)
                             .map_err(provider_diagnostics)?;
@@ -118,12 +135,7 @@ impl ProviderFactory for CliProviderFactory {
                         running.close();
                         return Err(provider_diagnostics(response.diagnostics));
                     }
-                    self.idle
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .entry(provider.clone())
-                        .or_default()
-                        .push(running);
+                    self.park(provider, Arc::new(running));
                     response.schema
                 }
             }
@@ -143,10 +155,9 @@ impl ProviderFactory for CliProviderFactory {
             .idle
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get_mut(provider)
-            .and_then(Vec::pop);
+            .remove(provider);
         if let Some(running) = parked {
-            return Ok(Arc::new(running));
+            return Ok(running);
         }
         let config = self.launch_config(provider)?;
         tracing::debug!(provider = %provider, "starting provider plugin");
@@ -154,6 +165,14 @@ impl ProviderFactory for CliProviderFactory {
             terrace_schemacache::launch(&self.cache, config).map_err(provider_diagnostics)?;
         tracing::debug!(provider = %provider, "provider plugin started");
         Ok(Arc::new(running))
+    }
+
+    fn release(&self, provider: &ProviderAddr, instance: Arc<dyn Provider>) {
+        if provider.is_builtin() {
+            let _ = instance.close();
+        } else {
+            self.park(provider, instance);
+        }
     }
 }
 
@@ -165,9 +184,7 @@ impl Drop for CliProviderFactory {
             .unwrap_or_else(PoisonError::into_inner)
             .drain()
         {
-            for provider in parked {
-                provider.close();
-            }
+            let _ = parked.close();
         }
     }
 }

@@ -23,10 +23,6 @@ terraform {{
   }}
 }}
 
-variable "endpoint" {{
-  type = string
-}}
-
 variable "regions" {{
   type    = map(string)
   default = {{
@@ -51,7 +47,7 @@ resource "aws_ssm_parameter" "region" {{
   value = each.value
 }}
 "#,
-        body = aws_moto_provider_body("var.endpoint", &["ssm", "sts"])
+        body = aws_moto_provider_body()
     )
 }
 
@@ -79,11 +75,11 @@ fn one_region_that_cannot_be_configured_leaves_the_others_applied() {
             bundled: false,
             aws: true,
         },
-    );
-    let endpoint = format!("endpoint={}", moto.endpoint);
+    )
+    .aws_at(&moto);
     w.write("main.tf", &main_tf("nowhere-central-9"));
 
-    let apply = w.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 1);
+    let apply = w.terrace_ok(&["apply", "-auto-approve"], 1);
     let all = apply.all();
     assert!(
         all.contains("Provider instance unavailable"),
@@ -127,7 +123,7 @@ fn one_region_that_cannot_be_configured_leaves_the_others_applied() {
 
     // The third region fixed: only its parameter is created.
     w.write("main.tf", &main_tf("ap-southeast-2"));
-    let apply = w.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0);
+    let apply = w.terrace_ok(&["apply", "-auto-approve"], 0);
     assert!(
         apply
             .stdout
@@ -143,7 +139,7 @@ fn one_region_that_cannot_be_configured_leaves_the_others_applied() {
             "ap-southeast-2": ["/terrace/isolation/third"],
         })
     );
-    w.terrace_ok(&["destroy", "-auto-approve", "-var", &endpoint], 0);
+    w.terrace_ok(&["destroy", "-auto-approve"], 0);
     assert_eq!(
         moto_parameters(&moto, &regions),
         json!({ "us-east-1": [], "eu-west-1": [], "ap-southeast-2": [] })

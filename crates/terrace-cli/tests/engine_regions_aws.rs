@@ -35,10 +35,6 @@ terraform {{
   }}
 }}
 
-variable "endpoint" {{
-  type = string
-}}
-
 locals {{
   # Resources exist only in enabled regions; the provider instance of a
   # disabled region stays, so its objects can still be destroyed.
@@ -87,7 +83,7 @@ output "log_groups" {{
   value = {{ for region, m in module.app : region => m.log_group }}
 }}
 "#,
-        body = aws_moto_provider_body("var.endpoint", &["ssm", "cloudwatchlogs", "sts"])
+        body = aws_moto_provider_body()
     )
 }
 
@@ -229,10 +225,10 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
             terrace_testsupport::AWS_PROVIDER_PACKAGE,
             terrace_testsupport::PLUGIN_MIRROR
         ),
-    );
+    )
+    .aws_at(&moto);
     work.write("main.tf", &main_tf());
     work.write("app/main.tf", APP_TF);
-    let endpoint = format!("endpoint={}", moto.endpoint);
 
     // `init` evaluates the provider's `for_each` from terraform.tfvars
     // already.
@@ -248,10 +244,10 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
     );
     let apply = |regions: &[(&str, bool)]| {
         work.write("terraform.tfvars", &regions_tfvars(regions));
-        work.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0)
+        work.terrace_ok(&["apply", "-auto-approve"], 0)
     };
     let no_changes = || {
-        let plan = work.terrace_ok(&["plan", "-detailed-exitcode", "-var", &endpoint], 0);
+        let plan = work.terrace_ok(&["plan", "-detailed-exitcode"], 0);
         assert!(plan.stdout.contains("No changes."), "{}", plan.output());
     };
 
@@ -330,10 +326,7 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
     let state_before = work.state_bytes();
     let backup_before = std::fs::read(work.path("terraform.tfstate.backup")).ok();
     work.write("terraform.tfvars", &regions_tfvars(&[("us-east-1", true)]));
-    for args in [
-        vec!["plan", "-var", &endpoint],
-        vec!["apply", "-auto-approve", "-var", &endpoint],
-    ] {
+    for args in [vec!["plan"], vec!["apply", "-auto-approve"]] {
         let run = work.terrace_ok(&args, 1);
         let text = run.all();
         assert!(
@@ -378,7 +371,7 @@ fn regions_added_disabled_and_removed_through_provider_instances() {
         "terraform.tfvars",
         &regions_tfvars(&[("us-east-1", true), ("eu-west-1", true)]),
     );
-    let run = work.terrace_ok(&["destroy", "-auto-approve", "-var", &endpoint], 0);
+    let run = work.terrace_ok(&["destroy", "-auto-approve"], 0);
     assert_eq!(
         summary_line(&run),
         "Destroy complete! Resources: 4 destroyed.",

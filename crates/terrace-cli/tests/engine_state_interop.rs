@@ -10,7 +10,7 @@
 mod engine_support;
 
 use engine_support::{
-    aws_moto_provider_body, have_aws_and_moto, have_terraform, Moto, Overrides, Work,
+    aws_moto_endpoints_body, have_aws_and_moto, have_terraform, Moto, Overrides, Work,
 };
 
 const BUNDLED_TF: &str = r#"
@@ -152,7 +152,7 @@ output "topic" {{
   value = aws_sns_topic.t.arn
 }}
 "#,
-        body = aws_moto_provider_body(
+        body = aws_moto_endpoints_body(
             "var.endpoint",
             &["ssm", "cloudwatchlogs", "sns", "s3", "sts"]
         ) + "  s3_use_path_style           = true\n"

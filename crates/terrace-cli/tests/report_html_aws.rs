@@ -11,7 +11,7 @@
 mod engine_support;
 mod report_support;
 
-use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
+use engine_support::{aws_moto_endpoints_body, have_aws_and_moto, Moto, Overrides, Work};
 use report_support::*;
 use serde_json::Value as Json;
 use terrace_testsupport::chromium;
@@ -65,7 +65,7 @@ resource "aws_ssm_parameter" "region" {{
   value = module.app[each.key].log_group
 }}
 "#,
-        body = aws_moto_provider_body("var.endpoint", &["ssm", "cloudwatchlogs", "sts"])
+        body = aws_moto_endpoints_body("var.endpoint", &["ssm", "cloudwatchlogs", "sts"])
     )
 }
 

@@ -9,7 +9,7 @@
 
 mod engine_support;
 
-use engine_support::{aws_moto_provider_body, have_aws_and_moto, Moto, Overrides, Work};
+use engine_support::{aws_moto_endpoints_body, have_aws_and_moto, Moto, Overrides, Work};
 
 const MODULE: &str = r#"terraform {
   required_providers {
@@ -106,7 +106,7 @@ run "read_back" {{
   }}
 }}
 "#,
-        body = aws_moto_provider_body(&format!("{endpoint:?}"), &["ssm", "cloudwatchlogs", "sts"])
+        body = aws_moto_endpoints_body(&format!("{endpoint:?}"), &["ssm", "cloudwatchlogs", "sts"])
     )
 }
 

@@ -71,6 +71,19 @@ pub trait ProviderFactory: Send + Sync {
         &self,
         provider: &terrace_addrs::Provider,
     ) -> Result<Arc<dyn terrace_providers::Provider>, Diagnostics>;
+    /// Takes back an instance from `start` that was never configured and is
+    /// no longer needed (validation's). A factory may hand it out again
+    /// from a later `start` of the same provider: an instance that
+    /// answered validation requests before its configuration is what every
+    /// instance the engine configures has been. By default it is closed.
+    fn release(
+        &self,
+        provider: &terrace_addrs::Provider,
+        instance: Arc<dyn terrace_providers::Provider>,
+    ) {
+        let _ = provider;
+        let _ = instance.close();
+    }
     /// A new unconfigured instance for one instance of one provider
     /// configuration: a factory that substitutes some configurations (a
     /// test's mock providers) decides here; others start the provider.

@@ -200,8 +200,8 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
             }
         }
     }
-    for p in unconfigured.values() {
-        let _ = p.close();
+    for (config, instance) in unconfigured {
+        ctx.providers.release(&config.provider, instance);
     }
     diags
 }

@@ -98,6 +98,10 @@ impl ProviderFactory for TestProviderFactory {
         self.inner.start(provider)
     }
 
+    fn release(&self, provider: &ProviderAddr, instance: Arc<dyn Provider>) {
+        self.inner.release(provider, instance)
+    }
+
     fn start_configuration(
         &self,
         config: &AbsProviderConfig,

@@ -20,10 +20,6 @@ terraform {{
   }}
 }}
 
-variable "endpoint" {{
-  type = string
-}}
-
 resource "terraform_data" "regions" {{
   input = {regions:?}
 }}
@@ -43,7 +39,7 @@ resource "aws_ssm_parameter" "here" {{
 }}
 "#,
         regions = REGIONS,
-        body = aws_moto_provider_body("var.endpoint", &["ssm"])
+        body = aws_moto_provider_body()
     )
 }
 
@@ -70,10 +66,10 @@ fn regional_parameters_wait_for_the_region_list_then_land_in_their_regions() {
             bundled: false,
             aws: true,
         },
-    );
+    )
+    .aws_at(&moto);
     work.write("main.tf", &main_tf());
-    let endpoint = format!("endpoint={}", moto.endpoint);
-    let apply = || work.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0);
+    let apply = || work.terrace_ok(&["apply", "-auto-approve"], 0);
 
     let first = apply();
     assert!(
@@ -104,6 +100,6 @@ fn regional_parameters_wait_for_the_region_list_then_land_in_their_regions() {
         json!({ "us-east-1": "made in us-east-1", "eu-west-1": "made in eu-west-1" })
     );
 
-    let plan = work.terrace_ok(&["plan", "-detailed-exitcode", "-var", &endpoint], 0);
+    let plan = work.terrace_ok(&["plan", "-detailed-exitcode"], 0);
     assert!(plan.stdout.contains("No changes."), "{}", plan.output());
 }

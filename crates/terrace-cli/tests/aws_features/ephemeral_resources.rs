@@ -27,10 +27,6 @@ terraform {{
   }}
 }}
 
-variable "endpoint" {{
-  type = string
-}}
-
 variable "prefix" {{
   type = string
 }}
@@ -69,7 +65,7 @@ output "password_seen_by_module" {{
   value = module.app.seen
 }}
 "#,
-        body = aws_moto_provider_body("var.endpoint", &["secretsmanager", "ssm"])
+        body = aws_moto_provider_body()
     )
 }
 
@@ -111,15 +107,13 @@ impl Side {
                 bundled: false,
                 aws: true,
             },
-        );
+        )
+        .aws_at(moto);
         work.write("main.tf", &main_tf());
         work.write("app/main.tf", APP_TF);
         Side {
             work,
-            vars: vec![
-                format!("endpoint={}", moto.endpoint),
-                format!("prefix={tool}"),
-            ],
+            vars: vec![format!("prefix={tool}")],
         }
     }
 

@@ -22,10 +22,6 @@ terraform {{
   }}
 }}
 
-variable "endpoint" {{
-  type = string
-}}
-
 variable "deployed" {{
   type = set(string)
 }}
@@ -45,7 +41,7 @@ module "parameters" {{
 }}
 "#,
         regions = REGIONS,
-        body = aws_moto_provider_body("var.endpoint", &["ssm"])
+        body = aws_moto_provider_body()
     )
 }
 
@@ -96,16 +92,16 @@ fn a_module_creates_a_parameter_in_each_region_of_the_collection() {
             bundled: false,
             aws: true,
         },
-    );
+    )
+    .aws_at(&moto);
     work.write("main.tf", &root_tf());
     work.write("parameters/main.tf", MODULE_TF);
-    let endpoint = format!("endpoint={}", moto.endpoint);
 
     work.write(
         "terraform.tfvars",
         "deployed = [\"us-east-1\", \"eu-west-1\", \"ap-southeast-2\"]\n",
     );
-    let run = work.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0);
+    let run = work.terrace_ok(&["apply", "-auto-approve"], 0);
     assert!(
         run.stdout
             .contains("Apply complete! Resources: 3 added, 0 changed, 0 destroyed."),
@@ -120,14 +116,14 @@ fn a_module_creates_a_parameter_in_each_region_of_the_collection() {
             "ap-southeast-2": "ap-southeast-2",
         })
     );
-    let plan = work.terrace_ok(&["plan", "-detailed-exitcode", "-var", &endpoint], 0);
+    let plan = work.terrace_ok(&["plan", "-detailed-exitcode"], 0);
     assert!(plan.stdout.contains("No changes."), "{}", plan.output());
 
     work.write(
         "terraform.tfvars",
         "deployed = [\"us-east-1\", \"eu-west-1\"]\n",
     );
-    let run = work.terrace_ok(&["apply", "-auto-approve", "-var", &endpoint], 0);
+    let run = work.terrace_ok(&["apply", "-auto-approve"], 0);
     assert!(
         run.stdout
             .contains("Apply complete! Resources: 0 added, 0 changed, 1 destroyed."),

@@ -108,6 +108,9 @@ pub struct Work {
     cli_config: PathBuf,
     /// Whether commands run with `TF_IN_AUTOMATION` set.
     in_automation: bool,
+    /// Where every command sends the AWS provider's requests
+    /// (`AWS_ENDPOINT_URL`), when [`Work::aws_at`] set it.
+    aws_endpoint: Option<String>,
 }
 
 impl Work {
@@ -148,6 +151,7 @@ impl Work {
             dir,
             cli_config,
             in_automation: true,
+            aws_endpoint: None,
         }
     }
 
@@ -167,6 +171,7 @@ impl Work {
             dir,
             cli_config,
             in_automation: false,
+            aws_endpoint: None,
         }
     }
 
@@ -205,6 +210,14 @@ impl Work {
         )
         .unwrap_or_else(|e| panic!("writing the CLI config: {e}"));
         work
+    }
+
+    /// This directory with every command sending the AWS provider's
+    /// requests to `moto` through `AWS_ENDPOINT_URL`, so that its provider
+    /// blocks need no `endpoints` block (see [`aws_moto_provider_body`]).
+    pub fn aws_at(mut self, moto: &Moto) -> Work {
+        self.aws_endpoint = Some(moto.endpoint.clone());
+        self
     }
 
     /// The mirror `with_mirror` made.
@@ -257,6 +270,9 @@ impl Work {
             "AWS_ENDPOINT_URL",
         ] {
             command.env_remove(name);
+        }
+        if let Some(endpoint) = &self.aws_endpoint {
+            command.env("AWS_ENDPOINT_URL", endpoint);
         }
         command
     }
@@ -670,20 +686,30 @@ impl Drop for Moto {
     }
 }
 
-/// The body lines of a provider block pointing the AWS provider at moto:
-/// fake keys, every check that would reach AWS off, and an endpoint (the
-/// HCL expression `endpoint_expr`) for each of `services`.
-pub fn aws_moto_provider_body(endpoint_expr: &str, services: &[&str]) -> String {
-    let mut endpoints = String::new();
+/// The body lines of a provider block for the AWS provider against moto:
+/// fake keys and every check that would reach AWS off. Where requests go
+/// is said by [`Work::aws_at`] (or by [`aws_moto_endpoints_body`]).
+pub fn aws_moto_provider_body() -> String {
+    "  access_key                  = \"test\"\n  \
+       secret_key                  = \"test\"\n  \
+       skip_credentials_validation = true\n  \
+       skip_requesting_account_id  = true\n  \
+       skip_metadata_api_check     = true\n"
+        .to_string()
+}
+
+/// [`aws_moto_provider_body`] with an `endpoints` block: an endpoint (the
+/// HCL expression `endpoint_expr`) for each of `services`, as a user
+/// points the provider at a local service. It costs the AWS provider 3-4
+/// CPU seconds to validate each time it is sent (measured with 5.100.0,
+/// whatever the number of services): the tests that are not about the
+/// provider's configuration use [`Work::aws_at`] instead.
+pub fn aws_moto_endpoints_body(endpoint_expr: &str, services: &[&str]) -> String {
+    let mut body = aws_moto_provider_body();
+    body.push_str("  endpoints {\n");
     for service in services {
-        endpoints.push_str(&format!("    {service} = {endpoint_expr}\n"));
+        body.push_str(&format!("    {service} = {endpoint_expr}\n"));
     }
-    format!(
-        "  access_key                  = \"test\"\n  \
-           secret_key                  = \"test\"\n  \
-           skip_credentials_validation = true\n  \
-           skip_requesting_account_id  = true\n  \
-           skip_metadata_api_check     = true\n  \
-           endpoints {{\n{endpoints}  }}\n"
-    )
+    body.push_str("  }\n");
+    body
 }

@@ -259,8 +259,8 @@ impl Side {
         let moto = Moto::start_with_env(&[("MOTO_IAM_LOAD_MANAGED_POLICIES", "true")]);
         // The same directory name on both sides: examples name their
         // objects after it (`basename(path.cwd)`).
-        let work = Work::at(case_dir.join(tool).join(&example.name), &cli_config());
-        let prepared = prepare::prepare(&realworld_root(), example, &moto.endpoint)?;
+        let work = Work::at(case_dir.join(tool).join(&example.name), &cli_config()).aws_at(&moto);
+        let prepared = prepare::prepare(&realworld_root(), example)?;
         for (name, text) in &prepared.files {
             work.write(name, text);
         }
@@ -738,7 +738,7 @@ pub fn run_case(example: &Example, known: &[known::Entry]) -> CaseResult {
     let id = example.id();
     let case_dir = scratch().join(id.replace('/', "--"));
     // A first look without a server decides whether the case can run.
-    let analysis = prepare::prepare(&realworld_root(), example, "http://127.0.0.1:1");
+    let analysis = prepare::prepare(&realworld_root(), example);
     let prepared = match analysis {
         Ok(p) => p,
         Err(reason) => {

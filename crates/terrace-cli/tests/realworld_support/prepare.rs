@@ -1,48 +1,13 @@
 //! Finding the examples of the real-world modules and turning one into a
 //! configuration that runs against `moto_server`: `.tf` files rewritten
 //! (module sources to the modules' absolute paths, `provider "aws"`
-//! blocks to moto's endpoints), other files linked in place. An example
+//! blocks to moto's settings), other files linked in place. An example
 //! that cannot run here gets the reason instead.
 
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use super::hcltext::{self, attributes, blocks, string_literal};
-
-/// The AWS services whose endpoints point at moto: every service the
-/// examples and their modules use.
-pub const MOTO_SERVICES: [&str; 30] = [
-    "acm",
-    "apigateway",
-    "apigatewayv2",
-    "applicationautoscaling",
-    "cloudtrail",
-    "cloudwatch",
-    "dynamodb",
-    "ec2",
-    "ecr",
-    "ecs",
-    "events",
-    "firehose",
-    "iam",
-    "kinesis",
-    "kms",
-    "lambda",
-    "logs",
-    "organizations",
-    "pipes",
-    "route53",
-    "s3",
-    "scheduler",
-    "schemas",
-    "secretsmanager",
-    "sfn",
-    "sns",
-    "sqs",
-    "ssm",
-    "ssoadmin",
-    "sts",
-];
 
 /// The providers a case may use: the AWS provider from the image's
 /// mirror, terrace's own null and random providers (offered under
@@ -214,13 +179,14 @@ pub struct Prepared {
     /// The regions its providers use, plus us-east-1 (where the global
     /// services are listed).
     pub regions: Vec<String>,
-    /// What was changed beyond endpoints and local sources, for the report.
+    /// What was changed beyond provider settings and local sources, for the
+    /// report.
     pub notes: Vec<String>,
 }
 
-/// Rewrites an example for the moto server at `endpoint`, or says why it
-/// cannot run here.
-pub fn prepare(root: &Path, example: &Example, endpoint: &str) -> Result<Prepared, String> {
+/// Rewrites an example for moto (the commands send the AWS provider's
+/// requests there, see `Work::aws_at`), or says why it cannot run here.
+pub fn prepare(root: &Path, example: &Example) -> Result<Prepared, String> {
     let versions = module_versions(root);
     let mut files = Vec::new();
     let mut links = Vec::new();
@@ -294,10 +260,7 @@ pub fn prepare(root: &Path, example: &Example, endpoint: &str) -> Result<Prepare
                     edits.push((
                         block.start,
                         block.end,
-                        format!(
-                            "provider \"aws\" {{\n{kept}{}}}",
-                            moto_provider_body(endpoint)
-                        ),
+                        format!("provider \"aws\" {{\n{kept}{}}}", moto_provider_body()),
                     ));
                 }
                 (Some("module"), Some(_)) => {
@@ -394,7 +357,7 @@ pub fn prepare(root: &Path, example: &Example, endpoint: &str) -> Result<Prepare
             "moto_provider.tf".to_string(),
             format!(
                 "provider \"aws\" {{\n  region = {DEFAULT_REGION:?}\n{}}}\n",
-                moto_provider_body(endpoint)
+                moto_provider_body()
             ),
         ));
     }
@@ -406,10 +369,9 @@ pub fn prepare(root: &Path, example: &Example, endpoint: &str) -> Result<Prepare
     })
 }
 
-/// The body of a `provider "aws"` block for moto at `endpoint`.
-pub fn moto_provider_body(endpoint: &str) -> String {
-    let mut body =
-        crate::engine_support::aws_moto_provider_body(&format!("{endpoint:?}"), &MOTO_SERVICES);
+/// The body of a `provider "aws"` block for moto.
+pub fn moto_provider_body() -> String {
+    let mut body = crate::engine_support::aws_moto_provider_body();
     body.push_str("  s3_use_path_style           = true\n");
     body
 }
