@@ -3,9 +3,9 @@
 // that version's generated types. The two versions' messages are separate
 // Rust types with the same fields, so the code is written once and
 // compiled twice. Each including module supplies the parts that differ:
-// the `Grpc` client type, the `*_msg` message module aliases, the `rpc_*`
-// functions for the methods whose names differ, `attribute_from_proto`
-// and `prepared_config`.
+// the `Grpc` client type, the `*_msg` message module aliases, the calls
+// whose names differ (`renamed_calls!`), `attribute_from_proto` and
+// `prepared_config`.
 
 use crate::client::Core;
 use crate::transport::MAX_MESSAGE_SIZE;

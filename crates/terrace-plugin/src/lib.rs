@@ -31,6 +31,24 @@ mod process;
 mod reattach;
 mod runtime;
 mod transport;
+
+/// The calls whose names differ between the two protocols, as each
+/// protocol's module declares them: for each, a constant holding the
+/// call's name on the wire (for messages) and an `rpc_` function, named as
+/// protocol 6 names the call, that sends the message of the protocol's own
+/// message module through the generated client's method.
+macro_rules! renamed_calls {
+    ($($rpc:ident, $wire_name:ident = $wire:literal: $method:ident($msg:ident);)*) => {
+        $(
+            const $wire_name: &str = $wire;
+
+            async fn $rpc(mut grpc: Grpc, request: $msg::Request) -> Reply<$msg::Response> {
+                grpc.$method(request).await
+            }
+        )*
+    };
+}
+
 mod v5;
 mod v6;
 

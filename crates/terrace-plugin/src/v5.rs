@@ -12,58 +12,25 @@ type Grpc = ProviderClient<Channel>;
 type Reply<T> = Result<tonic::Response<T>, tonic::Status>;
 
 use proto::configure as configure_provider_msg;
+use proto::get_provider_schema as get_provider_schema_msg;
 use proto::prepare_provider_config as validate_provider_config_msg;
 use proto::stop as stop_provider_msg;
 use proto::validate_data_source_config as validate_data_resource_config_msg;
 use proto::validate_resource_type_config as validate_resource_config_msg;
 
-const GET_PROVIDER_SCHEMA: &str = "GetSchema";
-const VALIDATE_PROVIDER_CONFIG: &str = "PrepareProviderConfig";
-const VALIDATE_RESOURCE_CONFIG: &str = "ValidateResourceTypeConfig";
-const VALIDATE_DATA_RESOURCE_CONFIG: &str = "ValidateDataSourceConfig";
-const CONFIGURE_PROVIDER: &str = "Configure";
-const STOP_PROVIDER: &str = "Stop";
-
-async fn rpc_get_provider_schema(
-    mut grpc: Grpc,
-    request: proto::get_provider_schema::Request,
-) -> Reply<proto::get_provider_schema::Response> {
-    grpc.get_schema(request).await
-}
-
-async fn rpc_validate_provider_config(
-    mut grpc: Grpc,
-    request: validate_provider_config_msg::Request,
-) -> Reply<validate_provider_config_msg::Response> {
-    grpc.prepare_provider_config(request).await
-}
-
-async fn rpc_validate_resource_config(
-    mut grpc: Grpc,
-    request: validate_resource_config_msg::Request,
-) -> Reply<validate_resource_config_msg::Response> {
-    grpc.validate_resource_type_config(request).await
-}
-
-async fn rpc_validate_data_resource_config(
-    mut grpc: Grpc,
-    request: validate_data_resource_config_msg::Request,
-) -> Reply<validate_data_resource_config_msg::Response> {
-    grpc.validate_data_source_config(request).await
-}
-
-async fn rpc_configure_provider(
-    mut grpc: Grpc,
-    request: configure_provider_msg::Request,
-) -> Reply<configure_provider_msg::Response> {
-    grpc.configure(request).await
-}
-
-async fn rpc_stop_provider(
-    mut grpc: Grpc,
-    request: stop_provider_msg::Request,
-) -> Reply<stop_provider_msg::Response> {
-    grpc.stop(request).await
+renamed_calls! {
+    rpc_get_provider_schema, GET_PROVIDER_SCHEMA = "GetSchema":
+        get_schema(get_provider_schema_msg);
+    rpc_validate_provider_config, VALIDATE_PROVIDER_CONFIG = "PrepareProviderConfig":
+        prepare_provider_config(validate_provider_config_msg);
+    rpc_validate_resource_config, VALIDATE_RESOURCE_CONFIG = "ValidateResourceTypeConfig":
+        validate_resource_type_config(validate_resource_config_msg);
+    rpc_validate_data_resource_config, VALIDATE_DATA_RESOURCE_CONFIG = "ValidateDataSourceConfig":
+        validate_data_source_config(validate_data_resource_config_msg);
+    rpc_configure_provider, CONFIGURE_PROVIDER = "Configure":
+        configure(configure_provider_msg);
+    rpc_stop_provider, STOP_PROVIDER = "Stop":
+        stop(stop_provider_msg);
 }
 
 /// Protocol 5 lets the provider return the configuration with defaults

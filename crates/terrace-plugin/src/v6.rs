@@ -12,58 +12,25 @@ type Grpc = ProviderClient<Channel>;
 type Reply<T> = Result<tonic::Response<T>, tonic::Status>;
 
 use proto::configure_provider as configure_provider_msg;
+use proto::get_provider_schema as get_provider_schema_msg;
 use proto::stop_provider as stop_provider_msg;
 use proto::validate_data_resource_config as validate_data_resource_config_msg;
 use proto::validate_provider_config as validate_provider_config_msg;
 use proto::validate_resource_config as validate_resource_config_msg;
 
-const GET_PROVIDER_SCHEMA: &str = "GetProviderSchema";
-const VALIDATE_PROVIDER_CONFIG: &str = "ValidateProviderConfig";
-const VALIDATE_RESOURCE_CONFIG: &str = "ValidateResourceConfig";
-const VALIDATE_DATA_RESOURCE_CONFIG: &str = "ValidateDataResourceConfig";
-const CONFIGURE_PROVIDER: &str = "ConfigureProvider";
-const STOP_PROVIDER: &str = "StopProvider";
-
-async fn rpc_get_provider_schema(
-    mut grpc: Grpc,
-    request: proto::get_provider_schema::Request,
-) -> Reply<proto::get_provider_schema::Response> {
-    grpc.get_provider_schema(request).await
-}
-
-async fn rpc_validate_provider_config(
-    mut grpc: Grpc,
-    request: validate_provider_config_msg::Request,
-) -> Reply<validate_provider_config_msg::Response> {
-    grpc.validate_provider_config(request).await
-}
-
-async fn rpc_validate_resource_config(
-    mut grpc: Grpc,
-    request: validate_resource_config_msg::Request,
-) -> Reply<validate_resource_config_msg::Response> {
-    grpc.validate_resource_config(request).await
-}
-
-async fn rpc_validate_data_resource_config(
-    mut grpc: Grpc,
-    request: validate_data_resource_config_msg::Request,
-) -> Reply<validate_data_resource_config_msg::Response> {
-    grpc.validate_data_resource_config(request).await
-}
-
-async fn rpc_configure_provider(
-    mut grpc: Grpc,
-    request: configure_provider_msg::Request,
-) -> Reply<configure_provider_msg::Response> {
-    grpc.configure_provider(request).await
-}
-
-async fn rpc_stop_provider(
-    mut grpc: Grpc,
-    request: stop_provider_msg::Request,
-) -> Reply<stop_provider_msg::Response> {
-    grpc.stop_provider(request).await
+renamed_calls! {
+    rpc_get_provider_schema, GET_PROVIDER_SCHEMA = "GetProviderSchema":
+        get_provider_schema(get_provider_schema_msg);
+    rpc_validate_provider_config, VALIDATE_PROVIDER_CONFIG = "ValidateProviderConfig":
+        validate_provider_config(validate_provider_config_msg);
+    rpc_validate_resource_config, VALIDATE_RESOURCE_CONFIG = "ValidateResourceConfig":
+        validate_resource_config(validate_resource_config_msg);
+    rpc_validate_data_resource_config, VALIDATE_DATA_RESOURCE_CONFIG = "ValidateDataResourceConfig":
+        validate_data_resource_config(validate_data_resource_config_msg);
+    rpc_configure_provider, CONFIGURE_PROVIDER = "ConfigureProvider":
+        configure_provider(configure_provider_msg);
+    rpc_stop_provider, STOP_PROVIDER = "StopProvider":
+        stop_provider(stop_provider_msg);
 }
 
 /// Protocol 6 has no prepared configuration: it is the one given.

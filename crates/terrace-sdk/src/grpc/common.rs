@@ -2,8 +2,8 @@
 // included (with `include!`) by `v5.rs` and `v6.rs`, where `proto` names
 // that version's generated types and the `*_msg` aliases name the messages
 // whose names differ. Each including module supplies
-// `attribute_to_proto` and its own service trait implementation, which
-// delegates here.
+// `attribute_to_proto` and the calls of its service whose names or
+// messages differ (through `provider_service!`); every call delegates here.
 
 use super::{provider_call, Types};
 use crate::serve::CallThreads;
@@ -15,6 +15,63 @@ use terrace_value::{msgpack, typejson, Type, Value};
 use tonic::{Request, Response, Status};
 
 type Reply<T> = Result<Response<T>, Status>;
+
+/// The protocol's service implementation: the calls both protocols name
+/// and shape alike are written here, each handing its request to the
+/// `do_` method of the same name; the including module gives the others
+/// as the macro's input. One macro makes the whole `impl`, since
+/// `async_trait` rewrites only the methods it can see.
+macro_rules! provider_service {
+    (@impl [$($call:ident => $method:ident),*] $($differing:tt)*) => {
+        #[tonic::async_trait]
+        impl Service for Server {
+            async fn get_metadata(
+                &self,
+                _: Request<proto::get_metadata::Request>,
+            ) -> Reply<proto::get_metadata::Response> {
+                self.do_get_metadata().await
+            }
+
+            async fn get_functions(
+                &self,
+                _: Request<proto::get_functions::Request>,
+            ) -> Reply<proto::get_functions::Response> {
+                self.do_get_functions().await
+            }
+
+            $(
+                async fn $call(
+                    &self,
+                    request: Request<proto::$call::Request>,
+                ) -> Reply<proto::$call::Response> {
+                    self.$method(request.into_inner()).await
+                }
+            )*
+
+            $($differing)*
+        }
+    };
+    ($($differing:tt)*) => {
+        provider_service! {
+            @impl
+            [
+                upgrade_resource_state => do_upgrade_resource_state,
+                read_resource => do_read_resource,
+                plan_resource_change => do_plan_resource_change,
+                apply_resource_change => do_apply_resource_change,
+                import_resource_state => do_import_resource_state,
+                move_resource_state => do_move_resource_state,
+                read_data_source => do_read_data_source,
+                validate_ephemeral_resource_config => do_validate_ephemeral_resource_config,
+                open_ephemeral_resource => do_open_ephemeral_resource,
+                renew_ephemeral_resource => do_renew_ephemeral_resource,
+                close_ephemeral_resource => do_close_ephemeral_resource,
+                call_function => do_call_function
+            ]
+            $($differing)*
+        }
+    };
+}
 
 #[derive(Clone)]
 pub(crate) struct Server {

@@ -32,15 +32,7 @@ fn attribute_to_proto(name: &str, attribute: &tp::Attribute) -> proto::schema::A
 
 include!("common.rs");
 
-#[tonic::async_trait]
-impl Service for Server {
-    async fn get_metadata(
-        &self,
-        _: Request<proto::get_metadata::Request>,
-    ) -> Reply<proto::get_metadata::Response> {
-        self.do_get_metadata().await
-    }
-
+provider_service! {
     async fn get_schema(
         &self,
         _: Request<proto::get_provider_schema::Request>,
@@ -86,13 +78,6 @@ impl Service for Server {
         ))
     }
 
-    async fn upgrade_resource_state(
-        &self,
-        request: Request<proto::upgrade_resource_state::Request>,
-    ) -> Reply<proto::upgrade_resource_state::Response> {
-        self.do_upgrade_resource_state(request.into_inner()).await
-    }
-
     async fn configure(
         &self,
         request: Request<proto::configure::Request>,
@@ -106,91 +91,6 @@ impl Service for Server {
             )
             .await?;
         Ok(Response::new(proto::configure::Response { diagnostics }))
-    }
-
-    async fn read_resource(
-        &self,
-        request: Request<proto::read_resource::Request>,
-    ) -> Reply<proto::read_resource::Response> {
-        self.do_read_resource(request.into_inner()).await
-    }
-
-    async fn plan_resource_change(
-        &self,
-        request: Request<proto::plan_resource_change::Request>,
-    ) -> Reply<proto::plan_resource_change::Response> {
-        self.do_plan_resource_change(request.into_inner()).await
-    }
-
-    async fn apply_resource_change(
-        &self,
-        request: Request<proto::apply_resource_change::Request>,
-    ) -> Reply<proto::apply_resource_change::Response> {
-        self.do_apply_resource_change(request.into_inner()).await
-    }
-
-    async fn import_resource_state(
-        &self,
-        request: Request<proto::import_resource_state::Request>,
-    ) -> Reply<proto::import_resource_state::Response> {
-        self.do_import_resource_state(request.into_inner()).await
-    }
-
-    async fn move_resource_state(
-        &self,
-        request: Request<proto::move_resource_state::Request>,
-    ) -> Reply<proto::move_resource_state::Response> {
-        self.do_move_resource_state(request.into_inner()).await
-    }
-
-    async fn read_data_source(
-        &self,
-        request: Request<proto::read_data_source::Request>,
-    ) -> Reply<proto::read_data_source::Response> {
-        self.do_read_data_source(request.into_inner()).await
-    }
-
-    async fn validate_ephemeral_resource_config(
-        &self,
-        request: Request<proto::validate_ephemeral_resource_config::Request>,
-    ) -> Reply<proto::validate_ephemeral_resource_config::Response> {
-        self.do_validate_ephemeral_resource_config(request.into_inner())
-            .await
-    }
-
-    async fn open_ephemeral_resource(
-        &self,
-        request: Request<proto::open_ephemeral_resource::Request>,
-    ) -> Reply<proto::open_ephemeral_resource::Response> {
-        self.do_open_ephemeral_resource(request.into_inner()).await
-    }
-
-    async fn renew_ephemeral_resource(
-        &self,
-        request: Request<proto::renew_ephemeral_resource::Request>,
-    ) -> Reply<proto::renew_ephemeral_resource::Response> {
-        self.do_renew_ephemeral_resource(request.into_inner()).await
-    }
-
-    async fn close_ephemeral_resource(
-        &self,
-        request: Request<proto::close_ephemeral_resource::Request>,
-    ) -> Reply<proto::close_ephemeral_resource::Response> {
-        self.do_close_ephemeral_resource(request.into_inner()).await
-    }
-
-    async fn get_functions(
-        &self,
-        _: Request<proto::get_functions::Request>,
-    ) -> Reply<proto::get_functions::Response> {
-        self.do_get_functions().await
-    }
-
-    async fn call_function(
-        &self,
-        request: Request<proto::call_function::Request>,
-    ) -> Reply<proto::call_function::Response> {
-        self.do_call_function(request.into_inner()).await
     }
 
     async fn stop(&self, _: Request<proto::stop::Request>) -> Reply<proto::stop::Response> {
