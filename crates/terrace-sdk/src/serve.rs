@@ -73,6 +73,7 @@ pub fn serve_provider(provider: Arc<dyn Provider>) -> ExitCode {
 }
 
 fn serve_provider_with(provider: Arc<dyn Provider>, calls: CallThreads) -> ExitCode {
+    let host = std::os::unix::process::parent_id();
     if std::env::var(MAGIC_COOKIE_KEY).ok().as_deref() != Some(MAGIC_COOKIE_VALUE) {
         eprint!("{NOT_A_PROGRAM}");
         return ExitCode::from(1);
@@ -110,6 +111,7 @@ fn serve_provider_with(provider: Arc<dyn Provider>, calls: CallThreads) -> ExitC
     if let Err(message) = redirect_stdout(server.stdio.clone()) {
         eprintln!("plugin stdio: {message}");
     }
+    server.end_when_host_is_gone(host);
     server.wait();
     ExitCode::SUCCESS
 }
@@ -275,6 +277,27 @@ impl Server {
             self.socket.display(),
             self.certificate.as_deref().unwrap_or("")
         )
+    }
+
+    /// Stops serving once this process's parent is no longer `host`. Only
+    /// the host that started a plugin knows its socket and certificate, so
+    /// a plugin whose host was killed (its children are then reparented)
+    /// can never be called again: it ends instead of waiting forever. Its
+    /// parent is looked at twice a second.
+    pub fn end_when_host_is_gone(&self, host: u32) {
+        let shutdown = self.shutdown.clone();
+        let watching = std::thread::Builder::new()
+            .name("terrace-sdk-host".into())
+            .spawn(move || loop {
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                if std::os::unix::process::parent_id() != host || shutdown.is_closed() {
+                    let _ = shutdown.send(true);
+                    return;
+                }
+            });
+        if let Err(e) = watching {
+            eprintln!("plugin: not watching for the host's end: {e}");
+        }
     }
 
     /// Blocks until the host asks the plugin to shut down.
