@@ -1078,14 +1078,71 @@ pub(crate) fn traversal_path(t: &terrace_config::model::StaticTraversal) -> Vec<
 }
 
 /// `config` with the values at `paths` taken from `prior`
-/// (`ignore_changes`).
+/// (`ignore_changes`). What to keep is decided on the configuration as
+/// written, for each path whose value differs between the two: the prior
+/// value replaces the configured one. A path ending in a map key names
+/// the map, and the key is kept as the prior map has it: its prior
+/// element, or its absence (a key only the configuration has is left
+/// out). A path that leads nowhere in either value (a missing attribute,
+/// key or index, a null or unknown value on the way) is passed over.
 pub(crate) fn ignore_changes(config: &Value, prior: &Value, paths: &[Vec<PathStep>]) -> Value {
+    let mut kept: Vec<(&[PathStep], Value, Option<&str>)> = Vec::new();
+    for path in paths {
+        let (path, key) = match path.split_last() {
+            Some((PathStep::Index(key), map_path)) if key.ty() == &terrace_value::Type::String => {
+                (map_path, key.as_str())
+            }
+            _ => (path.as_slice(), None),
+        };
+        let (Some(before), Some(now)) = (path_get(prior, path), path_get(config, path)) else {
+            continue;
+        };
+        if !before.raw_equals(&now) {
+            kept.push((path, before, key));
+        }
+    }
     let mut out = config.clone();
-    for p in paths {
-        let pv = path_get(prior, p);
-        out = path_set(&out, p, pv);
+    for (path, before, key) in kept {
+        out = out.map_at_path(path, |now| keep_prior(now, before, key));
     }
     out
+}
+
+/// What `ignore_changes` leaves where the configuration has `now` and the
+/// prior object `before`: `before` itself, or, for a key of a map, the
+/// configured map with that key as `before` has it.
+fn keep_prior(now: &Value, before: Value, key: Option<&str>) -> Value {
+    let (Some(key), Some(element_type)) = (
+        key,
+        now.ty().is_map().then(|| now.ty().element_type()).flatten(),
+    ) else {
+        return if before.ty() == now.ty() {
+            before
+        } else {
+            convert(&before, now.ty()).unwrap_or_else(|_| now.clone())
+        };
+    };
+    if !now.is_null() && !now.is_known() {
+        return now.clone();
+    }
+    let (now, marks) = now.clone().unmark();
+    let mut elements = now
+        .as_attributes()
+        .map(|attrs| attrs.to_map())
+        .unwrap_or_default();
+    let (before, _) = before.unmark();
+    match before
+        .as_attributes()
+        .and_then(|attrs| attrs.get(key).cloned())
+    {
+        Some(element) => {
+            elements.insert(key.to_string(), element);
+        }
+        None => {
+            elements.remove(key);
+        }
+    }
+    Value::map(element_type.clone(), elements).mark(marks)
 }
 
 fn path_get(v: &Value, p: &[PathStep]) -> Option<Value> {
@@ -1100,50 +1157,6 @@ fn path_get(v: &Value, p: &[PathStep]) -> Option<Value> {
         };
     }
     Some(cur)
-}
-
-fn path_set(v: &Value, p: &[PathStep], new: Option<Value>) -> Value {
-    let Some((first, rest)) = p.split_first() else {
-        return match new {
-            Some(n) if n.ty() == v.ty() => n,
-            Some(n) => convert(&n, v.ty()).unwrap_or_else(|_| v.clone()),
-            None => v.clone(),
-        };
-    };
-    if v.is_null() || !v.is_known() {
-        return v.clone();
-    }
-    let ty = v.ty().clone();
-    match first {
-        PathStep::Attr(n) if ty.is_object() => {
-            let Some(attrs) = v.as_attributes() else {
-                return v.clone();
-            };
-            let Some(inner) = attrs.get(n) else {
-                return v.clone();
-            };
-            let mut attrs = attrs.to_map();
-            attrs.insert(n.clone(), path_set(inner, rest, new));
-            Value::object(attrs).mark(v.marks())
-        }
-        PathStep::Index(k) if ty.is_map() => {
-            let (Some(k), Some(elems), Some(ety)) =
-                (k.as_str(), v.as_attributes(), ty.element_type())
-            else {
-                return v.clone();
-            };
-            let mut elems = elems.to_map();
-            match elems.get(k) {
-                Some(inner) => {
-                    let nv = path_set(inner, rest, new);
-                    elems.insert(k.to_string(), nv);
-                }
-                None => return v.clone(),
-            }
-            Value::map(ety.clone(), elems).mark(v.marks())
-        }
-        _ => v.clone(),
-    }
 }
 
 /// The references of a body decoded against a schema, in the order they

@@ -230,14 +230,26 @@ fn with_marks1(
 }
 
 impl Value {
-    /// This value with `marks` added to what `path` leads to. A path that
-    /// leads nowhere changes nothing; a path into a set marks the set,
-    /// since a set's elements carry no marks of their own; a null or
-    /// unknown value on the way ends the path there, unchanged.
+    /// This value with `marks` added to what `path` leads to, as
+    /// [`Value::map_at_path`] finds it: a path into a set marks the set,
+    /// since a set's elements carry no marks of their own.
     pub fn mark_at_path(&self, path: &[crate::convert::PathStep], marks: Marks) -> Value {
+        self.map_at_path(path, |found| found.clone().mark(marks))
+    }
+
+    /// This value with what `path` leads to replaced by `f` of it, every
+    /// value around it rebuilt with its own marks. A path that leads
+    /// nowhere (a missing attribute, key or index) changes nothing; a null
+    /// or unknown value on the way ends the path there, unchanged; a path
+    /// into a set gives the set to `f`, since its elements have no address.
+    pub fn map_at_path(
+        &self,
+        path: &[crate::convert::PathStep],
+        f: impl FnOnce(&Value) -> Value,
+    ) -> Value {
         use crate::convert::PathStep;
         let Some((step, rest)) = path.split_first() else {
-            return self.clone().mark(marks);
+            return f(self);
         };
         if self.is_null() || !self.is_known() {
             return self.clone();
@@ -245,7 +257,7 @@ impl Value {
         let ty = &self.ty;
         let outer = self.marks();
         if ty.is_set() {
-            return self.clone().mark(marks);
+            return f(self);
         }
         match step {
             PathStep::Attr(name) if ty.is_object() => {
@@ -256,7 +268,7 @@ impl Value {
                     return self.clone();
                 };
                 let mut attrs = attrs.to_map();
-                attrs.insert(name.clone(), inner.mark_at_path(rest, marks));
+                attrs.insert(name.clone(), inner.map_at_path(rest, f));
                 Value::object(attrs).mark(outer)
             }
             PathStep::Index(k) if ty.is_map() => {
@@ -269,7 +281,7 @@ impl Value {
                     return self.clone();
                 };
                 let mut elems = elems.to_map();
-                elems.insert(k.to_string(), inner.mark_at_path(rest, marks));
+                elems.insert(k.to_string(), inner.map_at_path(rest, f));
                 Value::map(ety.clone(), elems).mark(outer)
             }
             PathStep::Index(k) if ty.is_list() || ty.is_tuple() => {
@@ -285,7 +297,7 @@ impl Value {
                     return self.clone();
                 };
                 let mut elems = elems.to_vec();
-                elems[i] = elems[i].mark_at_path(rest, marks);
+                elems[i] = elems[i].map_at_path(rest, f);
                 match ty.element_type() {
                     Some(ety) if ty.is_list() => Value::list(ety.clone(), elems).mark(outer),
                     _ => Value::tuple(elems).mark(outer),
@@ -1882,5 +1894,29 @@ mod tests {
         );
         assert_eq!(at(vec![attr("nope")]), render(&v));
         assert_eq!(at(vec![attr("n"), attr("deeper")]), render(&v));
+    }
+
+    #[test]
+    fn replaces_at_a_path_keeping_the_marks_around() {
+        use crate::convert::PathStep as S;
+        let v = val(r#"sensitive({l = ["a", "b"], t = [1, "two"]})"#);
+        let attr = |n: &str| S::Attr(n.to_string());
+        let replaced = |path: Vec<S>, new: &str| {
+            let new = val(new);
+            render(&v.map_at_path(&path, |_| new))
+        };
+        assert_eq!(
+            replaced(vec![attr("l"), S::Index(Value::int(0))], r#""x""#),
+            r#"sensitive({l = ["x", "b"], t = [1, "two"]})"#
+        );
+        assert_eq!(
+            replaced(vec![attr("t"), S::Index(Value::int(1))], r#""deux""#),
+            r#"sensitive({l = ["a", "b"], t = [1, "deux"]})"#
+        );
+        // An index past the end leads nowhere.
+        assert_eq!(
+            replaced(vec![attr("l"), S::Index(Value::int(2))], r#""x""#),
+            render(&v)
+        );
     }
 }
