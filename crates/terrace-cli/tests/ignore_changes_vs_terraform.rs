@@ -121,7 +121,13 @@ fn replan(tool: &str, case: &Case) -> (Option<i32>, String) {
         _ => work.terraform(args),
     };
     let apply = run(&["apply", "-auto-approve", "-input=false"]);
-    assert_eq!(apply.code, Some(0), "{tool} {}: {}", case.name, apply.output());
+    assert_eq!(
+        apply.code,
+        Some(0),
+        "{tool} {}: {}",
+        case.name,
+        apply.output()
+    );
     work.write("terraform.tfvars", &format!("v = {}\n", case.second));
     let plan = run(&["plan", "-detailed-exitcode", "-input=false"]);
     (plan.code, plan.output())

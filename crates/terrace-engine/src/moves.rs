@@ -484,6 +484,10 @@ pub(crate) trait Declared {
     fn module_instances(&self, m: &Module) -> Vec<ModuleInstance>;
     /// Whether the configuration declares the endpoint now.
     fn declares(&self, ep: &AbsEpRef<'_>) -> bool;
+    /// Where the configuration declares it: for an instance, the
+    /// `for_each` or `count` expression that makes it (else the block),
+    /// for a resource or a module call, the block.
+    fn declared_at(&self, ep: &AbsEpRef<'_>) -> Option<SourceRange>;
 }
 
 /// A view of an absolute endpoint for [`Declared::declares`].
@@ -530,19 +534,21 @@ pub(crate) fn validate(stmts: &[MoveStatement], declared: &dyn Declared) -> Diag
                 continue;
             }
             let (noun, short) = from.nouns();
-            let still = match &from {
-                AbsEp::Module(m, true) => declared.declares(&AbsEpRef::ModuleCall(m)),
-                AbsEp::Module(m, false) => declared.declares(&AbsEpRef::ModuleInstance(m)),
-                AbsEp::Resource(r, None) => declared.declares(&AbsEpRef::Resource(r)),
-                AbsEp::Resource(r, Some(k)) => {
-                    declared.declares(&AbsEpRef::Instance(r.instance(k.clone())))
-                }
+            let endpoint = match &from {
+                AbsEp::Module(m, true) => AbsEpRef::ModuleCall(m),
+                AbsEp::Module(m, false) => AbsEpRef::ModuleInstance(m),
+                AbsEp::Resource(r, None) => AbsEpRef::Resource(r),
+                AbsEp::Resource(r, Some(k)) => AbsEpRef::Instance(r.instance(k.clone())),
             };
-            if still {
+            if declared.declares(&endpoint) {
+                let at = declared
+                    .declared_at(&endpoint)
+                    .map(|r| format!(" at {}:{},{}", r.filename, r.start.line, r.start.column))
+                    .unwrap_or_default();
                 diags.push(with_range(
                     Diagnostic::error(
                         "Moved object still exists",
-                        format!("This statement declares a move from {from}, but that {noun} is still declared.\n\nChange your configuration so that this {short} will be declared as {to} instead."),
+                        format!("This statement declares a move from {from}, but that {noun} is still declared{at}.\n\nChange your configuration so that this {short} will be declared as {to} instead."),
                     ),
                     &s.range,
                 ));
@@ -749,6 +755,9 @@ mod tests {
                 AbsEpRef::ModuleCall(m) | AbsEpRef::ModuleInstance(m) => m.to_string(),
             };
             self.0.contains(&s)
+        }
+        fn declared_at(&self, _: &AbsEpRef<'_>) -> Option<SourceRange> {
+            None
         }
     }
 

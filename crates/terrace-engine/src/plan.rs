@@ -106,6 +106,40 @@ impl moves::Declared for PlanDeclared<'_, '_, '_> {
         self.env.values.module_instances(m).to_vec()
     }
 
+    fn declared_at(&self, ep: &moves::AbsEpRef<'_>) -> Option<terrace_syntax::SourceRange> {
+        let root: &terrace_config::loader::Config = &self.env.ctx.config;
+        // The expression that decides which instances exist is blamed
+        // for an instance, rather than the block as a whole.
+        let repeated = |count: &Option<terrace_config::expr::Expression>,
+                        for_each: &Option<terrace_config::expr::Expression>,
+                        block: &terrace_syntax::SourceRange| {
+            for_each
+                .as_ref()
+                .or(count.as_ref())
+                .map(|e| e.range())
+                .unwrap_or_else(|| block.clone())
+        };
+        let call = |m: &ModuleInstance| {
+            let name = m.steps().last()?.name.to_string();
+            root.descendant(&model::path_names(&m.parent().module()))?
+                .module
+                .module_calls
+                .get(&name)
+        };
+        let resource = |r: &terrace_addrs::ConfigResource| {
+            self.env.model.resources.get(r).and_then(|info| info.config)
+        };
+        match ep {
+            moves::AbsEpRef::ModuleInstance(m) => {
+                call(m).map(|c| repeated(&c.count, &c.for_each, &c.decl_range))
+            }
+            moves::AbsEpRef::ModuleCall(m) => call(m).map(|c| c.decl_range.clone()),
+            moves::AbsEpRef::Resource(r) => resource(&r.config()).map(|rc| rc.decl_range.clone()),
+            moves::AbsEpRef::Instance(i) => resource(&i.config_resource())
+                .map(|rc| repeated(&rc.count, &rc.for_each, &rc.decl_range)),
+        }
+    }
+
     fn declares(&self, ep: &moves::AbsEpRef<'_>) -> bool {
         let root: &terrace_config::loader::Config = &self.env.ctx.config;
         let has_module = |m: &ModuleInstance| {
@@ -403,12 +437,17 @@ pub(crate) fn plan_with_imports(
     if let Some(w) = move_results.blocked_warning() {
         diags.push(w);
     }
+    // Invalid `moved` statements moved the prior state wrongly before
+    // planning, so what was planned from it is not shown: only why.
+    let mut withheld = false;
     if opts.mode != PlanMode::Destroy {
         let declared = PlanDeclared {
             env: &env,
             changes: &out.changes,
         };
-        diags.extend(moves::validate(&stmts, &declared));
+        let invalid_moves = moves::validate(&stmts, &declared);
+        withheld = has_errors(&invalid_moves);
+        diags.extend(invalid_moves);
     }
     let mut forgotten = take(&walker.forgotten);
     if !forgotten.is_empty() {
@@ -463,6 +502,11 @@ pub(crate) fn plan_with_imports(
     hooks.walk_finished(&crate::root_eval::WalkRoot { env: &env });
     drop(env);
     out.prev_run_state = moved_state;
+    if withheld {
+        out.changes.clear();
+        out.drift.clear();
+        out.output_changes.clear();
+    }
     out.errored = has_errors(&diags);
     out.sort();
     out.applyable = out.can_apply();
