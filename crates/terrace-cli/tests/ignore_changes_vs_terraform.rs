@@ -22,51 +22,47 @@ struct Case {
     changes: bool,
 }
 
-const CASES: &[Case] = &[
-    Case {
-        name: "key-only-in-prior",
-        resource: r#"resource "null_resource" "n" {
+/// `triggers` (a map that forces replacement) with one key ignored.
+const IGNORING_A_KEY: &str = r#"resource "null_resource" "n" {
   triggers = var.v
   lifecycle {
     ignore_changes = [triggers["x"]]
   }
-}"#,
+}"#;
+
+/// A list with its first element ignored.
+const IGNORING_AN_ELEMENT: &str = r#"resource "terraform_data" "t" {
+  input = var.v
+  lifecycle {
+    ignore_changes = [input[0]]
+  }
+}"#;
+
+const CASES: &[Case] = &[
+    Case {
+        name: "key-only-in-prior",
+        resource: IGNORING_A_KEY,
         first: r#"{ a = "1", x = "kept" }"#,
         second: r#"{ a = "1" }"#,
         changes: false,
     },
     Case {
         name: "key-only-in-config",
-        resource: r#"resource "null_resource" "n" {
-  triggers = var.v
-  lifecycle {
-    ignore_changes = [triggers["x"]]
-  }
-}"#,
+        resource: IGNORING_A_KEY,
         first: r#"{ a = "1" }"#,
         second: r#"{ a = "1", x = "new" }"#,
         changes: false,
     },
     Case {
         name: "key-and-another-change",
-        resource: r#"resource "null_resource" "n" {
-  triggers = var.v
-  lifecycle {
-    ignore_changes = [triggers["x"]]
-  }
-}"#,
+        resource: IGNORING_A_KEY,
         first: r#"{ a = "1" }"#,
         second: r#"{ a = "2", x = "new" }"#,
         changes: true,
     },
     Case {
         name: "list-element",
-        resource: r#"resource "terraform_data" "t" {
-  input = var.v
-  lifecycle {
-    ignore_changes = [input[0]]
-  }
-}"#,
+        resource: IGNORING_AN_ELEMENT,
         first: r#"["a", "b"]"#,
         second: r#"["x", "b"]"#,
         changes: false,
@@ -85,12 +81,7 @@ const CASES: &[Case] = &[
     },
     Case {
         name: "other-list-element",
-        resource: r#"resource "terraform_data" "t" {
-  input = var.v
-  lifecycle {
-    ignore_changes = [input[0]]
-  }
-}"#,
+        resource: IGNORING_AN_ELEMENT,
         first: r#"["a", "b"]"#,
         second: r#"["a", "c"]"#,
         changes: true,
