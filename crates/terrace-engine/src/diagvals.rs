@@ -10,7 +10,27 @@ use terrace_value::Value;
 
 /// The references in `expr` with their values in `scope`.
 pub(crate) fn expression_values(expr: &Expression, scope: &dyn Scope) -> Vec<(String, String)> {
-    values_described(expr, scope, false)
+    values_described(expr, scope, false, CausedBy::default())
+}
+
+/// What a diagnostic says it was caused by. A value of that kind is then
+/// described too ("is a string, known only after apply", "has a sensitive
+/// value"); otherwise an unknown value is named by its type alone and a
+/// sensitive one not at all, so that it is not taken for the cause.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct CausedBy {
+    pub unknown: bool,
+    pub sensitive: bool,
+}
+
+/// [`expression_values`] for a diagnostic caused by unknown or sensitive
+/// values.
+pub(crate) fn expression_values_caused_by(
+    expr: &Expression,
+    scope: &dyn Scope,
+    caused: CausedBy,
+) -> Vec<(String, String)> {
+    values_described(expr, scope, false, caused)
 }
 
 /// [`expression_values`] for a diagnostic caused by an ephemeral value:
@@ -20,13 +40,14 @@ pub(crate) fn expression_values_naming_ephemeral(
     expr: &Expression,
     scope: &dyn Scope,
 ) -> Vec<(String, String)> {
-    values_described(expr, scope, true)
+    values_described(expr, scope, true, CausedBy::default())
 }
 
 fn values_described(
     expr: &Expression,
     scope: &dyn Scope,
     name_ephemeral: bool,
+    caused: CausedBy,
 ) -> Vec<(String, String)> {
     let file = expr.file();
     let mut out: Vec<(String, String)> = Vec::new();
@@ -49,25 +70,35 @@ fn values_described(
             out.push((text.to_string(), "has an ephemeral value".to_string()));
             continue;
         }
-        if let Some(d) = describe(&v) {
+        if let Some(d) = describe(&v, caused) {
             out.push((text.to_string(), d));
         }
     }
     out
 }
 
-fn describe(v: &Value) -> Option<String> {
+fn describe(v: &Value, caused: CausedBy) -> Option<String> {
     let marks = v.deep_marks();
-    if marks.is_sensitive() || marks.is_ephemeral() {
+    if marks.is_sensitive() {
+        return caused
+            .sensitive
+            .then(|| "has a sensitive value".to_string());
+    }
+    if marks.is_ephemeral() {
         return None;
     }
     let (v, _) = v.unmark_deep();
     let ty = v.ty().clone();
     if !v.is_known() {
-        if ty.is_dynamic() {
-            return None;
-        }
-        return Some(format!("is a {}", ty.friendly_name()));
+        return match (ty.is_dynamic(), caused.unknown) {
+            (true, true) => Some("will be known only after apply".to_string()),
+            (true, false) => None,
+            (false, true) => Some(format!(
+                "is a {}, known only after apply",
+                ty.friendly_name()
+            )),
+            (false, false) => Some(format!("is a {}", ty.friendly_name())),
+        };
     }
     Some(format!(
         "is {}",

@@ -2,6 +2,7 @@
 //! repetition data, with OpenTofu's diagnostics for values that cannot
 //! expand (unknown, null, sensitive, wrong type).
 
+use crate::diagvals::CausedBy;
 use crate::values::{EachKind, Repetition};
 use terrace_addrs::InstanceKey;
 use terrace_config::expr::Expression;
@@ -155,27 +156,43 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
     if has_errors(&diags) {
         return Err(diags);
     }
+    // Each refusal shows the values of the expression's references, as
+    // terraform's do.
+    let invalid_for = |detail: String, caused: CausedBy| {
+        let mut d = error("Invalid for_each argument", detail, e);
+        d.expression_values = crate::diagvals::expression_values_caused_by(e, scope, caused);
+        d
+    };
+    let invalid = |detail: String| invalid_for(detail, CausedBy::default());
     let ty = v.ty().clone();
     let unknown_detail = terrace_config::loader::unknown_for_each_detail(&ty);
     if !(ty.is_map() || ty.is_object() || ty.is_set() || ty.is_dynamic()) {
-        diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name()), e));
+        diags.push(invalid(format!("The given \"for_each\" argument value is unsuitable: the \"for_each\" argument must be a map, or set of strings, and you have provided a value of type {}.", ty.friendly_name())));
         return Err(diags);
     }
     if !v.is_wholly_known() && (!v.is_known() || !ty.is_map() && !ty.is_object()) {
         let suggestion = "Alternatively, you could use the -target planning option to first apply only the resources that the for_each value depends on, and then apply a second time to fully converge.";
-        diags.push(error(
-            "Invalid for_each argument",
+        diags.push(invalid_for(
             format!("{unknown_detail}{suggestion}"),
-            e,
+            CausedBy {
+                unknown: true,
+                ..CausedBy::default()
+            },
         ));
         return Err(diags);
     }
     if v.is_null() {
-        diags.push(error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null.".into(), e));
+        diags.push(invalid("The given \"for_each\" argument value is unsuitable: the given \"for_each\" argument value is null. A map, or set of strings is allowed.".into()));
         return Err(diags);
     }
     if v.is_marked() && v.marks().is_sensitive() {
-        diags.push(error("Invalid for_each argument", "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.".into(), e));
+        diags.push(invalid_for(
+            "Sensitive values, or values derived from sensitive values, cannot be used as for_each arguments. If used, the sensitive value could be exposed as a resource instance key.".into(),
+            CausedBy {
+                sensitive: true,
+                ..CausedBy::default()
+            },
+        ));
         return Err(diags);
     }
     if v.is_marked() && v.marks().is_ephemeral() {
@@ -188,12 +205,12 @@ fn expand_for_each(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagn
     if ty.is_set() {
         let ety = ty.element_type().cloned().unwrap_or(Type::Dynamic);
         if ety != Type::String && !ety.is_dynamic() {
-            diags.push(error("Invalid for_each argument", format!("The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type {}.", ety.friendly_name()), e));
+            diags.push(invalid(format!("The given \"for_each\" argument value is unsuitable: \"for_each\" supports sets of strings, but you have provided a set containing type {}.", ety.friendly_name())));
             return Err(diags);
         }
         for el in v.as_elements().unwrap_or_default() {
             if el.is_null() {
-                diags.push(error("Invalid for_each argument", "The given \"for_each\" argument value is unsuitable: \"for_each\" sets must not contain null values.".into(), e));
+                diags.push(invalid("The given \"for_each\" argument value is unsuitable: \"for_each\" sets must not contain null values.".into()));
                 return Err(diags);
             }
             let Some(s) = el.as_str() else { continue };
