@@ -96,6 +96,13 @@ pub(crate) struct Evaluator<'a> {
     /// sub-evaluation that needs its own diagnostics swaps this out.
     diags: Diagnostics,
     call_context: OnceCell<CallContext<'a>>,
+    /// The expressions being evaluated, innermost last: an error is about
+    /// the innermost, and shows the values of the references in it (HCL
+    /// gives an error the expression node that made it).
+    current: Vec<&'a Expr>,
+    /// Set while errors will be dropped unseen (`try`, `can`) or while
+    /// describing values for an error: no values are described then.
+    pub(crate) quiet: usize,
 }
 
 impl<'a> Evaluator<'a> {
@@ -109,6 +116,8 @@ impl<'a> Evaluator<'a> {
             depth: 0,
             diags: Diagnostics::new(),
             call_context: OnceCell::new(),
+            current: Vec::new(),
+            quiet: 0,
         }
     }
 
@@ -136,11 +145,55 @@ impl<'a> Evaluator<'a> {
         subject: Span,
         context: Option<Span>,
     ) -> Diagnostic {
-        let d = Diagnostic::error(summary, detail).with_subject(self.range(subject));
-        match context {
-            Some(c) => d.with_context(self.range(c)),
-            None => d,
+        let mut d = Diagnostic::error(summary, detail).with_subject(self.range(subject));
+        if let Some(c) = context {
+            d = d.with_context(self.range(c));
         }
+        if let Some(node) = self.current.last() {
+            d.expression_values = self.reference_values(node, node.span);
+        }
+        d
+    }
+
+    /// [`Evaluator::push_error`] for an error about a part of the
+    /// expression being evaluated (an operand), whose references alone
+    /// are described, as HCL gives such an error that part.
+    pub(crate) fn push_error_about(
+        &mut self,
+        summary: &str,
+        detail: impl Into<String>,
+        subject: Span,
+        context: Option<Span>,
+        about: Span,
+    ) {
+        let mut d = self.error(summary, detail, subject, context);
+        if let Some(node) = self.current.last() {
+            d.expression_values = self.reference_values(node, about);
+        }
+        self.diags.push(d);
+    }
+
+    /// The values of the references in `node` that lie within `within`, as
+    /// this evaluator sees them (names bound by enclosing `for`
+    /// expressions included); none while errors are not shown.
+    fn reference_values(&self, node: &Expr, within: Span) -> Vec<(String, String)> {
+        if self.quiet > 0 {
+            return Vec::new();
+        }
+        crate::diagvalues::reference_values_within(
+            node,
+            within,
+            self.file,
+            crate::diagvalues::CausedBy::default(),
+            &mut |prefix| {
+                let mut describing = Evaluator::new(self.file, self.scope, self.mode);
+                describing.quiet = 1;
+                describing.locals = self.locals.iter().map(|(n, v)| (*n, v.clone())).collect();
+                describing.anon = self.anon.clone();
+                let value = describing.eval(prefix);
+                (!terrace_syntax::diagnostic::has_errors(&describing.diags)).then_some(value)
+            },
+        )
     }
 
     pub(crate) fn push_error(
@@ -176,7 +229,9 @@ impl<'a> Evaluator<'a> {
             return Value::dynamic();
         }
         self.depth += 1;
+        self.current.push(expr);
         let value = self.eval_kind(expr);
+        self.current.pop();
         self.depth -= 1;
         value
     }

@@ -8,6 +8,7 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+pub mod diagvalues;
 pub mod eval;
 pub mod funcs;
 pub mod module_scope;

@@ -199,11 +199,12 @@ impl<'a> Evaluator<'a> {
         let l = match convert(&l, &f.params[0].ty) {
             Ok(v) => v,
             Err(e) => {
-                self.push_error(
+                self.push_error_about(
                     "Invalid operand",
                     format!("Unsuitable value for left operand: {}.", e.message),
                     lhs_span,
                     Some(span),
+                    lhs_span,
                 );
                 l
             }
@@ -211,11 +212,12 @@ impl<'a> Evaluator<'a> {
         let r = match convert(&r, &f.params[1].ty) {
             Ok(v) => v,
             Err(e) => {
-                self.push_error(
+                self.push_error_about(
                     "Invalid operand",
                     format!("Unsuitable value for right operand: {}.", e.message),
                     rhs.span,
                     Some(span),
+                    rhs.span,
                 );
                 r
             }
@@ -249,11 +251,12 @@ impl<'a> Evaluator<'a> {
         let v = match convert(&v, &f.params[0].ty) {
             Ok(v) => v,
             Err(e) => {
-                self.push_error(
+                self.push_error_about(
                     "Invalid operand",
                     format!("Unsuitable value for unary operand: {}.", e.message),
                     operand.span,
                     Some(span),
+                    operand.span,
                 );
                 v
             }

@@ -183,7 +183,13 @@ fn eval_closure<'a>(
     arg: &CallArg<'a>,
 ) -> (Value, terrace_syntax::Diagnostics) {
     match arg {
-        CallArg::Expr(e) => ev.eval_isolated(e),
+        CallArg::Expr(e) => {
+            // Its errors are dropped or summed up in one line: no values.
+            ev.quiet += 1;
+            let evaluated = ev.eval_isolated(e);
+            ev.quiet -= 1;
+            evaluated
+        }
         CallArg::Value(v, _) => (v.clone(), Vec::new()),
     }
 }
