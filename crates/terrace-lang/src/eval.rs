@@ -145,12 +145,26 @@ impl<'a> Evaluator<'a> {
         subject: Span,
         context: Option<Span>,
     ) -> Diagnostic {
+        self.error_about(summary, detail, subject, context, None)
+    }
+
+    /// An error whose references' values are those within `about` (the
+    /// part of the expression being evaluated it is about), or within the
+    /// whole expression being evaluated.
+    fn error_about(
+        &self,
+        summary: &str,
+        detail: impl Into<String>,
+        subject: Span,
+        context: Option<Span>,
+        about: Option<Span>,
+    ) -> Diagnostic {
         let mut d = Diagnostic::error(summary, detail).with_subject(self.range(subject));
         if let Some(c) = context {
             d = d.with_context(self.range(c));
         }
         if let Some(node) = self.current.last() {
-            d.expression_values = self.reference_values(node, node.span);
+            d.expression_values = self.reference_values(node, about.unwrap_or(node.span));
         }
         d
     }
@@ -166,10 +180,7 @@ impl<'a> Evaluator<'a> {
         context: Option<Span>,
         about: Span,
     ) {
-        let mut d = self.error(summary, detail, subject, context);
-        if let Some(node) = self.current.last() {
-            d.expression_values = self.reference_values(node, about);
-        }
+        let d = self.error_about(summary, detail, subject, context, Some(about));
         self.diags.push(d);
     }
 
