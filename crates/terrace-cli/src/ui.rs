@@ -419,6 +419,15 @@ fn hook_body(addr: &AbsResourceInstance, fields: &[(&str, Json)], id: Option<&st
     Json::Object(body)
 }
 
+/// An object's address in progress lines: a deposed object is named after
+/// its instance, "ADDR (deposed object KEY)".
+fn shown_address(addr: &AbsResourceInstance, deposed: Option<&DeposedKey>) -> String {
+    match deposed {
+        Some(key) => format!("{addr} (deposed object {key})"),
+        None => addr.to_string(),
+    }
+}
+
 fn id_suffix(id: Option<&str>) -> String {
     match id.filter(|id| !id.is_empty()) {
         Some(id) => format!(" [id={id}]"),
@@ -458,7 +467,13 @@ impl Hooks for ApplyUi {
         }
     }
 
-    fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
+    fn refreshing(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        id: Option<&str>,
+    ) {
+        // terraform's JSON messages never name a deposed object.
         if self.is_json() {
             self.refreshing_ids
                 .lock()
@@ -487,7 +502,7 @@ impl Hooks for ApplyUi {
             Some(id) => format!("Refreshing state... [id={id}]"),
             None => "Refreshing state...".to_string(),
         };
-        self.shared.line(&addr.to_string(), &message);
+        self.shared.line(&shown_address(addr, deposed), &message);
     }
 
     fn refreshed(&self, addr: &AbsResourceInstance, ok: bool) {
@@ -509,7 +524,13 @@ impl Hooks for ApplyUi {
         }
     }
 
-    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
+    fn apply_started(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        action: Action,
+        id: Option<&str>,
+    ) {
         let name = addr.to_string();
         if self.is_json() {
             let verb = match action {
@@ -542,13 +563,18 @@ impl Hooks for ApplyUi {
             (Action::Read, _) => "Reading...".to_string(),
             _ => return,
         };
+        // "Still destroying..." names the instance alone, as terraform's.
         self.track(&name, action, id);
-        self.shared.announce(&name, &message);
+        self.shared
+            .announce(&shown_address(addr, deposed), &message);
     }
 
+    /// terraform 1.11 names a deposed object when its destroy starts, not
+    /// when it completes, so `_deposed` is not shown.
     fn apply_finished(
         &self,
         addr: &AbsResourceInstance,
+        _deposed: Option<&DeposedKey>,
         action: Action,
         id: Option<&str>,
         elapsed: Duration,

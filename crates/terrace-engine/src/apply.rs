@@ -712,7 +712,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         let (cfg_plain, cfg_marks) = unmark(&config);
         let start = Instant::now();
-        self.hooks.apply_started(&c.addr, Action::Read, None);
+        self.hooks.apply_started(&c.addr, None, Action::Read, None);
         let resp = provider.read_data_source(ReadDataSourceRequest {
             type_name: c.addr.resource.resource.type_name.to_string(),
             config: cfg_plain,
@@ -729,6 +729,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
         self.hooks.apply_finished(
             &c.addr,
+            None,
             Action::Read,
             value_id(&marked).as_deref(),
             start.elapsed(),
@@ -876,7 +877,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         };
         let before_id = (!creating).then(|| value_id(&c.before)).flatten();
         self.hooks
-            .apply_started(addr, hook_action, before_id.as_deref());
+            .apply_started(addr, None, hook_action, before_id.as_deref());
         let ar = provider.apply_resource_change(ApplyResourceChangeRequest {
             type_name: addr.resource.resource.type_name.to_string(),
             prior_state: prior_plain.clone(),
@@ -924,7 +925,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         // lose the object.
         let finished = |ok: bool| {
             self.hooks
-                .apply_finished(addr, hook_action, id.as_deref(), start.elapsed(), ok)
+                .apply_finished(addr, None, hook_action, id.as_deref(), start.elapsed(), ok)
         };
         if new.is_null() {
             if failed && !creating {
@@ -1114,7 +1115,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         let start = Instant::now();
         let id = value_id(&prior_plain);
         self.hooks
-            .apply_started(addr, Action::Delete, id.as_deref());
+            .apply_started(addr, deposed.as_ref(), Action::Delete, id.as_deref());
         // Deposed and tainted objects get no destroy-time provisioners,
         // as in Terraform; a failing one keeps the object.
         if deposed.is_none() && !tainted {
@@ -1122,6 +1123,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             if has_errors(&pd) {
                 self.hooks.apply_finished(
                     addr,
+                    deposed.as_ref(),
                     Action::Delete,
                     id.as_deref(),
                     start.elapsed(),
@@ -1157,6 +1159,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         self.hooks.apply_finished(
             addr,
+            deposed.as_ref(),
             Action::Delete,
             id.as_deref(),
             start.elapsed(),

@@ -242,10 +242,16 @@ impl Default for PlanOptions {
 /// What the UI and the state journal hear about a walk. Every method has
 /// a no-op default. Methods are called from worker threads.
 pub trait Hooks: Send + Sync {
-    /// A managed resource instance is about to be read back from its
-    /// provider; `id` is the prior object's `id` attribute when it has one.
-    fn refreshing(&self, addr: &AbsResourceInstance, id: Option<&str>) {
-        let _ = (addr, id);
+    /// A managed resource instance's object is about to be read back from
+    /// its provider (`deposed` names a deposed object of it); `id` is the
+    /// prior object's `id` attribute when it has one.
+    fn refreshing(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        id: Option<&str>,
+    ) {
+        let _ = (addr, deposed, id);
     }
     /// An existing object is about to be imported (`Preparing import...`).
     fn importing(&self, addr: &AbsResourceInstance, id: &str) {
@@ -255,9 +261,16 @@ pub trait Hooks: Send + Sync {
         let _ = (addr, ok);
     }
     /// An action on one object begins (`Read` for data sources, also
-    /// during plan); `id` is the existing object's `id`, if any.
-    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, id: Option<&str>) {
-        let _ = (addr, action, id);
+    /// during plan); `deposed` names a deposed object of `addr`, `id` is
+    /// the existing object's `id`, if any.
+    fn apply_started(
+        &self,
+        addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
+        action: Action,
+        id: Option<&str>,
+    ) {
+        let _ = (addr, deposed, action, id);
     }
     /// During apply, an object a plan imports is taken under management
     /// (`Importing... [id=...]`), before any change to it.
@@ -272,12 +285,13 @@ pub trait Hooks: Send + Sync {
     fn apply_finished(
         &self,
         addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
         action: Action,
         id: Option<&str>,
         elapsed: Duration,
         ok: bool,
     ) {
-        let _ = (addr, action, id, elapsed, ok);
+        let _ = (addr, deposed, action, id, elapsed, ok);
     }
     /// Called right after each ApplyResourceChange result is recorded, with
     /// the state's new object for that instance (None when deleted) — the

@@ -1008,24 +1008,47 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
     }
 
-    /// Upgrades and (unless `-refresh=false`) refreshes the current object;
-    /// `None` when it no longer exists.
+    /// Upgrades and (unless `-refresh=false`) refreshes the current object
+    /// or, with `deposed`, a deposed one; `None` when it no longer exists.
+    /// Only the current object's changes are reported as drift.
     fn refresh(
         &self,
         info: &ResourceInfo<'_>,
         addr: &AbsResourceInstance,
+        deposed: Option<&DeposedKey>,
         obj: &ObjectState,
         pinst: &AbsProviderInstance,
         provider: &dyn Provider,
     ) -> Result<Option<Value>, Diagnostics> {
         let upgraded = upgrade_object(provider, info, addr, obj)?;
+        // A current object takes its resource's create_before_destroy as
+        // the configuration has it now, as terraform's refreshed state does
+        // (a refresh-only apply writes it).
+        let create_before_destroy = match (deposed, info.config) {
+            (None, Some(_)) if addr.resource.resource.mode == ResourceMode::Managed => {
+                self.graph.cbd.contains(&info.addr)
+            }
+            _ => obj.create_before_destroy,
+        };
         if !self.opts.refresh || addr.resource.resource.mode == ResourceMode::Data {
+            if create_before_destroy != obj.create_before_destroy {
+                let mut o = obj.clone();
+                o.create_before_destroy = create_before_destroy;
+                self.refreshed(Refreshed {
+                    addr: addr.clone(),
+                    deposed: None,
+                    provider: pinst.config.clone(),
+                    key: pinst.key.clone(),
+                    object: Some(o),
+                });
+            }
             return Ok(Some(upgraded));
         }
         let Some(schema) = &info.schema else {
             return Ok(Some(upgraded));
         };
-        self.hooks.refreshing(addr, value_id(&upgraded).as_deref());
+        self.hooks
+            .refreshing(addr, deposed, value_id(&upgraded).as_deref());
         let (plain, marks) = unmark(&upgraded);
         let resp = provider.read_resource(ReadResourceRequest {
             type_name: addr.resource.resource.type_name.to_string(),
@@ -1043,18 +1066,20 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         self.report(diags);
         let new = typed(resp.new_state, &info.ty);
         if new.is_null() {
-            self.push_drift(change(
-                addr,
-                None,
-                pinst.clone(),
-                Action::Delete,
-                upgraded,
-                Value::null(info.ty.clone()),
-                schema.version,
-            ));
+            if deposed.is_none() {
+                self.push_drift(change(
+                    addr,
+                    None,
+                    pinst.clone(),
+                    Action::Delete,
+                    upgraded,
+                    Value::null(info.ty.clone()),
+                    schema.version,
+                ));
+            }
             self.refreshed(Refreshed {
                 addr: addr.clone(),
-                deposed: None,
+                deposed: deposed.cloned(),
                 provider: pinst.config.clone(),
                 key: pinst.key.clone(),
                 object: None,
@@ -1063,7 +1088,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         }
         let marked = mark_schema_sensitive(&schema.block, &apply_mark_paths(&new, &marks));
         let changed = !new.raw_equals(&plain);
-        if changed {
+        if changed && deposed.is_none() {
             self.push_drift(change(
                 addr,
                 None,
@@ -1077,15 +1102,16 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if changed
             || obj.schema_version != schema.version.max(0) as u64
             || resp.private != obj.private.clone().unwrap_or_default()
+            || create_before_destroy != obj.create_before_destroy
         {
             let mut o = encode_object(&marked, &info.ty, schema.version)?;
             o.private = (!resp.private.is_empty()).then_some(resp.private);
             o.status = obj.status;
             o.dependencies = obj.dependencies.clone();
-            o.create_before_destroy = obj.create_before_destroy;
+            o.create_before_destroy = create_before_destroy;
             self.refreshed(Refreshed {
                 addr: addr.clone(),
-                deposed: None,
+                deposed: deposed.cloned(),
                 provider: pinst.config.clone(),
                 key: pinst.key.clone(),
                 object: Some(o),
@@ -1148,7 +1174,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return Err(diags);
         };
         let state = typed(imported.state, &info.ty);
-        self.hooks.refreshing(addr, Some(id));
+        self.hooks.refreshing(addr, None, Some(id));
         let resp = provider.read_resource(ReadResourceRequest {
             type_name,
             prior_state: state,
@@ -1205,7 +1231,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let cur = is.and_then(|i| i.current.as_ref());
         let mut importing: Option<(String, Vec<u8>)> = None;
         let prior = match (cur, import) {
-            (Some(obj), _) => self.refresh(info, addr, obj, &pinst, provider)?,
+            (Some(obj), _) => self.refresh(info, addr, None, obj, &pinst, provider)?,
             (None, Some(t)) => {
                 let (v, private) = self.import_object(info, addr, &t.id, provider)?;
                 importing = Some((t.id.clone(), private));
@@ -1509,7 +1535,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return Ok(Some(after));
         }
         let start = Instant::now();
-        self.hooks.apply_started(addr, Action::Read, None);
+        self.hooks.apply_started(addr, None, Action::Read, None);
         let cfg_plain_for_check = cfg_plain.clone();
         let resp = provider.read_data_source(ReadDataSourceRequest {
             type_name: addr.resource.resource.type_name.to_string(),
@@ -1533,6 +1559,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         let marked = apply_mark_paths(&mark_schema_sensitive(&schema.block, &value), &cfg_marks);
         self.hooks.apply_finished(
             addr,
+            None,
             Action::Read,
             value_id(&marked).as_deref(),
             start.elapsed(),
@@ -1625,13 +1652,19 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             return false;
         };
         let provider = self.env.ctx.providers.for_resource(addr, provider);
-        let before = match upgrade_object(provider.as_ref(), info, addr, obj) {
-            Ok(v) => v,
+        // Refreshed even though it is to be destroyed: an object already
+        // deleted elsewhere is dropped, not handed to the provider's delete.
+        let before = match self.refresh(info, addr, Some(dk), obj, &pinst, provider.as_ref()) {
+            Ok(Some(v)) => v,
+            Ok(None) => return true,
             Err(d) => {
                 self.report(d);
                 return false;
             }
         };
+        if self.opts.mode == PlanMode::RefreshOnly {
+            return true;
+        }
         let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
         self.record(change(
             addr,
@@ -1749,7 +1782,7 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             ok &= self.plan_deposed(info, &addr, rs, is, dk, obj);
         }
         let Some(obj) = &is.current else { return ok };
-        let prior = match self.refresh(info, &addr, obj, &pinst, provider.as_ref()) {
+        let prior = match self.refresh(info, &addr, None, obj, &pinst, provider.as_ref()) {
             Ok(Some(v)) => v,
             Ok(None) => return ok,
             Err(d) => {

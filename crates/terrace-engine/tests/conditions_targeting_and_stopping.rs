@@ -716,6 +716,7 @@ impl terrace_engine::Hooks for StopAfterFirst {
     fn apply_finished(
         &self,
         _: &terrace_addrs::AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
         _: Action,
         _: Option<&str>,
         _: std::time::Duration,

@@ -74,7 +74,13 @@ fn create_before_destroy_resource_reading_a_data_source_applies_and_destroys() {
 struct Heard(Mutex<Vec<String>>);
 
 impl Hooks for Heard {
-    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, _: Option<&str>) {
+    fn apply_started(
+        &self,
+        addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
+        action: Action,
+        _: Option<&str>,
+    ) {
         if let Ok(mut h) = self.0.lock() {
             h.push(format!("{addr} {action:?} started"));
         }
@@ -82,6 +88,7 @@ impl Hooks for Heard {
     fn apply_finished(
         &self,
         addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
         action: Action,
         _: Option<&str>,
         _: std::time::Duration,

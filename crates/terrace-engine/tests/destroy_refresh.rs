@@ -38,12 +38,23 @@ resource "terraform_data" "a" {
 struct Heard(Mutex<Vec<String>>);
 
 impl Hooks for Heard {
-    fn refreshing(&self, addr: &AbsResourceInstance, _: Option<&str>) {
+    fn refreshing(
+        &self,
+        addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
+        _: Option<&str>,
+    ) {
         if let Ok(mut h) = self.0.lock() {
             h.push(format!("refreshing {addr}"));
         }
     }
-    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, _: Option<&str>) {
+    fn apply_started(
+        &self,
+        addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
+        action: Action,
+        _: Option<&str>,
+    ) {
         if let Ok(mut h) = self.0.lock() {
             h.push(format!("{action:?} {addr}"));
         }

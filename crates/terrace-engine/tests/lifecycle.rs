@@ -536,3 +536,85 @@ fn forgetting_an_instance_forgets_its_deposed_objects() {
     assert!(support::state_addrs(&h.state).is_empty());
     assert!(h.state.all_instances().next().is_none());
 }
+
+/// A deposed object is refreshed before it is planned for destruction, as
+/// terraform does: one deleted elsewhere is dropped from the state and
+/// nothing asks the provider to delete it again; one still there is
+/// destroyed. A refresh-only plan refreshes it and plans no destroy.
+#[test]
+fn deposed_objects_are_refreshed_and_one_gone_is_dropped() {
+    use terrace_states::{AttrsJson, DeposedKey};
+    let mut h = support::Harness::new(&[(
+        "main.tf",
+        "resource \"fake_thing\" \"a\" { input = \"x\" }\n",
+    )]);
+    let plan = h.plan(&[]);
+    h.apply(&[], &plan);
+    let addr = terrace_addrs::AbsResourceInstance::parse_str("fake_thing.a")
+        .unwrap_or_else(|_| panic!("address"));
+    let provider = h
+        .state
+        .provider_instance(&addr)
+        .unwrap_or_else(|| panic!("provider"));
+    let current = h
+        .state
+        .object(&addr)
+        .cloned()
+        .unwrap_or_else(|| panic!("object"));
+    let AttrsJson::Json(text) = &current.attributes else {
+        panic!("attributes as JSON")
+    };
+    // The same object under an id the provider no longer has.
+    let mut gone = current.clone();
+    gone.attributes = AttrsJson::Json(text.replace("\"obj-", "\"deleted-obj-").into());
+    h.state.set_deposed(
+        &addr,
+        DeposedKey("00000001".into()),
+        provider.config.clone(),
+        provider.key.clone(),
+        Some(gone),
+    );
+    h.state.set_deposed(
+        &addr,
+        DeposedKey("00000002".into()),
+        provider.config.clone(),
+        provider.key.clone(),
+        Some(current),
+    );
+
+    let (refresh_only, diags) = h.plan_with(
+        &[],
+        &terrace_engine::PlanOptions {
+            mode: terrace_plans::model::PlanMode::RefreshOnly,
+            ..terrace_engine::PlanOptions::default()
+        },
+    );
+    assert!(!has_errors(&diags), "{diags:#?}");
+    assert!(
+        support::actions(&refresh_only).is_empty(),
+        "{:?}",
+        support::actions(&refresh_only)
+    );
+    let refreshed = refresh_only
+        .prior_state
+        .instance(&addr)
+        .unwrap_or_else(|| panic!("instance"));
+    assert_eq!(
+        refreshed
+            .deposed
+            .keys()
+            .map(|k| k.to_string())
+            .collect::<Vec<_>>(),
+        ["00000002"]
+    );
+
+    let plan = h.plan(&[]);
+    assert_eq!(support::actions(&plan), ["fake_thing.a (00000002) Delete"]);
+    h.apply(&[], &plan);
+    let left = h
+        .state
+        .instance(&addr)
+        .unwrap_or_else(|| panic!("instance"));
+    assert!(left.deposed.is_empty(), "{:?}", left.deposed.keys());
+    assert!(left.current.is_some());
+}

@@ -32,12 +32,19 @@ impl Recorder {
 }
 
 impl Hooks for Recorder {
-    fn apply_started(&self, addr: &AbsResourceInstance, action: Action, _: Option<&str>) {
+    fn apply_started(
+        &self,
+        addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
+        action: Action,
+        _: Option<&str>,
+    ) {
         self.push(format!("{addr}: start {action:?}"));
     }
     fn apply_finished(
         &self,
         addr: &AbsResourceInstance,
+        _: Option<&terrace_states::DeposedKey>,
         action: Action,
         _: Option<&str>,
         _: std::time::Duration,
