@@ -12,7 +12,7 @@ use terrace_gocompat::json::escape_html;
 use terrace_syntax::ast::{File, SourceFile};
 use terrace_syntax::pos::Pos;
 use terrace_syntax::render::context_string;
-use terrace_syntax::{Diagnostic, SourceRange};
+use terrace_syntax::{Diagnostic, FunctionCall, SourceRange};
 
 /// Source files by name, parsed on first need for block context.
 pub struct Sources {
@@ -166,7 +166,28 @@ fn snippet_json(
     );
     obj.insert("highlight_end_offset".into(), Json::from(end.clamp(0, len)));
     obj.insert("values".into(), Json::Array(values));
+    if let Some(call) = &diag.function_call {
+        obj.insert("function_call".into(), function_call_json(call));
+    }
     Some(Json::Object(obj))
+}
+
+/// The `function_call` object of a snippet: the name called and the
+/// function's signature, parameters' types as type JSON.
+fn function_call_json(call: &FunctionCall) -> Json {
+    let ty = |text: &str| serde_json::from_str(text).unwrap_or_else(|_| Json::from("dynamic"));
+    let param = |(name, t): &(String, String)| json!({"name": name, "type": ty(t)});
+    let mut signature = Map::new();
+    signature.insert("name".into(), Json::from(call.name.clone()));
+    signature.insert(
+        "params".into(),
+        Json::Array(call.params.iter().map(param).collect()),
+    );
+    if let Some(v) = &call.variadic {
+        signature.insert("variadic_param".into(), param(v));
+    }
+    signature.insert("return_type".into(), ty(&call.return_type));
+    json!({"called_as": call.called_as, "signature": Json::Object(signature)})
 }
 
 /// HCL's `Range.Overlaps` on byte ranges: empty ranges overlap nothing.

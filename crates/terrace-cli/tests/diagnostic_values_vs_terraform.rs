@@ -6,7 +6,9 @@
 //! `for_each` refused while planning shows its references' values too, an
 //! unknown value "known only after apply" and a sensitive one "has a
 //! sensitive value" only when they are the cause; a null `for_each` says
-//! what is allowed.
+//! what is allowed. An error about a function call (its arguments, its
+//! failure) says "while calling NAME(PARAMS)" above the values, and its
+//! JSON snippet has the `function_call` with the function's signature.
 
 mod engine_support;
 
@@ -17,12 +19,8 @@ struct Case {
     /// The `locals` entries after `m`, `l`, `s` and `n`.
     expr: &'static str,
     /// A line terrace's error must have (terraform's, checked beside it
-    /// when terraform is here).
+    /// when terraform is here, with the whole error text).
     expected: &'static str,
-    /// Whether the whole error text is terraform's. Not yet for a
-    /// function's argument: terraform also writes "while calling
-    /// upper(str)" above the values, which terrace does not.
-    whole_text: bool,
 }
 
 const CASES: &[Case] = &[
@@ -30,31 +28,46 @@ const CASES: &[Case] = &[
         name: "attribute",
         expr: "local.m.b",
         expected: "│ local.m is object with 1 attribute \"a\"",
-        whole_text: true,
     },
     Case {
         name: "index",
         expr: "local.l[5]",
         expected: "│ local.l is tuple with 2 elements",
-        whole_text: true,
     },
     Case {
         name: "function",
         expr: "upper(local.m)",
-        expected: "│ local.m is object with 1 attribute \"a\"",
-        whole_text: false,
+        expected: "│ while calling upper(str)",
+    },
+    Case {
+        name: "function-literal-argument",
+        expr: "substr(local.s, \"q\", 1)",
+        expected: "│ while calling substr(str, offset, length)",
+    },
+    Case {
+        name: "function-failed",
+        expr: "format(\"%d\", local.s)",
+        expected: "│ while calling format(format, args...)",
+    },
+    Case {
+        name: "function-variadic-argument",
+        expr: "join(\",\", local.s)",
+        expected: "│ local.s is \"text\"",
+    },
+    Case {
+        name: "function-arguments-missing",
+        expr: "upper()",
+        expected: "│ while calling upper(str)",
     },
     Case {
         name: "operator",
         expr: "local.s + local.n",
         expected: "│ local.s is \"text\"",
-        whole_text: true,
     },
     Case {
         name: "in-for",
         expr: "[for k, v in local.m : v.x]",
         expected: "Error: Unsupported attribute",
-        whole_text: true,
     },
 ];
 
@@ -175,9 +188,7 @@ fn failed_expressions_show_their_references_values_as_terraform_does() {
                 case.name,
                 case.expected
             );
-            if case.whole_text {
-                assert_eq!(errors_terrace, errors_terraform, "{}", case.name);
-            }
+            assert_eq!(errors_terrace, errors_terraform, "{}", case.name);
         }
     }
 }
@@ -200,5 +211,66 @@ fn refused_for_each_values_are_shown_as_terraform_shows_them() {
             assert_eq!(terraform.code, Some(1), "{}", terraform.output());
             assert_eq!(errors_terrace, errors(&terraform), "{}", case.name);
         }
+    }
+}
+
+/// `validate -json`'s diagnostics for calls that fail in each way, as
+/// sorted JSON texts (the order of the diagnostics is terraform's
+/// evaluation order, not a promise).
+fn function_call_diagnostics(tool: &str) -> Vec<String> {
+    let work = Work::new(
+        &format!("diagnostic-function-call-{tool}"),
+        Overrides {
+            bundled: false,
+            aws: false,
+        },
+    );
+    work.write(
+        "main.tf",
+        r#"
+locals {
+  l = ["a"]
+  s = "x"
+}
+output "a" { value = upper(local.l) }
+output "b" { value = substr(local.s, "q", 1) }
+output "c" { value = jsondecode("{") }
+output "d" { value = format("%d", local.s) }
+output "e" { value = join(",", local.s) }
+output "f" { value = upper("a", "b") }
+output "g" { value = core::upper() }
+output "h" { value = coalesce(local.s...) }
+output "i" { value = upper(null) }
+"#,
+    );
+    let run = match tool {
+        "terrace" => work.terrace(&["validate", "-json"]),
+        _ => work.terraform(&["validate", "-json"]),
+    };
+    assert_eq!(run.code, Some(1), "{tool}: {}", run.output());
+    let doc: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{tool}: {e}: {}", run.stdout));
+    let mut out: Vec<String> = doc["diagnostics"]
+        .as_array()
+        .map(|all| all.iter().map(|d| d.to_string()).collect())
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn function_call_errors_describe_the_call_in_json_as_terraform_does() {
+    let terrace = function_call_diagnostics("terrace");
+    assert_eq!(terrace.len(), 9, "{terrace:#?}");
+    let upper = terrace
+        .iter()
+        .find(|d| d.contains("upper(local.l)"))
+        .unwrap_or_else(|| panic!("{terrace:#?}"));
+    assert!(
+        upper.contains(r#""function_call":{"called_as":"upper","signature":{"name":"upper","params":[{"name":"str","type":"string"}],"return_type":"string"}}"#),
+        "{upper}"
+    );
+    if have_terraform() {
+        assert_eq!(terrace, function_call_diagnostics("terraform"));
     }
 }

@@ -173,6 +173,10 @@ impl ExternalFunction for ProviderFunction {
         self.variadic.as_ref()
     }
 
+    fn return_type(&self) -> Type {
+        self.ret.clone()
+    }
+
     /// Null and unknown arguments are handled here as cty's function
     /// machinery handles them for parameters that do not allow them;
     /// marks come off before the call and go on the result.

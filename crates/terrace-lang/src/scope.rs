@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terrace_syntax::ast::{SourceFile, Traversal};
 use terrace_syntax::Diagnostics;
-use terrace_value::Value;
+use terrace_value::{Type, Value};
 
 /// The answer to "what does this traversal's root refer to?".
 #[derive(Clone, Debug)]
@@ -51,6 +51,10 @@ pub trait ExternalFunction: Send + Sync {
     fn params(&self) -> &[Param];
     fn variadic(&self) -> Option<&Param>;
     fn call(&self, args: Vec<Value>) -> Result<Value, CallError>;
+    /// The type a call returns, as its signature declares it.
+    fn return_type(&self) -> Type {
+        Type::Dynamic
+    }
 }
 
 pub trait Scope {

@@ -69,6 +69,39 @@ pub struct Diagnostic {
     /// Terraform names in a `with ADDR,` line and a JSON `address` field.
     /// Only diagnostics Terraform attributes to an object carry it.
     pub address: Option<String>,
+    /// For errors about calling a function (its arguments, its failure):
+    /// the call, shown as "while calling NAME(PARAMS)" above the values.
+    pub function_call: Option<Box<FunctionCall>>,
+}
+
+/// A function call a diagnostic is about: the name it was called by and
+/// the function's signature.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionCall {
+    /// The name as the call wrote it, namespace included
+    /// (`provider::aws::arn_parse`, `core::upper`).
+    pub called_as: String,
+    /// The function's own name, without the namespace.
+    pub name: String,
+    /// Each parameter's name and type constraint, the type as JSON.
+    pub params: Vec<(String, String)>,
+    /// The variadic parameter, if the function has one.
+    pub variadic: Option<(String, String)>,
+    /// The result type of a call whose arguments have exactly the
+    /// parameters' types, as JSON.
+    pub return_type: String,
+}
+
+impl FunctionCall {
+    /// The parameter list as the "while calling" line shows it:
+    /// `format, args...`.
+    pub fn parameter_list(&self) -> String {
+        let mut names: Vec<String> = self.params.iter().map(|(n, _)| n.clone()).collect();
+        if let Some((name, _)) = &self.variadic {
+            names.push(format!("{name}..."));
+        }
+        names.join(", ")
+    }
 }
 
 impl Diagnostic {
@@ -81,6 +114,7 @@ impl Diagnostic {
             context: None,
             expression_values: Vec::new(),
             address: None,
+            function_call: None,
         }
     }
 

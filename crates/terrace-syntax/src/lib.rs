@@ -20,7 +20,7 @@ pub mod render;
 mod text;
 pub mod traversal;
 
-pub use diagnostic::{Diagnostic, Diagnostics, Severity, SourceRange};
+pub use diagnostic::{Diagnostic, Diagnostics, FunctionCall, Severity, SourceRange};
 pub use json::{json_string_as_expression, json_string_as_traversal, json_value_to_expr};
 pub use pos::{LineIndex, Pos, Span};
 pub use text::levenshtein;

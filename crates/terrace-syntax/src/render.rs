@@ -322,11 +322,18 @@ fn append_snippet(
         buf.push_str(&format!("{:4}: {}\n", snippet.0.line as usize + i, line));
     }
 
-    if !diag.expression_values.is_empty() {
+    if !diag.expression_values.is_empty() || diag.function_call.is_some() {
         let mut values: Vec<&(String, String)> = diag.expression_values.iter().collect();
         values.sort_by(|a, b| a.0.cmp(&b.0));
         if color {
             buf.push_str("    \x1b[90m├────────────────\x1b[0m\n\x1b[0m");
+            if let Some(call) = &diag.function_call {
+                buf.push_str(&format!(
+                    "    \x1b[90m│\x1b[0m while calling \x1b[1m{}\x1b[0m(\x1b[0m{})\n",
+                    call.called_as,
+                    call.parameter_list()
+                ));
+            }
             for (traversal, statement) in values {
                 buf.push_str(&format!(
                     "    \x1b[90m│\x1b[0m \x1b[1m{traversal}\x1b[0m {statement}\n\x1b[0m"
@@ -334,6 +341,13 @@ fn append_snippet(
             }
         } else {
             buf.push_str("    ├────────────────\n");
+            if let Some(call) = &diag.function_call {
+                buf.push_str(&format!(
+                    "    │ while calling {}({})\n",
+                    call.called_as,
+                    call.parameter_list()
+                ));
+            }
             for (traversal, statement) in values {
                 buf.push_str(&format!("    │ {traversal} {statement}\n"));
             }

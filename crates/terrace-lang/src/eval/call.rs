@@ -10,9 +10,10 @@ use crate::scope::ExternalFunction;
 use std::sync::Arc;
 use terrace_syntax::ast::Expr;
 use terrace_syntax::diagnostic::has_errors;
-use terrace_syntax::{levenshtein, Span};
+use terrace_syntax::{levenshtein, FunctionCall, Span};
 use terrace_value::convert::convert;
 use terrace_value::gostr;
+use terrace_value::typejson::type_to_json;
 use terrace_value::{Type, Value};
 
 /// What a call name resolved to.
@@ -22,7 +23,53 @@ enum Callee {
     External(Arc<dyn ExternalFunction>),
 }
 
+/// The summaries of the errors about a call itself (not about evaluating
+/// its arguments), which carry the call's description.
+const CALL_SUMMARIES: &[&str] = &[
+    "Invalid expanding argument value",
+    "Not enough function arguments",
+    "Too many function arguments",
+    "Invalid function argument",
+    "Error in function call",
+];
+
 impl Callee {
+    /// The call as a diagnostic describes it: `called_as` as written, the
+    /// function's own name, its parameters and its return type for
+    /// arguments of exactly the parameters' types.
+    fn describe(&self, called_as: &str) -> FunctionCall {
+        let (params, variadic) = self.params();
+        let return_type = match self {
+            Callee::Builtin(f) => f.signature_return_type().unwrap_or(Type::Dynamic),
+            Callee::Special(s) => s
+                .signature()
+                .signature_return_type()
+                .unwrap_or(Type::Dynamic),
+            Callee::External(f) => {
+                // As for a built-in: an argument of unknown type for a
+                // parameter that cannot take one leaves the type unknown.
+                let mut all = params.iter().chain(variadic);
+                if all.any(|p| p.ty.is_dynamic() && !p.allow_dynamic_type) {
+                    Type::Dynamic
+                } else {
+                    f.return_type()
+                }
+            }
+        };
+        let describe = |p: &Param| (p.name.to_string(), type_to_json(&p.ty));
+        FunctionCall {
+            called_as: called_as.to_string(),
+            name: called_as
+                .rsplit("::")
+                .next()
+                .unwrap_or(called_as)
+                .to_string(),
+            params: params.iter().map(describe).collect(),
+            variadic: variadic.map(describe),
+            return_type: type_to_json(&return_type),
+        }
+    }
+
     fn params(&self) -> (&[Param], Option<&Param>) {
         match self {
             Callee::Builtin(f) => (&f.params, f.variadic.as_ref()),
@@ -85,6 +132,30 @@ impl<'a> Evaluator<'a> {
         let Some(callee) = self.resolve_function(name, name_span, call_span) else {
             return Value::dynamic();
         };
+        let first_new = self.diags.len();
+        let value = self.eval_resolved_call(expr, name, &callee, args, expand_final);
+        // HCL gives every error about the call itself the function called
+        // and its signature; errors from evaluating an argument are the
+        // argument's own (a call inside it has already named itself).
+        let mut described: Option<Box<FunctionCall>> = None;
+        for d in &mut self.diags[first_new..] {
+            if d.function_call.is_none() && CALL_SUMMARIES.contains(&d.summary.as_str()) {
+                let call = described.get_or_insert_with(|| Box::new(callee.describe(name)));
+                d.function_call = Some(call.clone());
+            }
+        }
+        value
+    }
+
+    fn eval_resolved_call(
+        &mut self,
+        expr: &'a Expr,
+        name: &'a str,
+        callee: &Callee,
+        args: &'a [Expr],
+        expand_final: bool,
+    ) -> Value {
+        let call_span = expr.span;
         let base_name = name.strip_prefix("core::").unwrap_or(name);
         if !self.scope.file_functions_allowed() && FILE_FUNCTIONS.contains(&base_name) {
             self.push_error(
@@ -105,7 +176,7 @@ impl<'a> Evaluator<'a> {
         if !self.check_arg_count(name, params, variadic, &call_args, call_span) {
             return Value::dynamic();
         }
-        if let Callee::Special(s) = &callee {
+        if let Callee::Special(s) = callee {
             return special::call(self, *s, expr, name, &call_args);
         }
         let Some(values) = self.eval_args(params, variadic, &call_args, call_span) else {
@@ -120,7 +191,7 @@ impl<'a> Evaluator<'a> {
                 return Value::unknown(ty.clone()).refine_not_null();
             }
         }
-        let result = match &callee {
+        let result = match callee {
             Callee::Builtin(f) => call_function(f, values, self.call_context()),
             Callee::External(f) => f.call(values),
             Callee::Special(_) => return Value::dynamic(),
@@ -228,11 +299,12 @@ impl<'a> Evaluator<'a> {
         let ty = value.ty();
         if ty.is_dynamic() || ty.is_tuple() || ty.is_list() || ty.is_set() {
             if value.is_null() {
-                self.push_error(
+                self.push_error_about(
                     "Invalid expanding argument value",
                     "The expanding argument (indicated by ...) must not be null.",
                     last.span,
                     Some(call_span),
+                    last.span,
                 );
                 return None;
             }
@@ -246,11 +318,12 @@ impl<'a> Evaluator<'a> {
             }
             return Some(out);
         }
-        self.push_error(
+        self.push_error_about(
             "Invalid expanding argument value",
             "The expanding argument (indicated by ...) must be of a tuple, list, or set type.",
             last.span,
             Some(call_span),
+            last.span,
         );
         None
     }
@@ -334,7 +407,7 @@ impl<'a> Evaluator<'a> {
                 Ok(v) => v,
                 Err(e) => {
                     let subject = self.arg_start_span(arg);
-                    self.push_error(
+                    self.push_error_about(
                         "Invalid function argument",
                         format!(
                             "Invalid value for {} parameter: {}.",
@@ -343,6 +416,7 @@ impl<'a> Evaluator<'a> {
                         ),
                         subject,
                         Some(call_span),
+                        arg_span(arg),
                     );
                     value
                 }
@@ -414,7 +488,7 @@ impl<'a> Evaluator<'a> {
         match (param, args.get(i)) {
             (Some(param), Some(arg)) => {
                 let subject = self.arg_start_span(arg);
-                self.push_error(
+                self.push_error_about(
                     "Invalid function argument",
                     format!(
                         "Invalid value for {} parameter: {message}.",
@@ -422,6 +496,7 @@ impl<'a> Evaluator<'a> {
                     ),
                     subject,
                     Some(call_span),
+                    arg_span(arg),
                 );
             }
             (Some(param), None) => {
@@ -437,6 +512,15 @@ impl<'a> Evaluator<'a> {
             }
             (None, _) => call_failed(self),
         }
+    }
+}
+
+/// The whole of an argument's expression (for an expanded argument, the
+/// expression that was expanded).
+fn arg_span(arg: &CallArg<'_>) -> Span {
+    match arg {
+        CallArg::Expr(e) => e.span,
+        CallArg::Value(_, span) => *span,
     }
 }
 

@@ -60,6 +60,10 @@ impl ExternalFunction for TfFunction {
         None
     }
 
+    fn return_type(&self) -> Type {
+        self.ret.clone()
+    }
+
     fn call(&self, args: Vec<Value>) -> Result<Value, CallError> {
         let Some(arg) = args.first() else {
             return Err(CallError::NotEnoughArguments {
