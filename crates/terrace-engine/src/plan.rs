@@ -365,7 +365,12 @@ pub(crate) fn plan_with_imports(
             .contains_key(&Node::EphemeralClose(addr.clone()));
         *users.entry(info.provider.clone()).or_default() += 1 + usize::from(closes);
     }
-    let targeting = crate::targeting::Targeting::new(&graph, &opts.targets, &opts.excludes);
+    let targeting = crate::targeting::Targeting::new(
+        &graph,
+        &opts.targets,
+        &opts.excludes,
+        (opts.mode == PlanMode::Destroy).then_some(prior),
+    );
     let walker = PlanWalker {
         env: &env,
         graph: &graph,

@@ -1,21 +1,25 @@
 //! `-target` and `-exclude`, as OpenTofu's `TargetingTransformer` applies
 //! them: a target selects its resources (and module contents) together
 //! with everything they depend on; an exclude drops its resources and
-//! everything that depends on them. Root outputs are kept only when every
+//! everything that depends on them. A destroy plan turns both around, as
+//! its graph runs the other way: a target's dependents are destroyed with
+//! it, an exclude keeps its dependencies. Root outputs are kept only when every
 //! resource they depend on is kept (and they depend on at least one), so a
 //! targeted run leaves the other outputs as they were.
 
 use crate::graph::{Graph, Node};
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use terrace_addrs::{AbsResourceInstance, ConfigResource, Target, Targetable};
+use terrace_states::State;
 
 pub(crate) struct Targeting {
     targets: Vec<Targetable>,
     excludes: Vec<Targetable>,
     /// Resource blocks kept at the configuration level.
     kept: HashSet<ConfigResource>,
-    /// Targets mode: resources kept only as dependencies of a target
-    /// (all their instances are kept).
+    /// Targets mode: resources kept only because a target needs them (all
+    /// their instances are kept): what a target depends on, or in a
+    /// destroy plan what depends on a target, since it must go first.
     deps: HashSet<ConfigResource>,
     /// Root outputs kept.
     outputs: HashSet<String>,
@@ -35,7 +39,16 @@ fn config_level(t: &Targetable) -> Targetable {
 }
 
 impl Targeting {
-    pub fn new(graph: &Graph, targets: &[Target], excludes: &[Target]) -> Targeting {
+    /// The targeting of a plan; `destroying` is the prior state of a
+    /// destroy plan. A destroy plan reverses what a target brings along: a
+    /// targeted object's dependents are destroyed with it, and an
+    /// excluded object's dependencies stay with it.
+    pub fn new(
+        graph: &Graph,
+        targets: &[Target],
+        excludes: &[Target],
+        destroying: Option<&State>,
+    ) -> Targeting {
         let targets: Vec<Targetable> = targets.iter().map(|t| t.subject.clone()).collect();
         let excludes: Vec<Targetable> = if targets.is_empty() {
             excludes.iter().map(|t| t.subject.clone()).collect()
@@ -60,6 +73,14 @@ impl Targeting {
                 _ => None,
             })
             .collect();
+        let reversed;
+        let depends: &HashMap<ConfigResource, Vec<ConfigResource>> = match destroying {
+            Some(state) => {
+                reversed = dependents(graph, state);
+                &reversed
+            }
+            None => &graph.resource_deps,
+        };
         let selects = |list: &[Targetable], r: &ConfigResource| {
             let t = Targetable::ConfigResource(r.clone());
             list.iter().any(|x| config_level(x).target_contains(&t))
@@ -68,7 +89,7 @@ impl Targeting {
             for r in &resources {
                 if selects(&out.targets, r) {
                     out.kept.insert((*r).clone());
-                    if let Some(ds) = graph.resource_deps.get(*r) {
+                    if let Some(ds) = depends.get(*r) {
                         out.deps.extend(ds.iter().cloned());
                     }
                 }
@@ -85,7 +106,7 @@ impl Targeting {
             // Whatever depends on an excluded resource (or on an excluded
             // instance's resource) goes too.
             for r in &resources {
-                let Some(ds) = graph.resource_deps.get(*r) else {
+                let Some(ds) = depends.get(*r) else {
                     continue;
                 };
                 let mine = Targetable::ConfigResource((*r).clone());
@@ -144,6 +165,45 @@ impl Targeting {
     pub fn output(&self, name: &str) -> bool {
         !self.active() || self.outputs.contains(name)
     }
+}
+
+/// For each resource, the resources that depend on it, directly or not:
+/// the configuration's dependencies reversed, and those each object in
+/// the state recorded when it was applied (a resource no longer
+/// configured is known only from those).
+fn dependents(graph: &Graph, state: &State) -> HashMap<ConfigResource, Vec<ConfigResource>> {
+    let mut direct: HashMap<ConfigResource, BTreeSet<ConfigResource>> = HashMap::new();
+    for (r, ds) in &graph.resource_deps {
+        for d in ds {
+            direct.entry(d.clone()).or_default().insert(r.clone());
+        }
+    }
+    for (addr, rs) in &state.resources {
+        let r = addr.config();
+        for is in rs.instances.values() {
+            for obj in is.current.iter().chain(is.deposed.values()) {
+                for d in &obj.dependencies {
+                    direct.entry(d.clone()).or_default().insert(r.clone());
+                }
+            }
+        }
+    }
+    // Both sources list dependencies transitively; their union may not
+    // be, so close it.
+    let mut out = HashMap::new();
+    for start in direct.keys() {
+        let mut seen: BTreeSet<ConfigResource> = BTreeSet::new();
+        let mut stack: Vec<&ConfigResource> = vec![start];
+        while let Some(r) = stack.pop() {
+            for d in direct.get(r).into_iter().flatten() {
+                if d != start && seen.insert(d.clone()) {
+                    stack.push(d);
+                }
+            }
+        }
+        out.insert(start.clone(), seen.into_iter().collect());
+    }
+    out
 }
 
 /// Every resource a node depends on, directly or through other nodes.
