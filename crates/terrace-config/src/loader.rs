@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use terrace_syntax::ast::SourceFile;
 use terrace_syntax::diagnostic::has_errors;
-use terrace_syntax::{Diagnostic, Diagnostics, SourceRange};
+use terrace_syntax::{Diagnostic, Diagnostics, SourceRange, TERRAFORM_VERSION};
 use terrace_value::gostr::quote;
 use terrace_value::{Type, Value};
 
@@ -796,7 +796,51 @@ pub fn load_config_from(
     diags.extend(load_diags);
     let (config, more) = builder.build_root(module, !failed);
     diags.extend(more);
+    // A module loaded without errors but written for another Terraform
+    // version is refused; errors in loading are shown alone, as
+    // terraform shows them.
+    if !has_errors(&diags) {
+        diags.extend(check_terraform_versions(&config));
+    }
     (config, diags)
+}
+
+/// Terraform's `CheckCoreVersionRequirements`: every module whose `.tf`
+/// files' `required_version` excludes [`TERRAFORM_VERSION`], the release
+/// terrace follows.
+pub fn check_terraform_versions(config: &Config) -> Diagnostics {
+    let Ok(current) = Version::parse(TERRAFORM_VERSION) else {
+        return Vec::new();
+    };
+    let mut diags = Vec::new();
+    let mut pending = vec![config];
+    while let Some(c) = pending.pop() {
+        for constraint in &c.module.terraform_version_constraints {
+            if constraint.required.check(&current) {
+                continue;
+            }
+            let subject = if c.path.is_empty() {
+                format!(
+                    "This configuration does not support Terraform version {TERRAFORM_VERSION}."
+                )
+            } else {
+                format!(
+                    "Module module.{} (from {}) does not support Terraform version {TERRAFORM_VERSION}.",
+                    c.path.join(".module."),
+                    c.source_addr_raw.as_deref().unwrap_or_default()
+                )
+            };
+            diags.push(
+                Diagnostic::error(
+                    "Unsupported Terraform Core version",
+                    format!("{subject} To proceed, either choose another supported Terraform version or update this version constraint. Version constraints are normally set for good reason, so updating the constraint may lead to other errors or unexpected behavior."),
+                )
+                .with_subject(constraint.decl_range.clone()),
+            );
+        }
+        pending.extend(c.children.values());
+    }
+    diags
 }
 
 impl TreeBuilder<'_> {

@@ -54,6 +54,9 @@ pub struct Module {
 
     pub backend: Option<Backend>,
     pub cloud: Option<CloudConfig>,
+    /// The `required_version` constraints of its `.tf` files: the
+    /// Terraform versions the module is written for.
+    pub terraform_version_constraints: Vec<VersionConstraint>,
     /// Keyed by `name` or `name.alias`.
     pub provider_configs: BTreeMap<String, Provider>,
     pub required_providers: RequiredProviders,

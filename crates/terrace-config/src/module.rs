@@ -210,6 +210,8 @@ pub fn add_resources_for_import_targets(config: &mut crate::loader::Config) -> D
 }
 
 fn append_file(m: &mut Module, file: File, diags: &mut Diagnostics) {
+    m.terraform_version_constraints
+        .extend(file.terraform_version_constraints);
     for b in file.backends {
         if let Some(existing) = &m.backend {
             diags.push(error(
@@ -398,6 +400,11 @@ fn append_file(m: &mut Module, file: File, diags: &mut Diagnostics) {
 }
 
 fn merge_file(m: &mut Module, file: File, diags: &mut Diagnostics) {
+    // An override file's constraints replace the module's, as Terraform
+    // merges them.
+    if !file.terraform_version_constraints.is_empty() {
+        m.terraform_version_constraints = file.terraform_version_constraints;
+    }
     match file.backends.len() {
         0 => {}
         1 => {

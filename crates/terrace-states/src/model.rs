@@ -20,7 +20,7 @@ use terrace_value::{Marks, Type, Value};
 
 /// The version a fresh state records as its writer until the caller says
 /// otherwise: the Terraform release terrace is compatible with.
-pub const TERRAFORM_VERSION: &str = "1.11.4";
+pub use terrace_syntax::TERRAFORM_VERSION;
 
 /// A whole state snapshot.
 #[derive(Clone, Debug)]

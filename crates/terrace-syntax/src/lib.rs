@@ -31,6 +31,11 @@ pub use traversal::{PartialStep, PartialTraversal};
 /// command users type. Every crate takes it from here.
 pub const PRODUCT: &str = "terrace";
 
+/// The Terraform release whose behaviour terrace follows: the version it
+/// tells providers, writes into states, and checks `required_version`
+/// constraints in `.tf` files against. Every crate takes it from here.
+pub const TERRAFORM_VERSION: &str = "1.11.4";
+
 use ast::{Body, Expr, File, SourceFile, Traversal};
 use lexer::ScanMode;
 use parser::Parser;

@@ -44,9 +44,7 @@ use terrace_syntax::render::SourceMap;
 use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
 
-/// The version terrace tells providers and writes into states: the
-/// terraform release whose behaviour it follows.
-pub const TERRAFORM_VERSION: &str = "1.11.4";
+pub use terrace_syntax::TERRAFORM_VERSION;
 
 pub fn run(command: Command, argv: &[String]) -> i32 {
     if argv

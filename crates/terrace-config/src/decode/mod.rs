@@ -65,6 +65,9 @@ pub struct File {
     /// they replace every other diagnostic of the module, since the rest
     /// probably describes language features of a newer version.
     pub incompatibilities: Diagnostics,
+    /// `terraform { required_version }` of a `.tf` file: the Terraform
+    /// versions the file is written for.
+    pub terraform_version_constraints: Vec<VersionConstraint>,
 }
 
 pub(crate) const BAD_IDENTIFIER_DETAIL: &str = "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.";
@@ -188,7 +191,7 @@ pub fn decode_file(body: &Body, filename: &str, is_override: bool) -> (File, Dia
     for block in &content.blocks {
         match block.block_type.as_str() {
             "language" => diags.extend(validate_language_block(block, is_override)),
-            "terraform" => decode_terraform_block(block, &mut file, &mut diags),
+            "terraform" => decode_terraform_block(block, filename, &mut file, &mut diags),
             "required_providers" => diags.push(error(
                 "Invalid required_providers block",
                 "A \"required_providers\" block must be nested inside a \"terraform\" block.",
@@ -260,12 +263,28 @@ pub fn decode_file(body: &Body, filename: &str, is_override: bool) -> (File, Dia
     (file, diags)
 }
 
-fn decode_terraform_block(block: &Block, file: &mut File, diags: &mut Diagnostics) {
+fn decode_terraform_block(block: &Block, filename: &str, file: &mut File, diags: &mut Diagnostics) {
     let (content, content_diags) = block.body.content(&TERRAFORM_BLOCK_SCHEMA);
     diags.extend(content_diags);
-    // required_version is checked by check_version_requirements (and only
-    // in OpenTofu-specific files); experiments and language belong to
-    // OpenTofu's predecessor and are ignored, as OpenTofu does.
+    // required_version in an OpenTofu-specific file is checked by
+    // check_version_requirements against the OpenTofu language version;
+    // in a `.tf` file it constrains the Terraform version, checked once
+    // the module tree is loaded (`check_terraform_versions`).
+    // experiments and language are ignored, as OpenTofu does.
+    let is_tofu = filename.ends_with(".tofu") || filename.ends_with(".tofu.json");
+    if let (false, Some(attr)) = (is_tofu, content.attribute("required_version")) {
+        let (constraint, d) = decode_version_constraint(attr);
+        let failed = has_errors(&d);
+        diags.extend(d);
+        if let (false, Some(c)) = (failed, constraint) {
+            let valid = validate_terraform_version_constraint(&c);
+            let failed = has_errors(&valid);
+            diags.extend(valid);
+            if !failed {
+                file.terraform_version_constraints.push(c);
+            }
+        }
+    }
     for inner in &content.blocks {
         match inner.block_type.as_str() {
             "backend" => file.backends.push(Backend {

@@ -91,6 +91,23 @@ pub(super) fn validate_core_version_constraint(c: &VersionConstraint) -> Diagnos
         .collect()
 }
 
+/// Terraform's check of a `required_version` in a `.tf` file: its
+/// versions' prereleases are ignored when matching, so a constraint that
+/// names one is refused.
+pub(super) fn validate_terraform_version_constraint(c: &VersionConstraint) -> Diagnostics {
+    c.required
+        .iter()
+        .filter(|r| r.is_prerelease())
+        .map(|r| {
+            error(
+                "Invalid required_version constraint",
+                format!("Prerelease version constraints are not supported: {r}. Remove the prerelease information from the constraint. Prerelease versions of terraform will match constraints using their version core only."),
+                &c.decl_range,
+            )
+        })
+        .collect()
+}
+
 pub(super) fn decode_compatible_with(block: &Block) -> (Option<VersionConstraint>, Diagnostics) {
     let (content, _, mut diags) = block
         .body

@@ -393,6 +393,12 @@ impl Init {
         }
 
         let (config, config_diags) = load_config(root, &load_options);
+        // A configuration written for another Terraform version is said
+        // alone, without the preamble about invalid configurations.
+        let version_diags = terrace_config::loader::check_terraform_versions(&config);
+        if !early_failed && version_diags.iter().any(Diagnostic::is_error) {
+            return self.fail(version_diags, source_map(&config));
+        }
         if early_failed || config_diags.iter().any(Diagnostic::is_error) {
             // The text sorts the preamble first; the stream has it after
             // the problems it introduces.
