@@ -227,11 +227,15 @@ fn diff_child_attribute(mut change: Change, attr: &Attribute, current: Action) -
     // Only attributes null on both sides are left out (not even counted
     // as unchanged): an empty string is shown as null, but still counted.
     let both_null = change.before.is_null() && change.after.is_null();
-    // The legacy SDK cannot tell empty strings from null in blocks.
-    if change.before.as_str() == Some("") {
+    // The legacy SDK cannot tell empty strings from null in blocks, so an
+    // empty string attribute is shown as null; terraform shows an empty
+    // string in an attribute of any type (`terraform_data`'s `input`) as
+    // the string it is.
+    let dynamic = matches!(&attr.ty, AttributeType::Type(ty) if ty.is_dynamic());
+    if !dynamic && change.before.as_str() == Some("") {
         change.before = J::Null;
     }
-    if change.after.as_str() == Some("") {
+    if !dynamic && change.after.as_str() == Some("") {
         change.after = J::Null;
     }
     change.before_explicit = false;

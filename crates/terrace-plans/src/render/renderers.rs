@@ -151,6 +151,8 @@ pub(crate) struct Opts {
     pub(crate) show_unchanged_children: bool,
     pub(crate) hide_diff_action_symbols: bool,
     pub(crate) show_sensitive: bool,
+    /// Whether an empty string is shown as null.
+    pub(crate) empty_string_as_null: bool,
 }
 
 impl Opts {
@@ -159,6 +161,7 @@ impl Opts {
             colorize,
             override_null_suffix: false,
             override_forces_replacement: false,
+            empty_string_as_null: false,
             show_unchanged_children: false,
             hide_diff_action_symbols: false,
             show_sensitive: false,
@@ -1053,6 +1056,9 @@ impl EvaluatedString {
 
 fn evaluate_string(v: &J, opts: &Opts) -> EvaluatedString {
     let s = match v {
+        J::String(s) if s.is_empty() && opts.empty_string_as_null => {
+            return evaluate_string(&J::Null, opts);
+        }
         J::Null => {
             return EvaluatedString {
                 text: opts.color("[dark_gray]null[reset]"),

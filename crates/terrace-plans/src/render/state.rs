@@ -50,12 +50,18 @@ pub fn render_state(
 
     if !state.outputs.is_empty() {
         out.push_str("\n\nOutputs:\n\n");
+        // terraform's text for a state shows every empty string in a root
+        // output, however deep, as null (its plans and `output` show "").
+        let output_opts = Opts {
+            empty_string_as_null: true,
+            ..diff_opts
+        };
         for (name, output) in &state.outputs {
             let (plain, _) = output.value.unmark_deep();
             let value = jsonval::from_value(&plain).unwrap_or(J::Null);
             let change = unchanged(value, J::Bool(output.sensitive));
             let diff = differ::compute_diff_for_type(&change, plain.ty());
-            let _ = writeln!(out, "{name} = {}", diff.render(0, &diff_opts));
+            let _ = writeln!(out, "{name} = {}", diff.render(0, &output_opts));
         }
     }
     Ok(out)
