@@ -865,6 +865,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                 return Err(diags);
             }
         }
+        if c.action == Action::Update && planned.raw_equals(&prior_plain) {
+            // The values the plan did not know turned out to change
+            // nothing: as terraform does, the update becomes a no-op, with
+            // no call to the provider, no progress line and no count.
+            return self.keep_unchanged(info, r, c, &mut scope, diags);
+        }
         let start = Instant::now();
         let creating = c.action != Action::Update;
         // A replacement is reported as its two halves: the destroy half by
@@ -986,6 +992,51 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
         self.report(diags);
         Ok(Some(marked))
+    }
+
+    /// An update that turned out to change nothing once the plan's unknown
+    /// values were known: the object stays as it is, recording the
+    /// configuration's dependencies now, and its postconditions are
+    /// checked against it.
+    fn keep_unchanged(
+        &self,
+        info: &ResourceInfo<'_>,
+        r: &Resource,
+        c: &ResourceInstanceChange,
+        scope: &mut crate::scope::EvalScope<'_, '_>,
+        mut diags: Diagnostics,
+    ) -> Result<Option<Value>, Diagnostics> {
+        let current = self
+            .state
+            .lock()
+            .ok()
+            .and_then(|st| st.object(&c.addr).cloned());
+        if let Some(mut obj) = current {
+            obj.set_dependencies(
+                self.graph
+                    .resource_deps
+                    .get(&info.addr)
+                    .cloned()
+                    .unwrap_or_default(),
+            );
+            obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
+            self.set_object(
+                &c.addr,
+                None,
+                &c.provider.config,
+                &c.provider.key,
+                Some(obj),
+            );
+        }
+        if !r.postconditions.is_empty() {
+            scope.self_value = Some(c.before.clone());
+            check_resource_rules(self.env, scope, &c.addr, true, &mut diags);
+            if has_errors(&diags) {
+                return Err(diags);
+            }
+        }
+        self.report(diags);
+        Ok(Some(c.before.clone()))
     }
 
     /// The conditions of an instance the plan leaves as it is: evaluated
