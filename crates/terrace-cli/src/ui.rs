@@ -502,7 +502,10 @@ impl Hooks for ApplyUi {
             Some(id) => format!("Refreshing state... [id={id}]"),
             None => "Refreshing state...".to_string(),
         };
-        self.shared.line(&shown_address(addr, deposed), &message);
+        // terraform's format for this line ends without a reset of its
+        // own, so only the closing one is written.
+        self.shared
+            .line_with_resets(&shown_address(addr, deposed), &message, "\x1b[0m");
     }
 
     fn refreshed(&self, addr: &AbsResourceInstance, ok: bool) {

@@ -144,9 +144,11 @@ fn left_over(tool: &str) -> LeftOver {
     work.write("main.tf", KEPT);
     work.write("terraform.tfstate", LEFT_OVER);
     run(&work, tool, &["init"]);
-    let plan = lines_about_x(&run(&work, tool, &["plan"]));
+    // The two refreshes run concurrently in terraform: lines are compared
+    // in sorted order.
+    let mut plan = lines_about_x(&run(&work, tool, &["plan"]));
+    plan.sort();
     let mut refresh_only = lines_about_x(&run(&work, tool, &["plan", "-refresh-only"]));
-    // The two refreshes run concurrently in terraform.
     refresh_only.sort();
     run(&work, tool, &["apply", "-refresh-only", "-auto-approve"]);
     let flags = work.state()["resources"][0]["instances"]

@@ -60,6 +60,12 @@ pub(crate) fn validate_repetition(
             );
             d.expression_values = crate::diagvals::expression_values(e, scope);
             diags.push(d);
+        } else if !failed && v.is_known() {
+            // A count known already is checked as planning checks it
+            // (null, negative, fractional), as terraform's validate does.
+            if let Err(d) = expand_count(scope, e) {
+                diags.extend(d.into_iter().filter(Diagnostic::is_error));
+            }
         }
     }
     if let Some(e) = for_each {
@@ -102,8 +108,8 @@ fn expand_count(scope: &dyn Scope, e: &Expression) -> Result<Expansion, Diagnost
         Ok(v) => v,
         Err(err) => {
             diags.push(error(
-                "Invalid count argument",
-                format!("The given \"count\" argument value is unsuitable: {err}."),
+                "Incorrect value type",
+                format!("Invalid expression value: {err}."),
                 e,
             ));
             return Err(diags);

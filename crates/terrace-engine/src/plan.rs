@@ -1413,10 +1413,6 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
             if self.graph.cbd.contains(&info.addr) {
                 action = Action::CreateThenDelete;
             }
-            check_prevent_destroy(r, addr, &mut diags);
-            if has_errors(&diags) {
-                return Err(diags);
-            }
             let (p, _, pp) = plan_once(&null, Vec::new())?;
             planned = p;
             planned_private = pp;
@@ -1445,6 +1441,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         c.importing = importing.map(|(id, _)| id);
         c.generated_config = generated_config;
         self.record(c);
+        // As terraform: the replacement is in the plan shown, and then
+        // refused.
+        if matches!(action, Action::DeleteThenCreate | Action::CreateThenDelete) {
+            let mut refused = Diagnostics::new();
+            check_prevent_destroy(r, addr, &mut refused);
+            if has_errors(&refused) {
+                return Err(refused);
+            }
+        }
         Ok(Some(after))
     }
 
@@ -1801,14 +1806,6 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         if self.opts.mode == PlanMode::RefreshOnly {
             return ok;
         }
-        if let Some(r) = info.config {
-            let mut diags = Diagnostics::new();
-            check_prevent_destroy(r, &addr, &mut diags);
-            if has_errors(&diags) {
-                self.report(diags);
-                return false;
-            }
-        }
         let version = info.schema.as_ref().map(|s| s.version).unwrap_or(0);
         let mut c = change(
             &addr,
@@ -1821,6 +1818,15 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
         );
         c.action_reason = reason;
         self.record(c);
+        // As terraform: the destroy is in the plan shown, and then refused.
+        if let Some(r) = info.config {
+            let mut diags = Diagnostics::new();
+            check_prevent_destroy(r, &addr, &mut diags);
+            if has_errors(&diags) {
+                self.report(diags);
+                return false;
+            }
+        }
         ok
     }
 }

@@ -146,6 +146,97 @@ impl EvalScope<'_, '_> {
     }
 }
 
+impl EvalScope<'_, '_> {
+    /// terraform's static checks of a reference to a declared resource:
+    /// an instance key exactly where the block repeats, and a first
+    /// attribute its schema has.
+    fn static_resource_problems(
+        &self,
+        r: &terrace_lang::references::Reference,
+        res: &terrace_lang::references::ResourceAddr,
+        key: &str,
+        file: &SourceFile,
+    ) -> Diagnostics {
+        let module = &self.config.module;
+        let block = match res.mode {
+            ResourceMode::Managed => module.managed_resources.get(key),
+            ResourceMode::Data => module.data_resources.get(key),
+            ResourceMode::Ephemeral => module.ephemeral_resources.get(key),
+        };
+        let Some(block) = block else {
+            return Diagnostics::new();
+        };
+        let subject = file.range(r.span);
+        let mut problems = Diagnostics::new();
+        let keyed = matches!(
+            &r.subject,
+            Subject::ResourceInstance { key, .. }
+                if *key != terrace_lang::references::InstanceKey::None
+        );
+        let repeated = block.count.is_some() || block.for_each.is_some();
+        match (keyed, repeated) {
+            (false, true) if !r.remaining.is_empty() => {
+                if block.count.is_some() {
+                    problems.push(Diagnostic::error(
+                        "Missing resource instance key",
+                        format!("Because {res} has \"count\" set, its attributes must be accessed on specific instances.\n\nFor example, to correlate with indices of a referring resource, use:\n    {res}[count.index]"),
+                    ).with_subject(subject.clone()));
+                }
+                if block.for_each.is_some() {
+                    problems.push(Diagnostic::error(
+                        "Missing resource instance key",
+                        format!("Because {res} has \"for_each\" set, its attributes must be accessed on specific instances.\n\nFor example, to correlate with indices of a referring resource, use:\n    {res}[each.key]"),
+                    ).with_subject(subject.clone()));
+                }
+            }
+            (true, false) => {
+                problems.push(Diagnostic::error(
+                    "Unexpected resource instance key",
+                    format!("Because {res} does not have \"count\" or \"for_each\" set, references to it must not include an index key. Remove the bracketed index to refer to the single instance of this resource."),
+                ).with_subject(subject.clone()));
+            }
+            _ => {}
+        }
+        if !problems.is_empty() {
+            return problems;
+        }
+        let Some(terrace_syntax::ast::TraversalStep::Attr { name, span }) = r.remaining.first()
+        else {
+            return problems;
+        };
+        let addr = terrace_addrs::Resource::new(
+            crate::model::addr_mode(res.mode),
+            res.type_name.as_str(),
+            res.name.as_str(),
+        )
+        .in_module(self.module.module());
+        let Some(schema) = self
+            .env
+            .model
+            .resources
+            .get(&addr)
+            .and_then(|i| i.schema.clone())
+        else {
+            return problems;
+        };
+        let block = &schema.block;
+        if !block.attributes.contains_key(name) && !block.block_types.contains_key(name) {
+            let names = block.attributes.keys().chain(block.block_types.keys());
+            let suggestion = terrace_lang::eval::suggest_name(name, names.map(String::as_str))
+                .map(|s| format!(" Did you mean {s:?}?"))
+                .unwrap_or_default();
+            problems.push(
+                Diagnostic::error(
+                    "Unsupported attribute",
+                    format!("This object has no argument, nested block, or exported attribute named {name:?}.{suggestion}"),
+                )
+                .with_subject(file.range(*span)),
+            );
+        }
+        problems
+    }
+}
+
 impl Scope for EvalScope<'_, '_> {
     fn lookup(&self, t: &Traversal, file: &SourceFile) -> Lookup {
         let (r, diags): (_, Diagnostics) = parse_ref(t, file);
@@ -320,6 +411,15 @@ impl Scope for EvalScope<'_, '_> {
                             module_display(&self.module)
                         ),
                     );
+                }
+                // The validate walk (which planning runs first) checks the
+                // reference against the resource's block and schema, as
+                // terraform's static validation does before evaluating.
+                if self.env.validating {
+                    let problems = self.static_resource_problems(&r, res, &key, file);
+                    if !problems.is_empty() {
+                        return Lookup::Failed(problems);
+                    }
                 }
                 let consumed = if t.root == res.type_name { 1 } else { 2 };
                 Lookup::Found {

@@ -14,15 +14,18 @@ use crate::Context;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use terrace_addrs::{AbsProviderConfig, Module, ResourceMode};
-use terrace_config::body::Body;
+use terrace_config::body::{Body, BodySchema};
 use terrace_config::expr::Expression;
+use terrace_config::model::StaticTraversal;
+use terrace_lang::references::parse_ref;
+use terrace_lang::scope::{Lookup, Scope};
 use terrace_providers::{
     ClientCapabilities, Provider, ValidateDataResourceConfigRequest,
     ValidateEphemeralResourceConfigRequest, ValidateProviderConfigRequest,
     ValidateResourceConfigRequest,
 };
 use terrace_syntax::diagnostic::has_errors;
-use terrace_syntax::Diagnostics;
+use terrace_syntax::{Diagnostics, PRODUCT};
 use terrace_value::{Marks, Type, Value};
 
 fn unknown_rep(count: Option<&Expression>, for_each: Option<&Expression>) -> Repetition {
@@ -122,6 +125,7 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                     rc.count.as_ref(),
                     rc.for_each.as_ref(),
                 ));
+                diags.extend(depends_on_problems(&scope, &rc.depends_on));
                 // Its body is generated from the imported object while
                 // planning; there is nothing written to check yet.
                 if rc.generated_for_import {
@@ -140,6 +144,9 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
                 diags.extend(d);
                 if failed {
                     continue;
+                }
+                if let Some(managed) = &rc.managed {
+                    ignore_changes_problems(rc, managed, &schema.block, &mut diags);
                 }
                 // An ephemeral value where it would be stored is refused
                 // here already, as terraform's validate refuses it.
@@ -206,6 +213,80 @@ pub(crate) fn validate(ctx: &Context) -> Diagnostics {
     diags
 }
 
+/// terraform's check of `ignore_changes`: each entry names an argument or
+/// nested block of the resource type; one the provider alone decides
+/// (computed, not optional) is warned about, since it has no configured
+/// value to keep. Once an error is found, as in terraform, no more
+/// warnings are given.
+fn ignore_changes_problems(
+    rc: &terrace_config::model::Resource,
+    managed: &terrace_config::model::ManagedResource,
+    block: &terrace_providers::schema::Block,
+    diags: &mut Diagnostics,
+) {
+    for entry in &managed.ignore_changes {
+        let name = entry.traversal.root.as_str();
+        let attr = block.attributes.get(name);
+        if attr.is_none() && !block.block_types.contains_key(name) {
+            let names = block.attributes.keys().chain(block.block_types.keys());
+            let suggestion = terrace_lang::eval::suggest_name(name, names.map(String::as_str))
+                .map(|s| format!(" Did you mean {s:?}?"))
+                .unwrap_or_default();
+            diags.push(
+                terrace_syntax::Diagnostic::error(
+                    "Unsupported attribute",
+                    format!("This object has no argument, nested block, or exported attribute named {name:?}.{suggestion}"),
+                )
+                .with_subject(entry.file.range(entry.traversal.root_span)),
+            );
+            continue;
+        }
+        if has_errors(diags) || !entry.traversal.steps.is_empty() {
+            continue;
+        }
+        if attr.is_some_and(|a| a.computed && !a.optional) {
+            diags.push(
+                terrace_syntax::Diagnostic::warning(
+                    "Redundant ignore_changes element",
+                    format!("Adding an attribute name to ignore_changes tells {PRODUCT} to ignore future changes to the argument in configuration after the object has been created, retaining the value originally configured.\n\nThe attribute {name} is decided by the provider alone and therefore there can be no configured value to compare with. Including this attribute in ignore_changes has no effect. Remove the attribute from ignore_changes to quiet this warning."),
+                )
+                .with_subject(rc.type_range.clone()),
+            );
+        }
+    }
+}
+
+/// terraform's check of a resource's `depends_on`: each entry names a whole
+/// object (not an attribute of one) that is declared.
+fn depends_on_problems(scope: &dyn Scope, depends_on: &[StaticTraversal]) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for entry in depends_on {
+        let (reference, d) = parse_ref(&entry.traversal, &entry.file);
+        diags.extend(d);
+        let Some(reference) = reference else {
+            continue;
+        };
+        if let (Some(first), Some(last)) = (reference.remaining.first(), reference.remaining.last())
+        {
+            diags.push(
+                terrace_syntax::Diagnostic::error(
+                    "Invalid depends_on reference",
+                    "References in depends_on must be to a whole object (resource, etc), not to an attribute of an object.",
+                )
+                .with_subject(entry.file.range(first.span().to(last.span()))),
+            );
+        }
+        if has_errors(&diags) {
+            continue;
+        }
+        // Looking the object up reports one that is not declared.
+        if let Lookup::Failed(d) = scope.lookup(&entry.traversal, &entry.file) {
+            diags.extend(d);
+        }
+    }
+    diags
+}
+
 /// What references to a resource see while validating: nothing is
 /// expanded, so a repeated resource is wholly unknown and a single one an
 /// unknown object of its type. Its schema's sensitive attributes are not
@@ -232,6 +313,20 @@ fn module_call(env: &Env<'_>, m: &Module, name: &str, diags: &mut Diagnostics) {
         mc.count.as_ref(),
         mc.for_each.as_ref(),
     ));
+    // Every argument must be a variable the called module declares.
+    if let Some(child) = cfg.children.get(name) {
+        let schema = child
+            .module
+            .variables
+            .keys()
+            .fold(BodySchema::new(), |schema, v| schema.attr(v));
+        let (_, problems) = mc.config.content(&schema);
+        diags.extend(
+            problems
+                .into_iter()
+                .filter(|d| d.summary == "Unsupported argument"),
+        );
+    }
     let child = m
         .unkeyed_instance()
         .child(name, terrace_addrs::InstanceKey::None);

@@ -567,9 +567,11 @@ impl Operation {
             return;
         }
         // In terraform's order, whatever order concurrent work found them
-        // in: warnings first, then by file and position.
+        // in: warnings first, then by file and position; warnings alike
+        // shown once, as terraform's views show them.
         let mut sorted = diags.to_vec();
         crate::diag_output::sort_diags(&mut sorted);
+        let sorted = crate::diag_output::consolidate_warnings(sorted);
         print_diagnostics(&sorted, &self.sources, self.color());
     }
 
@@ -610,14 +612,16 @@ impl Operation {
         if self.args.json {
             ui = ui.json();
         }
+        // As terraform, a plan starts with the validation walk. Most of its
+        // warnings come again from the plan walk; those that do not (about
+        // the configuration alone) are shown with the plan's.
+        let mut validate_warnings = Diagnostics::new();
         if self.args.plan_file.is_none() {
-            // As terraform, a plan starts with the validation walk; its
-            // warnings come again from the plan walk, so only errors are
-            // kept from it.
-            let errors: Diagnostics = terrace_engine::validate(&self.ctx)
-                .into_iter()
-                .filter(Diagnostic::is_error)
-                .collect();
+            let (errors, warnings): (Diagnostics, Diagnostics) =
+                terrace_engine::validate(&self.ctx)
+                    .into_iter()
+                    .partition(Diagnostic::is_error);
+            validate_warnings = warnings;
             if !errors.is_empty() {
                 let mut all = std::mem::take(&mut self.warnings);
                 all.extend(errors);
@@ -669,6 +673,14 @@ impl Operation {
             ui.flush_output();
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
+            for w in validate_warnings {
+                let again = all.iter().any(|d| {
+                    d.summary == w.summary && d.detail == w.detail && d.subject == w.subject
+                });
+                if !again {
+                    all.push(w);
+                }
+            }
             let failed = has_errors(&all);
             // Errors of provider instances left out do not stop the rest.
             all.extend(plan.isolated_errors.iter().cloned());
@@ -786,6 +798,15 @@ impl Operation {
         if !has_changes(&plan) && plan.mode != PlanMode::RefreshOnly {
             // Nothing to do, but outputs and refreshed objects still land.
             return self.apply_plan(plan, &ui);
+        }
+        if plan.mode == PlanMode::RefreshOnly && !plan.can_apply() && !plan.changes_empty() {
+            // Shown as changes (outputs not known yet), saving nothing:
+            // terraform refuses such a plan rather than report success.
+            self.print_diagnostics(&[Diagnostic::error(
+                "Cannot apply non-applyable plan",
+                format!("The given plan is not applyable. If this seems like a bug in {PRODUCT_TITLE}, then please report it!"),
+            )]);
+            return 1;
         }
         if self.args.plan_file.is_none() && !self.args.auto_approve && !self.approved(&plan) {
             let verb = if plan.mode == PlanMode::Destroy {
@@ -1269,6 +1290,11 @@ fn has_errors(diags: &Diagnostics) -> bool {
 /// (terraform counts an import as a change, for `-detailed-exitcode`, the
 /// footer and the approval question alike) or an output change.
 fn has_changes(plan: &Plan) -> bool {
+    // A refresh-only plan has something to apply only when the refreshed
+    // state differs: an output not known yet is shown, but not saved.
+    if plan.mode == PlanMode::RefreshOnly {
+        return plan.can_apply();
+    }
     plan.changes
         .iter()
         .any(|c| c.action != Action::NoOp || c.importing.is_some())

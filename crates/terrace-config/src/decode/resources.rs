@@ -210,6 +210,11 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
                     enabled_rng = Some(attr.name_range.clone());
                 }
                 if let Some(attr) = lc.attribute("prevent_destroy") {
+                    // A constant, as terraform 1.11 decodes it when
+                    // loading: a reference is refused here, not only when
+                    // a destroy is planned.
+                    let (_, more) = decode_bool(&attr.expr);
+                    diags.extend(more);
                     managed.prevent_destroy = Some(attr.expr.clone());
                 }
                 if let Some(attr) = lc.attribute("destroy") {

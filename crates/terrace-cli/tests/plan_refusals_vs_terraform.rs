@@ -1,0 +1,134 @@
+//! Plans terraform 1.11.4 shows and then refuses, beside terraform: a
+//! destroy or replacement of an object with `prevent_destroy` is in the
+//! plan shown before the error, and a refresh-only plan whose only change
+//! is an output not known yet (which nothing would save) gives no
+//! `-detailed-exitcode` 2 and is refused by `apply`, writing no state.
+
+mod engine_support;
+
+use engine_support::{have_terraform, Overrides, Run, Work};
+
+fn work(name: &str, tool: &str) -> Work {
+    Work::new(
+        &format!("plan-refusals-{name}-{tool}"),
+        Overrides {
+            bundled: false,
+            aws: false,
+        },
+    )
+}
+
+fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
+    match tool {
+        "terrace" => work.terrace(args),
+        _ => work.terraform(args),
+    }
+}
+
+/// Exit code and both streams, the tool's name made alike; left out are
+/// blank lines, the lines wrapped around the tool's name, the refreshes
+/// (in the order they end) and object ids.
+fn text(run: &Run) -> (Option<i32>, String) {
+    let all = run.all().replace("Terraform", "terrace");
+    let lines: Vec<&str> = all
+        .lines()
+        .filter(|l| !l.is_empty() && !l.contains("Resource actions are indicated"))
+        .filter(|l| !l.starts_with("plan. ") && !l.contains("used the selected providers"))
+        .filter(|l| {
+            !l.contains("Refreshing state...")
+                && !l.trim_start().starts_with("- id ")
+                && !l.trim_start().starts_with("~ id ")
+        })
+        .collect();
+    (run.code, lines.join("\n"))
+}
+
+const PROTECTED: &str = r#"
+variable "t" { default = "1" }
+resource "terraform_data" "a" {
+  lifecycle { prevent_destroy = true }
+}
+resource "terraform_data" "r" {
+  triggers_replace = var.t
+  lifecycle { prevent_destroy = true }
+}
+"#;
+
+fn protected(tool: &str) -> Vec<(Option<i32>, String)> {
+    let work = work("protected", tool);
+    work.write("main.tf", PROTECTED);
+    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
+    assert_eq!(run(&work, tool, &["apply", "-auto-approve"]).code, Some(0));
+    vec![
+        text(&run(&work, tool, &["plan", "-destroy"])),
+        text(&run(&work, tool, &["plan", "-var", "t=2"])),
+    ]
+}
+
+#[test]
+fn a_protected_object_is_planned_then_refused() {
+    let terrace = protected("terrace");
+    for (code, out) in &terrace {
+        assert_eq!(*code, Some(1), "{out}");
+        assert!(
+            out.contains("planned the following actions, but then encountered a problem:"),
+            "{out}"
+        );
+        assert!(out.contains("Error: Instance cannot be destroyed"), "{out}");
+    }
+    assert!(
+        terrace[0]
+            .1
+            .contains("# terraform_data.a will be destroyed"),
+        "{}",
+        terrace[0].1
+    );
+    assert!(
+        terrace[1].1.contains("# terraform_data.r must be replaced"),
+        "{}",
+        terrace[1].1
+    );
+    if have_terraform() {
+        assert_eq!(terrace, protected("terraform"));
+    }
+}
+
+const UNKNOWN_OUTPUT: &str = r#"
+resource "terraform_data" "n" {}
+output "unk" { value = terraform_data.n.id }
+"#;
+
+fn unknown_output(tool: &str) -> (Option<i32>, Option<i32>, bool) {
+    let work = work("unknown-output", tool);
+    work.write("main.tf", UNKNOWN_OUTPUT);
+    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
+    let plan = run(
+        &work,
+        tool,
+        &["plan", "-refresh-only", "-detailed-exitcode"],
+    );
+    let apply = run(&work, tool, &["apply", "-refresh-only", "-auto-approve"]);
+    if apply.code == Some(1) {
+        assert!(
+            apply
+                .all()
+                .contains("Error: Cannot apply non-applyable plan"),
+            "{tool}: {}",
+            apply.output()
+        );
+    }
+    (
+        plan.code,
+        apply.code,
+        work.path("terraform.tfstate").exists(),
+    )
+}
+
+#[test]
+fn a_refresh_only_plan_of_an_unknown_output_alone_is_not_applied() {
+    let terrace = unknown_output("terrace");
+    assert_eq!(terrace, (Some(0), Some(1), false));
+    if have_terraform() {
+        assert_eq!(terrace, unknown_output("terraform"));
+    }
+}

@@ -1,0 +1,1 @@
+variable "req" { default = 1 }

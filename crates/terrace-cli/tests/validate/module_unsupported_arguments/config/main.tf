@@ -1,0 +1,5 @@
+module "m" {
+  source = "./m"
+  bogus  = 1
+  reqq   = 2
+}
