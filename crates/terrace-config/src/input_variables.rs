@@ -460,7 +460,7 @@ fn collect(
     let mut files = Vec::new();
     for name in ["terraform.tfvars", "terraform.tfvars.json"] {
         if let Some(dir) = auto_files_dir.filter(|d| d.join(name).is_file()) {
-            files.push(dir.join(name).to_string_lossy().into_owned());
+            files.push(auto_file_path(dir, name));
         }
     }
     if let Some((dir, Ok(entries))) = auto_files_dir.map(|d| (d, std::fs::read_dir(d))) {
@@ -470,10 +470,7 @@ fn collect(
             .filter(|n| n.ends_with(".auto.tfvars") || n.ends_with(".auto.tfvars.json"))
             .collect();
         auto.sort();
-        files.extend(
-            auto.into_iter()
-                .map(|n| dir.join(n).to_string_lossy().into_owned()),
-        );
+        files.extend(auto.into_iter().map(|n| auto_file_path(dir, &n)));
     }
     for path in &files {
         load_variables_file(path, ValueSource::AutoFile, &mut values, &mut diags);
@@ -495,6 +492,14 @@ fn collect(
         }
     }
     (values, diags)
+}
+
+/// The name an automatically loaded variables file is read (and shown in
+/// diagnostics) by: joined to its directory as Go's `filepath.Join` does,
+/// so one in the working directory is `terraform.tfvars`, not
+/// `./terraform.tfvars`, as terraform names it.
+fn auto_file_path(dir: &Path, name: &str) -> String {
+    terrace_gocompat::path::clean(&format!("{}/{name}", dir.to_string_lossy()))
 }
 
 fn load_variables_file(
