@@ -37,6 +37,8 @@ pub enum ValueSource {
     /// `-var-file`: undeclared names are errors.
     NamedFile,
     CommandLine,
+    /// Typed at the terminal when asked for.
+    Entered,
 }
 
 #[derive(Clone, Debug)]
@@ -125,7 +127,7 @@ impl InputValues {
             name.to_string(),
             Given {
                 value: GivenValue::Text(text),
-                source: ValueSource::CommandLine,
+                source: ValueSource::Entered,
                 range: None,
                 file_name: None,
             },
@@ -187,7 +189,7 @@ impl InputValues {
                 continue;
             }
             let mut convert_diags = Vec::new();
-            let value = finalize(variable, raw, given.range.as_ref(), &mut convert_diags);
+            let value = finalize(variable, raw, given, &mut convert_diags);
             if has_errors(&convert_diags) {
                 diags.extend(convert_diags);
                 continue;
@@ -219,7 +221,7 @@ impl InputValues {
                     "Ignoring variable when applying a saved plan",
                     format!("The variable {name} cannot be overriden when applying a saved plan file, because a saved plan includes the variable values that were set when it was created. The saved plan specifies {planned_text} as the value whereas during apply the value {given_text} was set by an environment variable. {ephemeral_hint}"),
                 ),
-                ValueSource::CommandLine | ValueSource::NamedFile => {
+                ValueSource::CommandLine | ValueSource::Entered | ValueSource::NamedFile => {
                     let how = if given.source == ValueSource::CommandLine {
                         "a CLI argument"
                     } else {
@@ -287,7 +289,7 @@ impl InputValues {
             }
             match given.source {
                 ValueSource::Environment => {}
-                ValueSource::CommandLine => diags.push(Diagnostic::error(
+                ValueSource::CommandLine | ValueSource::Entered => diags.push(Diagnostic::error(
                     "Value for undeclared variable",
                     format!("A variable named \"{name}\" was assigned on the command line, but the root module does not declare a variable of that name. To use this value, add a \"variable\" block to the configuration."),
                 )),
@@ -325,7 +327,23 @@ impl InputValues {
         &self,
         variables: &BTreeMap<String, Variable>,
     ) -> (HashMap<String, Value>, Diagnostics) {
+        let (out, mut diags, unsuitable) = self.final_values_by_stage(variables);
+        diags.extend(unsuitable);
+        (out, diags)
+    }
+
+    /// `final_values`, with its diagnostics in two parts by when terraform
+    /// makes them: first those about the values as given (names no
+    /// variable declares, text that does not parse), which it reports
+    /// before planning; then those about values unsuitable for their
+    /// variables (the wrong type, a null for a non-nullable variable),
+    /// which it reports from the plan itself.
+    pub fn final_values_by_stage(
+        &self,
+        variables: &BTreeMap<String, Variable>,
+    ) -> (HashMap<String, Value>, Diagnostics, Diagnostics) {
         let mut diags = self.check_undeclared(variables);
+        let mut unsuitable = Diagnostics::new();
         let mut out = HashMap::new();
         for (name, variable) in variables {
             let value = match self.values.get(name) {
@@ -344,7 +362,7 @@ impl InputValues {
                     if failed {
                         Value::unknown(variable.ty.clone())
                     } else {
-                        finalize(variable, raw, given.range.as_ref(), &mut diags)
+                        finalize(variable, raw, given, &mut unsuitable)
                     }
                 }
             };
@@ -355,46 +373,81 @@ impl InputValues {
             };
             out.insert(name.clone(), value);
         }
-        (out, diags)
+        (out, diags, unsuitable)
     }
 }
 
-fn finalize(
-    variable: &Variable,
-    value: Value,
-    range: Option<&SourceRange>,
-    diags: &mut Diagnostics,
-) -> Value {
-    if value.is_null() && !variable.nullable {
-        if let Some(default) = &variable.default {
-            return default.clone();
+fn finalize(variable: &Variable, value: Value, given: &Given, diags: &mut Diagnostics) -> Value {
+    // A value from a file is blamed on where it is written; one from
+    // elsewhere on the variable's declaration, naming where it was set.
+    let set_outside_files = match (&given.range, given.source) {
+        (Some(_), _) => None,
+        (None, ValueSource::CommandLine) => {
+            Some(format!("set using -var=\"{}=...\"", variable.name))
         }
-    }
+        (None, ValueSource::Environment) => Some(format!(
+            "set using the TF_VAR_{} environment variable",
+            variable.name
+        )),
+        (None, ValueSource::Entered) => Some("set using an interactive prompt".to_string()),
+        (None, ValueSource::AutoFile | ValueSource::NamedFile) => {
+            Some("set from outside of the configuration".to_string())
+        }
+    };
+    let name = &variable.name;
+    let declared_at = &variable.decl_range;
     let value = match &variable.type_defaults {
         Some(defaults) if !value.is_null() => apply_defaults(&value, defaults),
         _ => value,
     };
-    match convert(&value, &variable.constraint_type) {
+    let value = match convert(&value, &variable.constraint_type) {
         Ok(v) => v,
         Err(err) => {
-            // A value written in a file is told where the variable it is
-            // for is declared, as terraform does.
-            let declared_at = match range {
-                Some(_) => format!(" declared at {}", variable.decl_range),
-                None => String::new(),
-            };
-            let mut d = Diagnostic::error(
-                "Invalid value for input variable",
-                format!(
-                    "The given value is not suitable for var.{}{declared_at}: {err}.",
-                    variable.name
+            // Only the message: terraform leaves out the path into the
+            // value (`[1]: `) here.
+            let message = &err.message;
+            let (detail, subject) = match (&set_outside_files, &given.range) {
+                (Some(how), _) => (
+                    format!("Unsuitable value for var.{name} {how}: {message}."),
+                    Some(declared_at.clone()),
                 ),
-            );
-            d.subject = range.cloned();
+                // A sensitive value's text is not shown: the declaration
+                // is, and where the value was written is named.
+                (None, Some(range)) if variable.sensitive => (
+                    format!("The given value is not suitable for var.{name}, which is sensitive: {message}. Invalid value defined at {range}."),
+                    Some(declared_at.clone()),
+                ),
+                (None, range) => (
+                    format!("The given value is not suitable for var.{name} declared at {declared_at}: {message}."),
+                    range.clone(),
+                ),
+            };
+            let mut d = Diagnostic::error("Invalid value for input variable", detail);
+            d.subject = subject;
             diags.push(d);
-            Value::unknown(variable.ty.clone())
+            return Value::unknown(variable.ty.clone());
         }
+    };
+    if !value.is_null() || variable.nullable {
+        return value;
     }
+    if let Some(default) = &variable.default {
+        return default.clone();
+    }
+    let (detail, subject) = match &set_outside_files {
+        Some(how) => (
+            format!("Unsuitable value for var.{name} {how}: required variable may not be set to null."),
+            Some(declared_at.clone()),
+        ),
+        None => (
+            format!("The given value is not suitable for var.{name} defined at {declared_at}: required variable may not be set to null."),
+            given.range.clone(),
+        ),
+    };
+    let mut d = Diagnostic::error("Required variable not set", detail);
+    d.subject = subject;
+    diags.push(d);
+    Value::unknown(variable.ty.clone())
 }
 
 /// OpenTofu's `VariableParsingMode.Parse`.

@@ -429,6 +429,7 @@ fn destroy_plan_after_refresh(
     if terrace_syntax::diagnostic::has_errors(&refresh_diags) || hooks.stopping() {
         let mut failed = Plan::empty(PlanMode::Destroy, prior.clone());
         failed.errored = true;
+        failed.failed_without_plan = true;
         return (failed, refresh_diags);
     }
     let destroy_opts = PlanOptions {

@@ -318,6 +318,10 @@ pub(crate) fn plan_with_imports(
             diags.push(w);
         }
     }
+    // terraform has no plan when the configuration's moves and removals
+    // are wrong; an import block's target is checked as its plan walk
+    // starts, so that failure is a plan that failed.
+    out.failed_without_plan = has_errors(&diags);
     if opts.mode == PlanMode::Normal {
         let declared =
             |cr: &ConfigResource| model.resources.get(cr).is_some_and(|i| i.config.is_some());
@@ -332,6 +336,8 @@ pub(crate) fn plan_with_imports(
     let (graph, gdiags) = graph::build(&model, GraphKind::Plan);
     diags.extend(gdiags);
     if has_errors(&diags) {
+        // A graph that cannot be walked (a cycle) is no plan either.
+        out.failed_without_plan = true;
         out.errored = true;
         out.prior_state = prior.clone();
         out.prev_run_state = prior.clone();
@@ -508,6 +514,7 @@ pub(crate) fn plan_with_imports(
     drop(env);
     out.prev_run_state = moved_state;
     if withheld {
+        out.failed_without_plan = true;
         out.changes.clear();
         out.drift.clear();
         out.output_changes.clear();

@@ -301,6 +301,11 @@ pub struct Plan {
     pub force_replace: Vec<AbsResourceInstance>,
     /// Planning failed; the changes are incomplete.
     pub errored: bool,
+    /// Planning failed where terraform has no plan at all (the
+    /// configuration's moves or removals are wrong, the graph has a cycle,
+    /// the refresh of a destroy plan failed): there is nothing to show,
+    /// not even that planning failed.
+    pub failed_without_plan: bool,
     pub applyable: bool,
     /// Every instance was planned (no deferrals, no targeting, no
     /// unavailable provider instance).
@@ -341,6 +346,7 @@ impl Plan {
             excludes: Vec::new(),
             force_replace: Vec::new(),
             errored: false,
+            failed_without_plan: false,
             applyable: false,
             complete: true,
             unavailable_providers: Vec::new(),

@@ -100,6 +100,11 @@ struct Operation {
     prior_snapshot: Option<SnapshotId>,
     ctx: Context,
     warnings: Diagnostics,
+    /// Values given for variables that do not suit them (the wrong type,
+    /// null for a non-nullable variable): terraform finds these while
+    /// planning, so they are reported after the validation walk, as a
+    /// plan that failed.
+    unsuitable_variable_values: Diagnostics,
     interrupt: Interrupt,
     journal_path: PathBuf,
     /// Where the state is read from (its permissions go to the journal).
@@ -263,7 +268,8 @@ impl Operation {
             .filter(|(_, v)| v.ephemeral && inputs.value_for(v).is_some())
             .map(|(name, _)| name.clone())
             .collect();
-        let (variables, variable_diags) = inputs.final_values(&config.module.variables);
+        let (variables, variable_diags, unsuitable_variable_values) =
+            inputs.final_values_by_stage(&config.module.variables);
         diags.extend(variable_diags);
         match (&saved, &overrides_given) {
             (Some(file), Some(given)) => diags.extend(
@@ -271,7 +277,13 @@ impl Operation {
             ),
             _ => {
                 for (name, variable) in &config.module.variables {
-                    if variable.default.is_none() && inputs.value_for(variable).is_none() {
+                    // Text that does not parse gives no value, as in
+                    // terraform: its error comes with this one.
+                    let given = match inputs.value_for(variable) {
+                        Some((_, parse_diags)) => !has_errors(&parse_diags),
+                        None => false,
+                    };
+                    if variable.default.is_none() && !given {
                         let mut d = Diagnostic::error(
                             "No value for required variable",
                             format!(
@@ -535,6 +547,7 @@ impl Operation {
             prior_snapshot,
             ctx,
             warnings,
+            unsuitable_variable_values,
             interrupt,
             journal_path,
             state_read_path,
@@ -623,19 +636,11 @@ impl Operation {
                     .partition(Diagnostic::is_error);
             validate_warnings = warnings;
             if !errors.is_empty() {
-                let mut all = std::mem::take(&mut self.warnings);
-                all.extend(errors);
-                if self.args.html.is_some() {
-                    // The report of a plan that stopped before planning
-                    // anything: its errors.
-                    let mut nothing_planned = Plan::empty(PlanMode::Normal, self.prior.clone());
-                    nothing_planned.errored = true;
-                    if let Some(d) = self.write_html_report(&nothing_planned, &all) {
-                        all.push(d);
-                    }
-                }
-                self.print_diagnostics(&all);
-                return 1;
+                return self.fail_before_planning(errors, false);
+            }
+            let unsuitable = std::mem::take(&mut self.unsuitable_variable_values);
+            if has_errors(&unsuitable) {
+                return self.fail_before_planning(unsuitable, true);
             }
         }
         let plan = if let Some(plan) = self.saved_plan.take() {
@@ -656,13 +661,7 @@ impl Operation {
             plan
         } else {
             let opts = PlanOptions {
-                mode: if self.args.destroy {
-                    PlanMode::Destroy
-                } else if self.args.refresh_only {
-                    PlanMode::RefreshOnly
-                } else {
-                    PlanMode::Normal
-                },
+                mode: self.plan_mode(),
                 refresh: self.args.refresh,
                 targets: self.args.targets.clone(),
                 excludes: self.args.excludes.clone(),
@@ -703,7 +702,13 @@ impl Operation {
                 if self.args.command != Command::Refresh {
                     json_plan(&plan);
                 }
-            } else if (!failed || changes_planned) && self.args.command != Command::Refresh {
+            } else if self.args.command != Command::Refresh
+                && (!failed
+                    || changes_planned
+                    // `plan` shows a failed plan as one ("Planning
+                    // failed."), unless planning stopped before its walk.
+                    || (self.args.command == Command::Plan && !plan.failed_without_plan))
+            {
                 out!(
                     "{}",
                     render_plan(&plan, &self.schemas(), &self.render_options())
@@ -819,6 +824,44 @@ impl Operation {
             return 1;
         }
         self.apply_plan(plan, &ui)
+    }
+
+    /// Ends the operation with `errors` found before the engine planned
+    /// anything. `planning_failed`: terraform found them in its plan walk
+    /// (unsuitable variable values), so `plan` shows the failed plan
+    /// ("Planning failed.") before them.
+    fn fail_before_planning(&mut self, errors: Diagnostics, planning_failed: bool) -> i32 {
+        let mut all = std::mem::take(&mut self.warnings);
+        all.extend(errors);
+        let mode = self.plan_mode();
+        let mut nothing_planned = Plan::empty(mode, self.prior.clone());
+        nothing_planned.errored = true;
+        if self.args.html.is_some() {
+            // The report of a plan that stopped before planning anything:
+            // its errors.
+            if let Some(d) = self.write_html_report(&nothing_planned, &all) {
+                all.push(d);
+            }
+        }
+        if planning_failed && self.args.command == Command::Plan && !self.args.json {
+            out!(
+                "{}",
+                render_plan(&nothing_planned, &self.schemas(), &self.render_options())
+            );
+        }
+        self.print_diagnostics(&all);
+        1
+    }
+
+    /// The planning mode the arguments ask for.
+    fn plan_mode(&self) -> PlanMode {
+        if self.args.destroy {
+            PlanMode::Destroy
+        } else if self.args.refresh_only {
+            PlanMode::RefreshOnly
+        } else {
+            PlanMode::Normal
+        }
     }
 
     fn apply_plan(&mut self, plan: Plan, ui: &ApplyUi) -> i32 {

@@ -381,8 +381,11 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
 
     if shown == 0 && rendered_outputs.is_empty() {
         if plan.errored {
-            // Terraform prints nothing for a failed plan with no changes:
-            // the diagnostics say it all.
+            if have_refresh_changes {
+                out.push_str(&horizontal_rule(&colorize, width));
+                out.push('\n');
+            }
+            out.push_str(&colorize.color(&format!("\n[reset][bold][red]Planning failed.[reset][bold] {PRODUCT} encountered an error while generating this plan.[reset]\n\n")));
             return out;
         }
         match plan.mode {
