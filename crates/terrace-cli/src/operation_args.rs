@@ -5,7 +5,7 @@
 use crate::args::Arg;
 use std::path::PathBuf;
 use std::time::Duration;
-use terrace_addrs::{AbsResourceInstance, Target};
+use terrace_addrs::{AbsResourceInstance, ResourceMode, Target};
 use terrace_config::input_variables::VariableArgument;
 use terrace_syntax::PRODUCT;
 use terrace_syntax::{Diagnostic, Diagnostics};
@@ -159,11 +159,46 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
     Some(Duration::from_secs_f64(total))
 }
 
+/// Arguments refused, with how to show them: the command exits with
+/// status 1 after printing them.
+#[derive(Debug)]
+pub struct UsageProblems {
+    /// In terraform's order: flags it could not parse, surplus
+    /// positional arguments, `-target` and `-replace` addresses, then
+    /// options that do not go together.
+    pub diags: Diagnostics,
+    /// Whether terraform follows them with its "For more help on using
+    /// this command" prompt: it does for what its argument parser finds,
+    /// not for a malformed `-var`, which it finds later, while collecting
+    /// variable values (and only when the rest was fine).
+    pub help_prompt: bool,
+    /// `-no-color` was not given (and `NO_COLOR` is not set).
+    pub color: bool,
+    /// `-json` was given: they are shown in the machine-readable stream.
+    pub json: bool,
+}
+
+/// `"Invalid force-replace address "ADDR"`: how terraform titles a bad
+/// `-replace` address, whatever is wrong with it.
+fn invalid_force_replace(text: &str, detail: String) -> Diagnostic {
+    Diagnostic::error(
+        format!(
+            "Invalid force-replace address {}",
+            terrace_gocompat::strconv::quote(text)
+        ),
+        detail,
+    )
+}
+
 /// Parses the arguments of `command`; errors are diagnostics to print
 /// before exiting with status 1.
-pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnostics> {
+pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, UsageProblems> {
     let mut args = OperationArgs::new(command);
+    // Flags that do not parse, then (as terraform checks them after its
+    // flag parser) the addresses given to -target, -exclude and -replace.
     let mut problems: Diagnostics = Vec::new();
+    let mut address_problems: Diagnostics = Vec::new();
+    let mut var_problems: Diagnostics = Vec::new();
     let mut positionals = Vec::new();
     for arg in crate::args::parse(argv) {
         let (name, value) = match arg {
@@ -173,129 +208,145 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
             }
             Arg::Flag { name, value } => (name, value),
         };
-        let result: Result<(), Box<Diagnostic>> =
-            match (name.as_str(), value.as_deref()) {
-                ("destroy", v) if command == Command::Plan || command == Command::Apply => {
-                    parse_bool(&name, v).map(|b| args.destroy = b)
-                }
-                ("refresh-only", v) if command != Command::Refresh => {
-                    parse_bool(&name, v).map(|b| args.refresh_only = b)
-                }
-                ("refresh", v) => parse_bool(&name, v).map(|b| args.refresh = b),
-                ("auto-approve", v) if command != Command::Plan => {
-                    parse_bool(&name, v).map(|b| args.auto_approve = b)
-                }
-                ("detailed-exitcode", v) if command == Command::Plan => {
-                    parse_bool(&name, v).map(|b| args.detailed_exitcode = b)
-                }
-                ("lock", v) => parse_bool(&name, v).map(|b| args.lock = b),
-                ("input", v) => parse_bool(&name, v).map(|b| args.input = b),
-                ("no-color", None) => {
-                    args.color = false;
+        let result: Result<(), Box<Diagnostic>> = match (name.as_str(), value.as_deref()) {
+            // `destroy` takes it too, being `apply -destroy` in terraform.
+            ("destroy", v)
+                if matches!(command, Command::Plan | Command::Apply | Command::Destroy) =>
+            {
+                parse_bool(&name, v).map(|b| args.destroy = b)
+            }
+            ("refresh-only", v) if command != Command::Refresh => {
+                parse_bool(&name, v).map(|b| args.refresh_only = b)
+            }
+            ("refresh", v) => parse_bool(&name, v).map(|b| args.refresh = b),
+            ("auto-approve", v) if command != Command::Plan => {
+                parse_bool(&name, v).map(|b| args.auto_approve = b)
+            }
+            ("detailed-exitcode", v) if command == Command::Plan => {
+                parse_bool(&name, v).map(|b| args.detailed_exitcode = b)
+            }
+            ("lock", v) => parse_bool(&name, v).map(|b| args.lock = b),
+            ("input", v) => parse_bool(&name, v).map(|b| args.input = b),
+            ("no-color", None) => {
+                args.color = false;
+                Ok(())
+            }
+            ("compact-warnings", v) => parse_bool(&name, v).map(|b| args.compact_warnings = b),
+            ("json", v) if command != Command::Import => {
+                parse_bool(&name, v).map(|b| args.json = b)
+            }
+            ("var", Some(assignment)) => match assignment.split_once('=') {
+                Some((var, text)) => {
+                    args.variables.push(VariableArgument::Var {
+                        name: var.trim().to_string(),
+                        text: text.to_string(),
+                    });
                     Ok(())
                 }
-                ("compact-warnings", v) => parse_bool(&name, v).map(|b| args.compact_warnings = b),
-                ("json", v) if command != Command::Import => {
-                    parse_bool(&name, v).map(|b| args.json = b)
-                }
-                ("var", Some(assignment)) => match assignment.split_once('=') {
-                    Some((var, text)) => {
-                        args.variables.push(VariableArgument::Var {
-                            name: var.trim().to_string(),
-                            text: text.to_string(),
-                        });
-                        Ok(())
-                    }
-                    None => Err(Box::new(Diagnostic::error(
+                None => {
+                    var_problems.push(Diagnostic::error(
                         "Invalid -var option",
                         format!(
-                        "The given -var option {assignment:?} is not correctly specified. Must be \
-                         a variable name and value separated by an equals sign, like \
-                         -var=\"key=value\"."
-                    ),
-                    ))),
-                },
-                ("var-file", Some(path)) => {
-                    args.variables
-                        .push(VariableArgument::File(path.to_string()));
+                            "The given -var option {assignment:?} is not correctly specified. \
+                                 Must be a variable name and value separated by an equals sign, \
+                                 like -var=\"key=value\"."
+                        ),
+                    ));
                     Ok(())
                 }
-                ("target", Some(text)) | ("exclude", Some(text)) => match Target::parse_str(text) {
-                    Ok(target) => {
-                        if name == "target" {
-                            args.targets.push(target);
-                        } else {
-                            args.excludes.push(target);
-                        }
-                        Ok(())
+            },
+            ("var-file", Some(path)) => {
+                args.variables
+                    .push(VariableArgument::File(path.to_string()));
+                Ok(())
+            }
+            ("target", Some(text)) | ("exclude", Some(text)) => match Target::parse_str(text) {
+                Ok(target) => {
+                    if name == "target" {
+                        args.targets.push(target);
+                    } else {
+                        args.excludes.push(target);
                     }
-                    Err(diags) => {
-                        problems.extend(diags.into_iter().map(|d| {
-                            Diagnostic::error(format!("Invalid {name} address"), d.detail)
-                        }));
-                        Ok(())
+                    Ok(())
+                }
+                Err(diags) => {
+                    // The first problem only, titled with the address
+                    // as given.
+                    if let Some(d) = diags.into_iter().next() {
+                        address_problems.push(Diagnostic::error(
+                            format!("Invalid {name} {}", terrace_gocompat::strconv::quote(text)),
+                            d.detail,
+                        ));
                     }
-                },
-                ("replace", Some(text)) => match AbsResourceInstance::parse_str(text) {
-                    Ok(addr) => {
-                        args.replace.push(addr);
-                        Ok(())
+                    Ok(())
+                }
+            },
+            ("replace", Some(text)) => match AbsResourceInstance::parse_str(text) {
+                Ok(addr) if addr.resource.resource.mode != ResourceMode::Managed => {
+                    address_problems.push(invalid_force_replace(
+                        text,
+                        "Only managed resources can be used with the -replace=... option."
+                            .to_string(),
+                    ));
+                    Ok(())
+                }
+                Ok(addr) => {
+                    args.replace.push(addr);
+                    Ok(())
+                }
+                Err(diags) => {
+                    if let Some(d) = diags.into_iter().next() {
+                        address_problems.push(invalid_force_replace(text, d.detail));
                     }
-                    Err(diags) => {
-                        problems.extend(
-                            diags
-                                .into_iter()
-                                .map(|d| Diagnostic::error("Invalid replace address", d.detail)),
-                        );
-                        Ok(())
-                    }
-                },
-                ("out", Some(path)) if command == Command::Plan => {
-                    args.out = Some(PathBuf::from(path));
                     Ok(())
                 }
-                ("generate-config-out", Some(path)) if command == Command::Plan => {
-                    args.generate_config_out = Some(PathBuf::from(path));
+            },
+            ("out", Some(path)) if command == Command::Plan => {
+                args.out = Some(PathBuf::from(path));
+                Ok(())
+            }
+            ("generate-config-out", Some(path)) if command == Command::Plan => {
+                args.generate_config_out = Some(PathBuf::from(path));
+                Ok(())
+            }
+            ("html", Some(path)) if command == Command::Plan && !path.is_empty() => {
+                args.html = Some(PathBuf::from(path));
+                Ok(())
+            }
+            ("parallelism", Some(n)) => match n.parse::<usize>() {
+                Ok(n) if n > 0 => {
+                    args.parallelism = n;
                     Ok(())
                 }
-                ("html", Some(path)) if command == Command::Plan && !path.is_empty() => {
-                    args.html = Some(PathBuf::from(path));
-                    Ok(())
-                }
-                ("parallelism", Some(n)) => match n.parse::<usize>() {
-                    Ok(n) if n > 0 => {
-                        args.parallelism = n;
-                        Ok(())
-                    }
-                    _ => Err(flag_error(format!(
-                        "invalid value \"{n}\" for flag -parallelism: parse error"
-                    ))),
-                },
-                ("lock-timeout", Some(d)) => match parse_duration(d) {
-                    Some(d) => {
-                        args.lock_timeout = d;
-                        Ok(())
-                    }
-                    None => Err(flag_error(format!(
-                        "invalid value \"{d}\" for flag -lock-timeout: parse error"
-                    ))),
-                },
-                ("state", Some(p)) => {
-                    args.state_path = Some(PathBuf::from(p));
-                    Ok(())
-                }
-                ("state-out", Some(p)) => {
-                    args.state_out = Some(PathBuf::from(p));
-                    Ok(())
-                }
-                ("backup", Some(p)) => {
-                    args.backup_path = Some(PathBuf::from(p));
-                    Ok(())
-                }
-                (other, _) => Err(flag_error(format!(
-                    "flag provided but not defined: -{other}"
+                _ => Err(flag_error(format!(
+                    "invalid value \"{n}\" for flag -parallelism: parse error"
                 ))),
-            };
+            },
+            ("lock-timeout", Some(d)) => match parse_duration(d) {
+                Some(d) => {
+                    args.lock_timeout = d;
+                    Ok(())
+                }
+                None => Err(flag_error(format!(
+                    "invalid value \"{d}\" for flag -lock-timeout: parse error"
+                ))),
+            },
+            ("state", Some(p)) => {
+                args.state_path = Some(PathBuf::from(p));
+                Ok(())
+            }
+            ("state-out", Some(p)) => {
+                args.state_out = Some(PathBuf::from(p));
+                Ok(())
+            }
+            ("backup", Some(p)) => {
+                args.backup_path = Some(PathBuf::from(p));
+                Ok(())
+            }
+            (other, _) => Err(flag_error(format!(
+                "flag provided but not defined: -{other}"
+            ))),
+        };
         if let Err(d) = result {
             problems.push(*d);
         }
@@ -316,6 +367,7 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
             ),
         )),
     }
+    problems.append(&mut address_problems);
     if args.destroy && args.refresh_only {
         problems.push(Diagnostic::error(
             "Incompatible plan mode options",
@@ -341,11 +393,17 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, Diagnos
         args.color = false;
         args.input = false;
     }
-    if problems.is_empty() {
-        Ok(args)
-    } else {
-        Err(problems)
-    }
+    let (diags, help_prompt) = match (problems.is_empty(), var_problems.is_empty()) {
+        (true, true) => return Ok(args),
+        (true, false) => (var_problems, false),
+        (false, _) => (problems, true),
+    };
+    Err(UsageProblems {
+        diags,
+        help_prompt,
+        color: args.color,
+        json: args.json,
+    })
 }
 
 #[cfg(test)]
@@ -402,7 +460,8 @@ mod tests {
             ]),
         )
         .expect_err("invalid flags");
-        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert_eq!(problems.diags.len(), 4, "{problems:?}");
+        assert!(problems.help_prompt);
     }
 
     #[test]

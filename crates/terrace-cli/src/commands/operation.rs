@@ -12,7 +12,7 @@
 //! `errored.tfstate`, or as a last resort onto the terminal.
 
 use crate::commands::providers::{data_dir, print_diagnostics, requirements_by_module, source_map};
-use crate::diag_output::PRODUCT_TITLE;
+use crate::diag_output::{PRODUCT_COMMAND, PRODUCT_TITLE};
 use crate::interrupt::Interrupt;
 use crate::journal::{self, Journal, Recoverer, Recovery, SnapshotId};
 use crate::operation_args::{self, Command, OperationArgs};
@@ -57,8 +57,18 @@ pub fn run(command: Command, argv: &[String]) -> i32 {
     let args = match operation_args::parse(command, argv) {
         Ok(args) => args,
         Err(problems) => {
-            let color = std::env::var_os("NO_COLOR").is_none();
-            print_diagnostics(&problems, &SourceMap::new(), color);
+            if problems.json {
+                crate::json_ui::version();
+                crate::json_ui::diagnostics(&problems.diags, &SourceMap::new());
+                return 1;
+            }
+            print_diagnostics(&problems.diags, &SourceMap::new(), problems.color);
+            if problems.help_prompt {
+                eprint!(
+                    "\nFor more help on using this command, run:\n  {PRODUCT_COMMAND} {} -help\n",
+                    command.name()
+                );
+            }
             return 1;
         }
     };
