@@ -525,6 +525,59 @@ pub(crate) fn plan_with_imports(
     (out, diags)
 }
 
+/// Warnings for `-replace` addresses that name `resource` without an
+/// instance key where its instances have keys (or there are none, or
+/// several), in each module instance: such an address replaces nothing,
+/// and terraform says which addresses would.
+fn incompletely_matched_force_replace(
+    resource: &ConfigResource,
+    expansion: &ResourceExpansion,
+    force_replace: &[AbsResourceInstance],
+) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    let unkeyed: Vec<&AbsResourceInstance> = force_replace
+        .iter()
+        .filter(|a| a.resource.key == InstanceKey::None && a.config_resource() == *resource)
+        .collect();
+    if unkeyed.is_empty() {
+        return diags;
+    }
+    const SUMMARY: &str = "Incompletely-matched force-replace resource instance";
+    for (module, _, keys) in expansion {
+        let instances: Vec<AbsResourceInstance> = keys
+            .iter()
+            .map(|(key, _)| {
+                resource
+                    .resource
+                    .absolute(module.clone())
+                    .instance(key.clone())
+            })
+            .collect();
+        let needs_key = match instances.as_slice() {
+            [only] => only.resource.key != InstanceKey::None,
+            _ => true,
+        };
+        if !needs_key {
+            continue;
+        }
+        let option = |a: &AbsResourceInstance| {
+            format!("-replace={}", terrace_value::gostr::quote(&a.to_string()))
+        };
+        for requested in &unkeyed {
+            let detail = match instances.as_slice() {
+                [] => format!("Your force-replace request for {requested} doesn't match any resource instances because this resource doesn't have any instances."),
+                [only] => format!("Your force-replace request for {requested} doesn't match any resource instances because it lacks an instance key.\n\nTo force replacement of the single declared instance, use the following option instead:\n  {}", option(only)),
+                several => {
+                    let options: String = several.iter().map(|a| format!("\n  {}", option(a))).collect();
+                    format!("Your force-replace request for {requested} doesn't match any resource instances because it lacks an instance key.\n\nTo force replacement of particular instances, use one or more of the following options instead:{options}")
+                }
+            };
+            diags.push(Diagnostic::warning(SUMMARY, detail));
+        }
+    }
+    diags
+}
+
 /// Terraform's warning that `-target` (or `-exclude`) narrows the plan.
 fn targeting_warning(opts: &PlanOptions) -> Option<Diagnostic> {
     let detail = match (opts.targets.is_empty(), opts.excludes.is_empty()) {
@@ -812,6 +865,11 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                     ok = false;
                 } else {
                     crate::common::report_resource_objects(self.env, info, &exp);
+                    self.report(incompletely_matched_force_replace(
+                        addr,
+                        &exp,
+                        &self.opts.force_replace,
+                    ));
                 }
                 self.report(d);
                 expansion = exp;
