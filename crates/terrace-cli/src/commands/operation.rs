@@ -242,6 +242,20 @@ impl Operation {
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
         }
+        // Without configuration, planning would destroy everything the
+        // state has: terraform refuses, unless destroying is what is asked.
+        if saved.is_none()
+            && !args.destroy
+            && matches!(args.command, Command::Plan | Command::Apply)
+            && !crate::commands::providers::has_config_files(dir)
+        {
+            let detail = match args.command {
+                Command::Plan => format!("Plan requires configuration to be present. Planning without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run plan with the -destroy option. Otherwise, create a {PRODUCT_TITLE} configuration file (.tf file) and try again."),
+                _ => format!("Apply requires configuration to be present. Applying without a configuration would mark everything for destruction, which is normally not what is desired. If you would like to destroy everything, run '{PRODUCT_COMMAND} destroy' instead."),
+            };
+            diags.push(Diagnostic::error("No configuration files", detail));
+            return Err(fail(&diags, &sources));
+        }
         diags.extend(terrace_config::provider_validation::validate_provider_configs(&config));
         if has_errors(&diags) {
             return Err(fail(&diags, &sources));
