@@ -335,6 +335,7 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
         );
     }
     for inst in env.values.module_instances(m).iter() {
+        let errors_before = diags.iter().filter(|d| d.is_error()).count();
         let scope = env.scope(cfg, inst.clone(), Repetition::default());
         let output_object_addr = object_addr(inst, "output", name);
         check_rules(
@@ -388,6 +389,14 @@ pub(crate) fn visit_output(env: &Env<'_>, m: &Module, name: &str) -> (bool, Diag
         } else {
             value
         };
+        // A root output that failed (its value, a precondition) has no
+        // value to plan, as in terraform: no change is planned or shown
+        // for it. A child module's still gives its callers a value, so
+        // that they report no errors of their own about it.
+        let failed = diags.iter().filter(|d| d.is_error()).count() > errors_before;
+        if m.is_root() && failed {
+            continue;
+        }
         env.values.set_output(inst, name, value);
     }
     (!has_errors(&diags), diags)
