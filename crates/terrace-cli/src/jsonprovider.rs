@@ -34,7 +34,11 @@ pub fn render<S: Borrow<ProviderSchema>>(schemas: &BTreeMap<String, S>) -> Strin
             }
             write_string(&mut out, name);
             out.push(':');
-            write_provider(&mut out, schema.borrow());
+            write_provider(
+                &mut out,
+                schema.borrow(),
+                name.starts_with("terraform.io/builtin/"),
+            );
         }
         out.push('}');
     }
@@ -42,9 +46,16 @@ pub fn render<S: Borrow<ProviderSchema>>(schemas: &BTreeMap<String, S>) -> Strin
     out
 }
 
-fn write_provider(out: &mut String, schema: &ProviderSchema) {
+/// One provider; a built-in one's empty configuration is no block at all,
+/// as terraform writes it (a plugin's empty block is still written).
+fn write_provider(out: &mut String, schema: &ProviderSchema, builtin: bool) {
     out.push_str("{\"provider\":");
-    write_schema(out, &schema.provider);
+    let block = &schema.provider.block;
+    if builtin && block.attributes.is_empty() && block.block_types.is_empty() {
+        write!(out, "{{\"version\":{}}}", schema.provider.version.max(0)).ok();
+    } else {
+        write_schema(out, &schema.provider);
+    }
     let groups = [
         ("resource_schemas", &schema.resource_types),
         ("data_source_schemas", &schema.data_sources),

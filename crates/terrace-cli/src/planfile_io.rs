@@ -136,6 +136,20 @@ pub fn read(
     path: &Path,
     codec: &terrace_states::encryption::PlanCodec,
 ) -> Result<PlanFile, Diagnostics> {
+    // terraform looks at the file before reading it: one that is not
+    // there is reported with the path error of that look.
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(vec![Diagnostic::error(
+            format!(
+                "Failed to load {} as a plan file",
+                terrace_value::gostr::quote(&path.to_string_lossy())
+            ),
+            format!(
+                "Error: {}",
+                terrace_gocompat::oserror::path_error("stat", path, &e)
+            ),
+        )]);
+    }
     let bytes = std::fs::read(path).map_err(|e| {
         vec![Diagnostic::error(
             "Failed to load plan file",

@@ -132,3 +132,43 @@ fn a_refresh_only_plan_of_an_unknown_output_alone_is_not_applied() {
         assert_eq!(terrace, unknown_output("terraform"));
     }
 }
+
+/// `refresh` with nothing in the state warns that there is nothing to
+/// refresh; `apply` of a plan file that is not there names the file and
+/// the error of looking at it.
+fn nothing_there(tool: &str) -> Vec<(Option<i32>, String)> {
+    let work = work("nothing-there", tool);
+    work.write("main.tf", "resource \"terraform_data\" \"a\" {}\n");
+    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
+    vec![
+        text(&run(&work, tool, &["refresh"])),
+        text(&run(&work, tool, &["apply", "missing.tfplan"])),
+    ]
+}
+
+#[test]
+fn nothing_to_refresh_and_no_plan_file_are_said_as_terraform_says_them() {
+    let terrace = nothing_there("terrace");
+    assert_eq!(terrace[0].0, Some(0));
+    assert!(
+        terrace[0]
+            .1
+            .contains("Warning: Empty or non-existent state"),
+        "{}",
+        terrace[0].1
+    );
+    assert_eq!(terrace[1].0, Some(1));
+    assert!(
+        terrace[1]
+            .1
+            .contains("Error: Failed to load \"missing.tfplan\" as a plan file")
+            && terrace[1]
+                .1
+                .contains("Error: stat missing.tfplan: no such file or directory"),
+        "{}",
+        terrace[1].1
+    );
+    if have_terraform() {
+        assert_eq!(terrace, nothing_there("terraform"));
+    }
+}

@@ -229,6 +229,39 @@ fn providers_schema_without_providers_and_without_json() {
     }
 }
 
+/// The built-in provider is listed when the configuration uses it
+/// (`terraform_data`), with its whole schema, as terraform lists it.
+#[test]
+fn providers_schema_lists_the_builtin_provider_when_used() {
+    let tmp = TempDir::new("schema-builtin");
+    tmp.write("main.tf", "resource \"terraform_data\" \"a\" {}\n");
+    let schema = run(
+        terrace(),
+        &["providers", "schema", "-json"],
+        tmp.path(),
+        &[],
+    );
+    assert!(
+        schema.status.success(),
+        "{}",
+        String::from_utf8_lossy(&schema.stderr)
+    );
+    let text = String::from_utf8_lossy(&schema.stdout);
+    assert!(
+        text.contains("\"terraform.io/builtin/terraform\"") && text.contains("\"terraform_data\""),
+        "{text}"
+    );
+    if terrace_testsupport::require_terraform() {
+        let reference = run(
+            "terraform",
+            &["providers", "schema", "-json"],
+            tmp.path(),
+            &[],
+        );
+        assert_same_document(&schema.stdout, &reference.stdout, "providers schema -json");
+    }
+}
+
 /// A configuration whose tree terraform prints in a fixed order (one
 /// provider per module, at most one child), with a state.
 const TREE_FIXED: &[(&str, &str)] = &[

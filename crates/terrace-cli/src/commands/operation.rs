@@ -696,6 +696,12 @@ impl Operation {
             ui.flush_output();
             let mut all = std::mem::take(&mut self.warnings);
             all.extend(diags);
+            if self.args.command == Command::Refresh && self.prior.is_empty() {
+                all.push(Diagnostic::warning(
+                    "Empty or non-existent state",
+                    "There are currently no remote objects tracked in the state, so there is nothing to refresh.",
+                ));
+            }
             for w in validate_warnings {
                 let again = all.iter().any(|d| {
                     d.summary == w.summary && d.detail == w.detail && d.subject == w.subject

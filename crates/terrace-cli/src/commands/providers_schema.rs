@@ -269,8 +269,9 @@ pub fn locate_executables(
     Ok(executables)
 }
 
-/// The schema of each provider, keyed by its address. Built-in providers
-/// (`terraform.io/builtin/*`) are left out: terrace has none yet.
+/// The schema of each provider, keyed by its address; the built-in
+/// `terraform.io/builtin/terraform` when the configuration uses it, as
+/// terraform lists it.
 fn provider_schemas(
     needed: &BTreeMap<Provider, VersionConstraints>,
     locks: &Locks,
@@ -310,6 +311,14 @@ fn provider_schemas(
             .collect()
     });
     let mut schemas = BTreeMap::new();
+    for provider in needed.keys() {
+        if provider.is_builtin() && provider.type_name() == "terraform" {
+            schemas.insert(
+                provider.to_string(),
+                Arc::new(terrace_builtin::TerraformProvider::schema()),
+            );
+        }
+    }
     let mut errors = Vec::new();
     for (provider, result) in results {
         match result {
