@@ -70,15 +70,6 @@ fn work(name: &str, tool: &str) -> Work {
     )
 }
 
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    let done = match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    };
-    assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
-    done
-}
-
 /// The lines about `terraform_data.x`, with ids, deposed keys and times
 /// made alike.
 fn lines_about_x(run: &Run) -> Vec<String> {
@@ -108,10 +99,10 @@ fn lines_about_x(run: &Run) -> Vec<String> {
 fn replacement(tool: &str) -> Vec<String> {
     let work = work("replace", tool);
     work.write("main.tf", &REPLACED.replace("TRIGGER", "a"));
-    run(&work, tool, &["init"]);
-    run(&work, tool, &["apply", "-auto-approve"]);
+    work.with_tool_ok(tool, &["init"]);
+    work.with_tool_ok(tool, &["apply", "-auto-approve"]);
     work.write("main.tf", &REPLACED.replace("TRIGGER", "b"));
-    lines_about_x(&run(&work, tool, &["apply", "-auto-approve"]))
+    lines_about_x(&work.with_tool_ok(tool, &["apply", "-auto-approve"]))
 }
 
 #[test]
@@ -143,14 +134,14 @@ fn left_over(tool: &str) -> LeftOver {
     let work = work("left-over", tool);
     work.write("main.tf", KEPT);
     work.write("terraform.tfstate", LEFT_OVER);
-    run(&work, tool, &["init"]);
+    work.with_tool_ok(tool, &["init"]);
     // The two refreshes run concurrently in terraform: lines are compared
     // in sorted order.
-    let mut plan = lines_about_x(&run(&work, tool, &["plan"]));
+    let mut plan = lines_about_x(&work.with_tool_ok(tool, &["plan"]));
     plan.sort();
-    let mut refresh_only = lines_about_x(&run(&work, tool, &["plan", "-refresh-only"]));
+    let mut refresh_only = lines_about_x(&work.with_tool_ok(tool, &["plan", "-refresh-only"]));
     refresh_only.sort();
-    run(&work, tool, &["apply", "-refresh-only", "-auto-approve"]);
+    work.with_tool_ok(tool, &["apply", "-refresh-only", "-auto-approve"]);
     let flags = work.state()["resources"][0]["instances"]
         .as_array()
         .map(|objects| {
@@ -160,7 +151,7 @@ fn left_over(tool: &str) -> LeftOver {
                 .collect()
         })
         .unwrap_or_default();
-    let apply = lines_about_x(&run(&work, tool, &["apply", "-auto-approve"]));
+    let apply = lines_about_x(&work.with_tool_ok(tool, &["apply", "-auto-approve"]));
     LeftOver {
         plan,
         refresh_only,

@@ -5,7 +5,7 @@
 
 mod engine_support;
 
-use engine_support::{have_terraform, Overrides, Run, Work};
+use engine_support::{have_terraform, Overrides, Work};
 
 const CONFIG: &str = r#"
 resource "terraform_data" "a" { input = "a" }
@@ -18,15 +18,6 @@ resource "terraform_data" "dep" { input = terraform_data.c[0].output }
 resource "terraform_data" "free" {}
 "#;
 
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    let done = match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    };
-    assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
-    done
-}
-
 /// What each targeted destroy plan destroys, then the state left by
 /// `destroy -target terraform_data.b`.
 fn destroyed(tool: &str) -> (Vec<Vec<String>>, Vec<String>) {
@@ -38,8 +29,8 @@ fn destroyed(tool: &str) -> (Vec<Vec<String>>, Vec<String>) {
         },
     );
     work.write("main.tf", CONFIG);
-    run(&work, tool, &["init"]);
-    run(&work, tool, &["apply", "-auto-approve"]);
+    work.with_tool_ok(tool, &["init"]);
+    work.with_tool_ok(tool, &["apply", "-auto-approve"]);
     let mut plans = Vec::new();
     for target in [
         "terraform_data.a",
@@ -47,7 +38,7 @@ fn destroyed(tool: &str) -> (Vec<Vec<String>>, Vec<String>) {
         "terraform_data.c[0]",
         "terraform_data.dep",
     ] {
-        let plan = run(&work, tool, &["plan", "-destroy", "-target", target]);
+        let plan = work.with_tool_ok(tool, &["plan", "-destroy", "-target", target]);
         plans.push(
             plan.stdout
                 .lines()
@@ -56,8 +47,7 @@ fn destroyed(tool: &str) -> (Vec<Vec<String>>, Vec<String>) {
                 .collect(),
         );
     }
-    run(
-        &work,
+    work.with_tool_ok(
         tool,
         &["destroy", "-auto-approve", "-target", "terraform_data.b"],
     );

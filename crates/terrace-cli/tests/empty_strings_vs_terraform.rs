@@ -21,11 +21,7 @@ output "h" { value = { n = { m = "" } } }
 "#;
 
 fn run(work: &Work, tool: &str, args: &[&str]) -> String {
-    let done: Run = match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    };
-    assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
+    let done: Run = work.with_tool_ok(tool, args);
     // Ids, the lines that name the tool (wrapped differently) and the
     // refreshes (in the order they end).
     done.stdout

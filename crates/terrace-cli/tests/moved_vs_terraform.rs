@@ -74,13 +74,6 @@ resource "terraform_data" "x" {
 }
 "#;
 
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    }
-}
-
 /// What `plan` says about the configuration after the moves.
 fn plan_after_moves(tool: &str) -> Run {
     let work = Work::new(
@@ -93,13 +86,13 @@ fn plan_after_moves(tool: &str) -> Run {
     work.write("main.tf", BEFORE);
     work.write("mod/main.tf", MODULE);
     for args in [&["init"][..], &["apply", "-auto-approve"]] {
-        let done = run(&work, tool, args);
+        let done = work.with_tool(tool, args);
         assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
     }
     work.write("main.tf", AFTER);
-    let init = run(&work, tool, &["init"]);
+    let init = work.with_tool(tool, &["init"]);
     assert_eq!(init.code, Some(0), "{tool} init: {}", init.output());
-    run(&work, tool, &["plan"])
+    work.with_tool(tool, &["plan"])
 }
 
 /// The error lines, in order, without the tool's name.

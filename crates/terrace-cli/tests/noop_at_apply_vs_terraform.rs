@@ -4,7 +4,7 @@
 
 mod engine_support;
 
-use engine_support::{have_terraform, Overrides, Run, Work};
+use engine_support::{have_terraform, Overrides, Work};
 
 const CONFIG: &str = r#"
 variable "t" { default = "1" }
@@ -14,15 +14,6 @@ resource "terraform_data" "a" {
 }
 resource "terraform_data" "b" { input = terraform_data.a.output }
 "#;
-
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    let done = match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    };
-    assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
-    done
-}
 
 /// The apply's lines about the resources and its summary, ids left out.
 fn replacement_apply(tool: &str) -> Vec<String> {
@@ -34,9 +25,9 @@ fn replacement_apply(tool: &str) -> Vec<String> {
         },
     );
     work.write("main.tf", CONFIG);
-    run(&work, tool, &["init"]);
-    run(&work, tool, &["apply", "-auto-approve"]);
-    let apply = run(&work, tool, &["apply", "-auto-approve", "-var", "t=2"]);
+    work.with_tool_ok(tool, &["init"]);
+    work.with_tool_ok(tool, &["apply", "-auto-approve"]);
+    let apply = work.with_tool_ok(tool, &["apply", "-auto-approve", "-var", "t=2"]);
     apply
         .stdout
         .lines()

@@ -18,13 +18,6 @@ fn work(name: &str, tool: &str) -> Work {
     )
 }
 
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    }
-}
-
 /// Exit code and both streams, the tool's name made alike; left out are
 /// blank lines, the lines wrapped around the tool's name, the refreshes
 /// (in the order they end) and object ids.
@@ -57,11 +50,14 @@ resource "terraform_data" "r" {
 fn protected(tool: &str) -> Vec<(Option<i32>, String)> {
     let work = work("protected", tool);
     work.write("main.tf", PROTECTED);
-    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
-    assert_eq!(run(&work, tool, &["apply", "-auto-approve"]).code, Some(0));
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
+    assert_eq!(
+        work.with_tool(tool, &["apply", "-auto-approve"]).code,
+        Some(0)
+    );
     vec![
-        text(&run(&work, tool, &["plan", "-destroy"])),
-        text(&run(&work, tool, &["plan", "-var", "t=2"])),
+        text(&work.with_tool(tool, &["plan", "-destroy"])),
+        text(&work.with_tool(tool, &["plan", "-var", "t=2"])),
     ]
 }
 
@@ -101,13 +97,9 @@ output "unk" { value = terraform_data.n.id }
 fn unknown_output(tool: &str) -> (Option<i32>, Option<i32>, bool) {
     let work = work("unknown-output", tool);
     work.write("main.tf", UNKNOWN_OUTPUT);
-    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
-    let plan = run(
-        &work,
-        tool,
-        &["plan", "-refresh-only", "-detailed-exitcode"],
-    );
-    let apply = run(&work, tool, &["apply", "-refresh-only", "-auto-approve"]);
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
+    let plan = work.with_tool(tool, &["plan", "-refresh-only", "-detailed-exitcode"]);
+    let apply = work.with_tool(tool, &["apply", "-refresh-only", "-auto-approve"]);
     if apply.code == Some(1) {
         assert!(
             apply
@@ -139,10 +131,10 @@ fn a_refresh_only_plan_of_an_unknown_output_alone_is_not_applied() {
 fn nothing_there(tool: &str) -> Vec<(Option<i32>, String)> {
     let work = work("nothing-there", tool);
     work.write("main.tf", "resource \"terraform_data\" \"a\" {}\n");
-    assert_eq!(run(&work, tool, &["init"]).code, Some(0));
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
     vec![
-        text(&run(&work, tool, &["refresh"])),
-        text(&run(&work, tool, &["apply", "missing.tfplan"])),
+        text(&work.with_tool(tool, &["refresh"])),
+        text(&work.with_tool(tool, &["apply", "missing.tfplan"])),
     ]
 }
 

@@ -8,13 +8,6 @@ mod engine_support;
 
 use engine_support::{have_terraform, Overrides, Run, Work};
 
-fn run(work: &Work, tool: &str, args: &[&str]) -> Run {
-    match tool {
-        "terrace" => work.terrace(args),
-        _ => work.terraform(args),
-    }
-}
-
 /// The errors, from the first one on, with the tool's name made the same.
 fn errors(run: &Run) -> String {
     let text = run.all().replace("Terraform has", "terrace has");
@@ -45,7 +38,7 @@ fn outcomes(
     commands
         .iter()
         .map(|args| {
-            let done = run(&work, tool, args);
+            let done = work.with_tool(tool, args);
             (done.code, errors(&done))
         })
         .collect()

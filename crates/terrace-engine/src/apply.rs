@@ -952,14 +952,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         } else {
             ObjectStatus::Ready
         };
-        obj.set_dependencies(
-            self.graph
-                .resource_deps
-                .get(&info.addr)
-                .cloned()
-                .unwrap_or_default(),
-        );
-        obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
+        self.link_to_configuration(info, &mut obj);
         let provisioned = (!provisioners.is_empty()).then(|| obj.clone());
         self.set_object(addr, None, &c.provider.config, &c.provider.key, Some(obj));
         if provisioned.is_none() || failed {
@@ -994,6 +987,20 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         Ok(Some(marked))
     }
 
+    /// What an applied object records of its resource's configuration now:
+    /// the resources it depends on and whether it is replaced
+    /// create-before-destroy.
+    fn link_to_configuration(&self, info: &ResourceInfo<'_>, obj: &mut ObjectState) {
+        obj.set_dependencies(
+            self.graph
+                .resource_deps
+                .get(&info.addr)
+                .cloned()
+                .unwrap_or_default(),
+        );
+        obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
+    }
+
     /// An update that turned out to change nothing once the plan's unknown
     /// values were known: the object stays as it is, recording the
     /// configuration's dependencies now, and its postconditions are
@@ -1012,14 +1019,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
             .ok()
             .and_then(|st| st.object(&c.addr).cloned());
         if let Some(mut obj) = current {
-            obj.set_dependencies(
-                self.graph
-                    .resource_deps
-                    .get(&info.addr)
-                    .cloned()
-                    .unwrap_or_default(),
-            );
-            obj.create_before_destroy = self.graph.cbd.contains(&info.addr);
+            self.link_to_configuration(info, &mut obj);
             self.set_object(
                 &c.addr,
                 None,

@@ -345,6 +345,22 @@ impl Work {
         self.run("terraform", &all)
     }
 
+    /// `TOOL <args> -no-color`, `tool` being "terrace" or "terraform": the
+    /// differential tests take the same steps with each.
+    pub fn with_tool(&self, tool: &str, args: &[&str]) -> Run {
+        match tool {
+            "terrace" => self.terrace(args),
+            _ => self.terraform(args),
+        }
+    }
+
+    /// [`Work::with_tool`], requiring success.
+    pub fn with_tool_ok(&self, tool: &str, args: &[&str]) -> Run {
+        let done = self.with_tool(tool, args);
+        assert_eq!(done.code, Some(0), "{tool} {args:?}: {}", done.output());
+        done
+    }
+
     /// Runs terrace and requires the exit status `code`.
     pub fn terrace_ok(&self, args: &[&str], code: i32) -> Run {
         let run = self.terrace(args);
