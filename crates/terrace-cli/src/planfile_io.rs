@@ -24,6 +24,8 @@ pub struct MadeFrom<'a> {
     pub workspace: &'a str,
     pub state: Option<&'a SnapshotId>,
     pub apply_time_variables: Vec<String>,
+    /// The file `-generate-config-out` wrote, as given.
+    pub generated_config: Option<std::path::PathBuf>,
 }
 
 pub fn context(
@@ -32,7 +34,21 @@ pub fn context(
     files: &dyn ConfigFiles,
     made_from: MadeFrom<'_>,
 ) -> PlanContext {
-    let snapshot = ConfigSnapshot::of(config, dir, files);
+    let mut snapshot = ConfigSnapshot::of(config, dir, files);
+    // Generated configuration written into the root module after it was
+    // loaded is part of what the plan applies: without it, the resources
+    // it declares would have no configuration, and their imports nothing
+    // to record them under.
+    if let Some(generated) = &made_from.generated_config {
+        let in_root = generated
+            .parent()
+            .is_none_or(|p| p.as_os_str().is_empty() || p == Path::new("."));
+        if let (true, Some(name)) = (in_root, generated.file_name()) {
+            if let Ok(text) = std::fs::read_to_string(dir.join(generated)) {
+                snapshot.add_file(&config.module.source_dir, &name.to_string_lossy(), text);
+            }
+        }
+    }
     PlanContext {
         config_files: snapshot.modules,
         module_manifest: snapshot.module_manifest,

@@ -71,6 +71,16 @@ fn dir_key(dir: &Path) -> String {
 }
 
 impl ConfigSnapshot {
+    /// Adds a file written into `dir` after the configuration was loaded
+    /// (the configuration `plan -generate-config-out` generates), so that
+    /// the snapshot holds what applying the plan needs.
+    pub fn add_file(&mut self, dir: &Path, name: &str, text: String) {
+        self.modules
+            .entry(dir_key(dir))
+            .or_default()
+            .insert(name.to_string(), text);
+    }
+
     /// The snapshot of `config` as loaded from `root_dir` through `files`.
     pub fn of(config: &Config, root_dir: &Path, files: &dyn ConfigFiles) -> ConfigSnapshot {
         let mut snapshot = ConfigSnapshot {

@@ -54,6 +54,10 @@ struct ApplyWalker<'e, 'a> {
     /// Current objects deposed by create-before-destroy replacements,
     /// for the destroy node to delete.
     deposed_by_apply: Mutex<HashMap<AbsResourceInstance, DeposedKey>>,
+    /// The instances whose import this apply has recorded: the import of
+    /// a replaced object happens before its destroy, which may run before
+    /// the create that would otherwise record it.
+    imports_recorded: Mutex<HashSet<AbsResourceInstance>>,
     needed: HashSet<AbsProviderConfig>,
     provider_users: Mutex<HashMap<AbsProviderConfig, usize>>,
     providers_done: Mutex<HashSet<AbsProviderConfig>>,
@@ -195,6 +199,7 @@ pub(crate) fn apply(ctx: &Context, plan: &Plan, hooks: &dyn Hooks) -> (State, Di
         state: Mutex::new(state),
         by_resource,
         deposed_by_apply: Mutex::new(HashMap::new()),
+        imports_recorded: Mutex::new(HashSet::new()),
         needed,
         provider_users: Mutex::new(users),
         providers_done: Mutex::new(HashSet::new()),
@@ -649,7 +654,7 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         // An import that comes with changes is recorded (and reported) as
         // an import first, as terraform applies it: the object is managed
         // even if the change after it fails.
-        if c.importing.is_some() && !self.record_import(info, c) {
+        if c.importing.is_some() && !self.record_import_once(info, c) {
             return false;
         }
         tracing::debug!(address = %c.addr, action = ?c.action, "applying change");
@@ -1091,6 +1096,17 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
         }
     }
 
+    /// [`ApplyWalker::record_import`] unless this apply has recorded that
+    /// import already.
+    fn record_import_once(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
+        let first = self
+            .imports_recorded
+            .lock()
+            .map(|mut done| done.insert(c.addr.clone()))
+            .unwrap_or(true);
+        !first || self.record_import(info, c)
+    }
+
     /// An imported object goes into the state as it was read.
     fn record_import(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
         let import_id = c.importing.clone().unwrap_or_default();
@@ -1124,6 +1140,16 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
 
     fn apply_delete(&self, info: &ResourceInfo<'_>, c: &ResourceInstanceChange) -> bool {
         let addr = &c.addr;
+        // An imported object that is replaced is imported first, then
+        // destroyed, as terraform applies it: the object found is managed,
+        // and so it is not left behind.
+        if c.importing.is_some()
+            && c.deposed.is_none()
+            && c.action == Action::DeleteThenCreate
+            && !self.record_import_once(info, c)
+        {
+            return false;
+        }
         let deposed = match (&c.deposed, c.action) {
             (Some(k), _) => Some(k.clone()),
             (None, Action::CreateThenDelete) => {

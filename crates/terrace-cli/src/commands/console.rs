@@ -141,14 +141,23 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let cwd = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let workspace = std::env::var("TF_WORKSPACE").unwrap_or_else(|_| "default".to_string());
-    // Resources of the root module in the state, as expressions see them.
-    let resources = match state_resources() {
+    // Resources of the root module in the state, as expressions see them;
+    // one the configuration declares that the state does not hold yet is
+    // not known until it is applied, as terraform's console shows it.
+    let mut resources = match state_resources() {
         Ok(resources) => resources,
         Err(diags) => {
             eprint!("{}", render_for_ui(diags, &sources, style));
             return 1;
         }
     };
+    for key in module
+        .managed_resources
+        .keys()
+        .chain(module.data_resources.keys())
+    {
+        resources.entry(key.clone()).or_insert_with(Value::dynamic);
+    }
     let scope = StaticModuleScope::new(variables, locals, ".", &cwd, &workspace)
         .with_function("type", Arc::new(TypeFunction::new()))
         .with_resources(resources);

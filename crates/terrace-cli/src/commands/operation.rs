@@ -218,6 +218,12 @@ impl Operation {
         tracing::debug!(files = config.files().len(), "configuration loaded");
         diags.extend(load_diags);
         if let Some(out) = &args.generate_config_out {
+            if args.destroy || args.refresh_only {
+                diags.push(Diagnostic::error(
+                    "Invalid generate-config-out flag",
+                    "Config can only be generated during a normal plan operation, and not during a refresh-only or destroy plan.",
+                ));
+            }
             if dir.join(out).exists() {
                 diags.push(Diagnostic::error(
                     "Target generated file already exists",
@@ -790,6 +796,7 @@ impl Operation {
                         workspace: &self.ctx.workspace,
                         state: self.prior_snapshot.as_ref(),
                         apply_time_variables: self.apply_time_variables.clone(),
+                        generated_config: self.generated_to.as_ref().map(std::path::PathBuf::from),
                     },
                 );
                 if let Err(d) =

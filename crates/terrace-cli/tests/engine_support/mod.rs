@@ -354,6 +354,36 @@ impl Work {
         }
     }
 
+    /// [`Work::with_tool`] with `input` on standard input (`console`).
+    pub fn with_tool_input(&self, tool: &str, args: &[&str], input: &str) -> Run {
+        let program = match tool {
+            "terrace" => env!("CARGO_BIN_EXE_terrace"),
+            _ => "terraform",
+        };
+        let mut all: Vec<&str> = args.to_vec();
+        all.push("-no-color");
+        let mut child = self
+            .command(program, &all)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting {program}: {e}"));
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            let _ = stdin.write_all(input.as_bytes());
+        }
+        let out = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("waiting for {program}: {e}"));
+        Run {
+            code: out.status.code(),
+            signal: None,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// [`Work::with_tool`], requiring success.
     pub fn with_tool_ok(&self, tool: &str, args: &[&str]) -> Run {
         let done = self.with_tool(tool, args);
