@@ -164,3 +164,43 @@ fn nothing_to_refresh_and_no_plan_file_are_said_as_terraform_says_them() {
         assert_eq!(terrace, nothing_there("terraform"));
     }
 }
+
+/// A plan that fails part way is still saved by `-out`: `show` prints what
+/// it held under terraform's heading for a failed plan, and `apply`
+/// refuses it.
+fn errored_saved_plan(tool: &str) -> Vec<(Option<i32>, String)> {
+    let work = work("errored-saved", tool);
+    work.write(
+        "main.tf",
+        "variable \"s\" { default = \"x\" }\nresource \"terraform_data\" \"a\" {}\nresource \"terraform_data\" \"b\" { input = tonumber(var.s) }\n",
+    );
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
+    let plan = work.with_tool(tool, &["plan", "-out=p"]);
+    assert_eq!(plan.code, Some(1), "{tool}: {}", plan.output());
+    vec![
+        text(&work.with_tool(tool, &["show", "p"])),
+        text(&work.with_tool(tool, &["apply", "p"])),
+    ]
+}
+
+#[test]
+fn a_plan_that_failed_is_saved_and_refused() {
+    let terrace = errored_saved_plan("terrace");
+    assert_eq!(terrace[0].0, Some(0));
+    assert!(
+        terrace[0]
+            .1
+            .contains("planned the following actions, but then encountered a problem:"),
+        "{}",
+        terrace[0].1
+    );
+    assert_eq!(terrace[1].0, Some(1));
+    assert!(
+        terrace[1].1.contains("Error: Cannot apply incomplete plan"),
+        "{}",
+        terrace[1].1
+    );
+    if have_terraform() {
+        assert_eq!(terrace, errored_saved_plan("terraform"));
+    }
+}

@@ -779,6 +779,17 @@ impl Operation {
                     .collect();
             }
             if failed {
+                // As terraform: a plan that failed part way is still saved
+                // (applying it is refused), so `show` can say what it held.
+                if let (Command::Plan, Some(out), false) = (
+                    self.args.command,
+                    self.args.out.clone(),
+                    plan.failed_without_plan,
+                ) {
+                    if let Err(d) = self.save_plan(&out, &plan) {
+                        self.print_diagnostics(&d);
+                    }
+                }
                 return 1;
             }
             plan
@@ -786,22 +797,7 @@ impl Operation {
 
         if self.args.command == Command::Plan {
             if let Some(out) = self.args.out.clone() {
-                let context = crate::planfile_io::context(
-                    &self.config,
-                    &self.dir,
-                    &OsFiles,
-                    crate::planfile_io::MadeFrom {
-                        locks_text: self.locks_text.clone(),
-                        backend: &self.backend_settings,
-                        workspace: &self.ctx.workspace,
-                        state: self.prior_snapshot.as_ref(),
-                        apply_time_variables: self.apply_time_variables.clone(),
-                        generated_config: self.generated_to.as_ref().map(std::path::PathBuf::from),
-                    },
-                );
-                if let Err(d) =
-                    crate::planfile_io::write(&out, &plan, &context, &self.encryption.plan())
-                {
+                if let Err(d) = self.save_plan(&out, &plan) {
                     self.print_diagnostics(&d);
                     return 1;
                 }
@@ -899,6 +895,24 @@ impl Operation {
         } else {
             PlanMode::Normal
         }
+    }
+
+    /// Writes the plan file `-out` names, with what applying it needs.
+    fn save_plan(&self, out: &Path, plan: &Plan) -> Result<(), Diagnostics> {
+        let context = crate::planfile_io::context(
+            &self.config,
+            &self.dir,
+            &OsFiles,
+            crate::planfile_io::MadeFrom {
+                locks_text: self.locks_text.clone(),
+                backend: &self.backend_settings,
+                workspace: &self.ctx.workspace,
+                state: self.prior_snapshot.as_ref(),
+                apply_time_variables: self.apply_time_variables.clone(),
+                generated_config: self.generated_to.as_ref().map(std::path::PathBuf::from),
+            },
+        );
+        crate::planfile_io::write(out, plan, &context, &self.encryption.plan())
     }
 
     fn apply_plan(&mut self, plan: Plan, ui: &ApplyUi) -> i32 {
