@@ -464,7 +464,9 @@ fn console_command(dir: PathBuf, argv: &[String]) -> i32 {
                 },
                 ("var-file", Some(path)) => variables.push(VariableArgument::File(path)),
                 ("no-color", None) => color = false,
-                ("state" | "plan", _) => {}
+                // Accepted as terraform's console accepts them; nothing
+                // here asks for input or plans.
+                ("state" | "plan" | "compact-warnings" | "input", _) => {}
                 (other, _) => {
                     eprintln!("flag provided but not defined: -{other}");
                     return 1;

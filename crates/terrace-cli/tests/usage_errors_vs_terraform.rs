@@ -87,3 +87,42 @@ fn usage_errors_are_plain_with_no_color_and_worded_as_terraform_words_them() {
         }
     }
 }
+
+/// `-compact-warnings` is accepted by every command that loads the
+/// configuration, as terraform's common flags include it; `console` also
+/// takes `-input`.
+#[test]
+fn compact_warnings_is_accepted_everywhere() {
+    let codes = |tool: &str| -> Vec<Option<i32>> {
+        let work = Work::new(
+            &format!("compact-everywhere-{tool}"),
+            Overrides {
+                bundled: false,
+                aws: false,
+            },
+        );
+        work.write("main.tf", "resource \"terraform_data\" \"a\" {}\n");
+        [
+            &["init", "-compact-warnings"][..],
+            &["validate", "-compact-warnings"],
+            &["output", "-compact-warnings"],
+            &["show", "-compact-warnings"],
+        ]
+        .iter()
+        .map(|args| work.with_tool(tool, args).code)
+        .chain(std::iter::once(
+            work.with_tool_input(
+                tool,
+                &["console", "-compact-warnings", "-input=false"],
+                "1\n",
+            )
+            .code,
+        ))
+        .collect()
+    };
+    let terrace = codes("terrace");
+    assert!(terrace.iter().all(|c| *c == Some(0)), "{terrace:?}");
+    if have_terraform() {
+        assert_eq!(terrace, codes("terraform"));
+    }
+}

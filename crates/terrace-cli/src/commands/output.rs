@@ -70,6 +70,8 @@ pub fn run(argv: &[String]) -> i32 {
                 Err(e) => problems.push(e),
             },
             ("no-color", _) => ui.color = false,
+            // Accepted as terraform accepts it on every command.
+            ("compact-warnings", _) => {}
             ("state", Some(path)) => state = (!path.is_empty()).then(|| path.into()),
             (other, _) => problems.push(format!("flag provided but not defined: -{other}")),
         }

@@ -50,6 +50,8 @@ pub fn run(argv: &[String]) -> i32 {
                 return 0;
             }
             "no-color" => ui.color = false,
+            // Accepted as terraform accepts it on every command.
+            "compact-warnings" => {}
             "html" => match state_meta::parse_bool("html", value.as_deref()) {
                 Ok(b) => html = b,
                 Err(e) => problems.push(Diagnostic::error("Failed to parse command-line flags", e)),

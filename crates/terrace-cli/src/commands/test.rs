@@ -112,6 +112,8 @@ fn parse_args(argv: &[String]) -> Result<TestArgs, Box<Diagnostic>> {
                 ("json", None) => args.json = true,
                 ("junit-xml", Some(p)) => args.junit = Some(PathBuf::from(p)),
                 ("no-color", None) => args.color = false,
+                // Accepted as terraform accepts it on every command.
+                ("compact-warnings", _) => {}
                 ("verbose", None) => args.verbose = true,
                 ("test-directory", Some(d)) => args.test_directory = d,
                 ("var", Some(assignment)) => match assignment.split_once('=') {

@@ -70,6 +70,8 @@ pub fn command(argv: &[String]) -> i32 {
             crate::args::Arg::Flag { name, value } => match (name.as_str(), value) {
                 ("json", None) => options.json = true,
                 ("no-color", None) => options.color = false,
+                // Accepted as terraform accepts it on every command.
+                ("compact-warnings", _) => {}
                 ("no-tests", None) => options.no_tests = true,
                 ("test-directory", Some(dir)) => options.test_directory = dir,
                 ("help" | "h", _) => {

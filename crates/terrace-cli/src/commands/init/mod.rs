@@ -132,6 +132,7 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         "input",
         "lock",
         "no-color",
+        "compact-warnings",
         "reconfigure",
         "migrate-state",
         "force-copy",
