@@ -270,6 +270,11 @@ impl ApplyUi {
         let secs = (elapsed.as_millis() + 500) / 1000;
         let after = go_duration(Duration::from_secs(secs as u64));
         let action_json = ("action", Json::from(json_ui::change_action(action)));
+        // A data source whose read fails is reported by its diagnostics
+        // alone: terraform's read ends before the hook that would say so.
+        if !ok && action == Action::Read {
+            return;
+        }
         if !ok {
             json_ui::hook(
                 "apply_errored",

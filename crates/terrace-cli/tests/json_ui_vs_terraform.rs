@@ -453,9 +453,20 @@ fn data_moves_removals_and_errors_stream_as_terraform() {
             step(&[("main.tf", MOVED_AND_REMOVED)], &["plan", "-json"], 0),
             step(&[], &["apply", "-json", "-auto-approve"], 0),
             step(&[("main.tf", BROKEN)], &["plan", "-json"], 1),
+            // A data source whose read fails: its diagnostic, no
+            // `apply_errored` event.
+            step(&[("main.tf", UNREADABLE)], &["plan", "-json"], 1),
         ],
     );
 }
+
+const UNREADABLE: &str = r#"
+data "terraform_remote_state" "r" {
+  backend = "local"
+  config  = { path = "nope.tfstate" }
+}
+output "o" { value = data.terraform_remote_state.r.outputs }
+"#;
 
 const ONE_PROVIDER: &str = r#"
 terraform {
