@@ -4,7 +4,8 @@
 //! `-generate-config-out` carries the generated configuration, so
 //! applying it imports; generation is refused in refresh-only and destroy
 //! plans; and `console` shows a declared resource the state does not hold
-//! yet as known after apply.
+//! yet as known after apply, and reports the configuration's own errors
+//! before going on with what failed unknown.
 
 mod engine_support;
 
@@ -146,5 +147,54 @@ fn console_shows_a_resource_not_applied_yet_as_known_after_apply() {
     }
     if have_terraform() {
         assert_eq!(terrace, console("terraform"));
+    }
+}
+
+fn console_with_errors(tool: &str) -> Vec<(Option<i32>, String, String)> {
+    let work = work("console-errors", tool);
+    work.write(
+        "main.tf",
+        "locals {\n  l  = upper(1, 2)\n  ok = \"fine\"\n}\noutput \"o\" { value = upper(1, 2) }\n",
+    );
+    work.with_tool_ok(tool, &["init"]);
+    ["local.ok", "local.l"]
+        .iter()
+        .map(|expr| {
+            let done = work.with_tool_input(tool, &["console"], &format!("{expr}\n"));
+            let errors = done
+                .stderr
+                .matches("Error: Too many function arguments")
+                .count();
+            (
+                done.code,
+                done.stdout.trim().to_string(),
+                format!("{errors} errors"),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn console_reports_configuration_errors_and_goes_on() {
+    let terrace = console_with_errors("terrace");
+    let warning =
+        "Warning: Due to the problems above, some expressions may produce unexpected results.";
+    assert_eq!(
+        terrace,
+        [
+            (
+                Some(0),
+                format!("{warning}\n\n\n\"fine\""),
+                "2 errors".to_string()
+            ),
+            (
+                Some(0),
+                format!("{warning}\n\n\n(known after apply)"),
+                "2 errors".to_string()
+            ),
+        ]
+    );
+    if have_terraform() {
+        assert_eq!(terrace, console_with_errors("terraform"));
     }
 }

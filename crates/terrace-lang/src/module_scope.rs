@@ -104,6 +104,28 @@ impl StaticModuleScope {
         self
     }
 
+    /// Evaluates every local value (each once), leaving their diagnostics
+    /// for [`StaticModuleScope::take_local_diagnostics`].
+    pub fn evaluate_locals(&self) {
+        let mut names: Vec<&String> = self.locals.keys().collect();
+        names.sort();
+        for name in names {
+            let Some(definition) = self.locals.get(name) else {
+                continue;
+            };
+            // A reference to the local as written where it is defined.
+            let traversal = Traversal {
+                root: "local".to_string(),
+                root_span: definition.expr.span,
+                steps: vec![terrace_syntax::ast::TraversalStep::Attr {
+                    name: name.clone(),
+                    span: definition.expr.span,
+                }],
+            };
+            let _ = self.local_value(name, &traversal, &definition.file);
+        }
+    }
+
     /// Diagnostics found while evaluating local values so far.
     pub fn take_local_diagnostics(&self) -> Diagnostics {
         std::mem::take(&mut *self.local_diagnostics.borrow_mut())
@@ -139,6 +161,13 @@ impl StaticModuleScope {
             .borrow_mut()
             .insert(name.to_string(), LocalState::InProgress);
         let (value, diags) = evaluate(&definition.expr, &definition.file, self);
+        // A local that failed is not known, as terraform's console shows
+        // it once its errors are reported.
+        let value = if terrace_syntax::diagnostic::has_errors(&diags) {
+            Value::dynamic()
+        } else {
+            value
+        };
         self.local_diagnostics.borrow_mut().extend(diags);
         self.evaluated_locals
             .borrow_mut()

@@ -162,6 +162,33 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         .with_function("type", Arc::new(TypeFunction::new()))
         .with_resources(resources);
 
+    // As terraform's console: the configuration's own errors (its locals
+    // and outputs) are reported first, and it goes on, the values that
+    // failed not known.
+    scope.evaluate_locals();
+    let mut problems = scope.take_local_diagnostics();
+    for output in module.outputs.values() {
+        if let Some(expr) = &output.expr {
+            let (_, diags) = evaluate(expr.evaluable().0, expr.file(), &scope);
+            problems.extend(diags);
+        }
+    }
+    problems.retain(Diagnostic::is_error);
+    if !problems.is_empty() {
+        eprint!("{}", render_for_ui(problems, &sources, style));
+        out!(
+            "{}",
+            render_for_ui(
+                vec![Diagnostic::warning(
+                    "Due to the problems above, some expressions may produce unexpected results.",
+                    "",
+                )],
+                &sources,
+                style
+            )
+        );
+    }
+
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     let mut last = String::new();
