@@ -126,3 +126,31 @@ fn compact_warnings_is_accepted_everywhere() {
         assert_eq!(terrace, codes("terraform"));
     }
 }
+
+/// `modules` refuses a flag it does not know, as terraform does.
+#[test]
+fn modules_refuses_an_unknown_flag() {
+    let outcome = |tool: &str| {
+        let work = Work::new(
+            &format!("modules-flag-{tool}"),
+            Overrides {
+                bundled: false,
+                aws: false,
+            },
+        );
+        work.write("main.tf", "locals {\n  a = 1\n}\n");
+        let done = work.with_tool(tool, &["modules", "-bogus"]);
+        let text = done.all();
+        (
+            done.code,
+            text.contains("Failed to parse command-line flags")
+                && text.contains("flag provided but not defined: -bogus")
+                && text.contains("For more help on using this command, run:"),
+        )
+    };
+    let terrace = outcome("terrace");
+    assert_eq!(terrace, (Some(1), true));
+    if have_terraform() {
+        assert_eq!(terrace, outcome("terraform"));
+    }
+}

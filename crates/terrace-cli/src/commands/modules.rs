@@ -71,6 +71,29 @@ pub fn get(argv: &[String]) -> i32 {
 pub fn modules(argv: &[String]) -> i32 {
     let json = argv.iter().any(|a| a == "-json" || a == "--json");
     let color = std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
+    // Any other flag is refused, as terraform refuses it.
+    let unknown = argv.iter().find_map(|a| {
+        let name = a.strip_prefix("--").or_else(|| a.strip_prefix('-'))?;
+        let name = name.split('=').next().unwrap_or(name);
+        (!matches!(name, "json" | "no-color")).then(|| name.to_string())
+    });
+    if let Some(name) = unknown {
+        print_diagnostics(
+            &[Diagnostic::error(
+                "Failed to parse command-line flags",
+                format!("flag provided but not defined: -{name}"),
+            )],
+            &terrace_syntax::render::SourceMap::new(),
+            // terraform has not read -no-color yet when it finds the bad
+            // flag.
+            std::env::var_os("NO_COLOR").is_none(),
+        );
+        eprintln!(
+            "\nFor more help on using this command, run:\n  {} modules -help",
+            crate::PRODUCT
+        );
+        return 1;
+    }
     let root = Path::new(".");
     let (config, diags) =
         terrace_config::loader::load_config(root, &terrace_config::loader::LoadOptions::default());
