@@ -353,7 +353,13 @@ pub fn parse(command: Command, argv: &[String]) -> Result<OperationArgs, UsagePr
     }
     match (command, positionals.as_slice()) {
         (command, []) if command != Command::Import => {}
-        (Command::Apply, [plan]) => args.plan_file = Some(PathBuf::from(plan)),
+        // destroy takes a plan file too, as terraform's does, only to
+        // refuse it once read.
+        (Command::Apply | Command::Destroy, [plan]) => args.plan_file = Some(PathBuf::from(plan)),
+        (Command::Apply | Command::Destroy, _) => problems.push(Diagnostic::error(
+            "Too many command line arguments",
+            "Expected at most one positional argument.",
+        )),
         (Command::Import, [addr, id]) => args.import = Some((addr.clone(), id.clone())),
         (Command::Import, _) => problems.push(Diagnostic::error(
             "Invalid number of arguments",

@@ -22,7 +22,10 @@ fn work(name: &str, tool: &str) -> Work {
 /// blank lines, the lines wrapped around the tool's name, the refreshes
 /// (in the order they end) and object ids.
 fn text(run: &Run) -> (Option<i32>, String) {
-    let all = run.all().replace("Terraform", "terrace");
+    let all = run
+        .all()
+        .replace("Terraform", "terrace")
+        .replace("  terraform ", "  terrace ");
     let lines: Vec<&str> = all
         .lines()
         .filter(|l| !l.is_empty() && !l.contains("Resource actions are indicated"))
@@ -202,5 +205,41 @@ fn a_plan_that_failed_is_saved_and_refused() {
     );
     if have_terraform() {
         assert_eq!(terrace, errored_saved_plan("terraform"));
+    }
+}
+
+/// `destroy` reads a plan file it is given and refuses it; `apply` and
+/// `destroy` take at most one argument.
+fn destroy_with_plan_file(tool: &str) -> Vec<(Option<i32>, String)> {
+    let work = work("destroy-plan-file", tool);
+    work.write("main.tf", "resource \"terraform_data\" \"a\" {}\n");
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
+    assert_eq!(work.with_tool(tool, &["plan", "-out=p"]).code, Some(0));
+    vec![
+        text(&work.with_tool(tool, &["destroy", "-auto-approve", "p"])),
+        text(&work.with_tool(tool, &["apply", "p", "extra"])),
+        text(&work.with_tool(tool, &["destroy", "p", "extra"])),
+    ]
+}
+
+#[test]
+fn destroy_refuses_a_plan_file_and_extra_arguments() {
+    let terrace = destroy_with_plan_file("terrace");
+    assert!(
+        terrace[0]
+            .1
+            .contains("Error: Destroy can't be called with a plan file"),
+        "{}",
+        terrace[0].1
+    );
+    for (code, out) in &terrace[1..] {
+        assert_eq!(*code, Some(1));
+        assert!(
+            out.contains("Expected at most one positional argument."),
+            "{out}"
+        );
+    }
+    if have_terraform() {
+        assert_eq!(terrace, destroy_with_plan_file("terraform"));
     }
 }

@@ -174,6 +174,20 @@ impl Operation {
         let saved = match (&args.plan_file, &saved_plan_encryption) {
             (Some(path), Some((encryption, _))) => {
                 match crate::planfile_io::read(path, &encryption.plan()) {
+                    // terraform's destroy reads the plan file it is given,
+                    // then refuses it.
+                    Ok(_) if args.command == Command::Destroy => {
+                        return Err(fail(
+                            &vec![Diagnostic::error(
+                                "Destroy can't be called with a plan file",
+                                format!(
+                                    "If this plan was created using plan -destroy, apply it using:\n  {PRODUCT} apply {}",
+                                    terrace_value::gostr::quote(&path.to_string_lossy())
+                                ),
+                            )],
+                            &SourceMap::new(),
+                        ))
+                    }
                     Ok(file) => Some(file),
                     Err(d) => return Err(fail(&d, &SourceMap::new())),
                 }
