@@ -243,3 +243,32 @@ fn destroy_refuses_a_plan_file_and_extra_arguments() {
         assert_eq!(terrace, destroy_with_plan_file("terraform"));
     }
 }
+
+/// A refresh-only apply that saves changed outputs saves one not known
+/// yet with its unknown parts null, of the type it will have.
+fn refresh_only_outputs(tool: &str) -> (String, serde_json::Value) {
+    let work = work("refresh-only-outputs", tool);
+    work.write(
+        "main.tf",
+        "resource \"terraform_data\" \"a\" { input = \"a\" }\noutput \"chg\" { value = \"x\" }\n",
+    );
+    assert_eq!(work.with_tool(tool, &["init"]).code, Some(0));
+    work.with_tool_ok(tool, &["apply", "-auto-approve"]);
+    work.write(
+        "main.tf",
+        "resource \"terraform_data\" \"a\" { input = \"a\" }\nresource \"terraform_data\" \"new\" {}\noutput \"chg\" { value = \"y\" }\noutput \"unk\" { value = terraform_data.new.id }\noutput \"obj\" { value = { a = terraform_data.new.id, b = \"k\" } }\n",
+    );
+    work.with_tool_ok(tool, &["apply", "-refresh-only", "-auto-approve"]);
+    let output = work.with_tool_ok(tool, &["output"]).stdout;
+    (output, work.state()["outputs"].clone())
+}
+
+#[test]
+fn a_refresh_only_apply_saves_outputs_not_known_yet_as_null() {
+    let terrace = refresh_only_outputs("terrace");
+    assert!(terrace.0.contains("unk = tostring(null)"), "{}", terrace.0);
+    assert_eq!(terrace.1["unk"]["type"], "string");
+    if have_terraform() {
+        assert_eq!(terrace, refresh_only_outputs("terraform"));
+    }
+}

@@ -295,13 +295,16 @@ fn save_outputs(env: &Env<'_>, mode: PlanMode, state: &mut State, only: Option<&
             continue;
         };
         let (plain, marks) = v.unmark_deep();
-        if !plain.is_wholly_known() {
+        // A refresh-only apply saves an output not known yet with its
+        // unknown parts null, as terraform saves it (`tostring(null)`).
+        if !plain.is_wholly_known() && mode != PlanMode::RefreshOnly {
             continue;
         }
         if plain.is_null() {
             state.set_output(name.clone(), None);
             continue;
         }
+        let plain = unknowns_as_null(&plain);
         state.set_output(
             name.clone(),
             Some(OutputState {
@@ -535,6 +538,12 @@ impl<'e, 'a> ApplyWalker<'e, 'a> {
                     let addr = info.addr.resource.absolute(mi.clone()).instance(k.clone());
                     if let Some(obj) = st.object(&addr) {
                         have.insert(k.clone(), decode_object(info, obj));
+                    } else if self.plan.mode == PlanMode::RefreshOnly
+                        && info.addr.resource.mode == ResourceMode::Managed
+                    {
+                        // Not created yet: not known, of its type, as the
+                        // refresh-only plan saw it.
+                        have.insert(k.clone(), Value::unknown(info.ty.clone()));
                     }
                 }
             }

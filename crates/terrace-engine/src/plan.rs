@@ -1321,7 +1321,11 @@ impl<'e, 'a> PlanWalker<'e, 'a> {
                 check_resource_rules(self.env, &scope, addr, true, &mut warnings);
             }
             self.report(warnings);
-            return Ok(prior);
+            // An object not created yet is not known, of its type, to
+            // what refers to it.
+            return Ok(Some(
+                prior.unwrap_or_else(|| Value::unknown(info.ty.clone())),
+            ));
         }
         // A resource standing for generated configuration gets its body
         // from the object just imported, and is planned with it.
