@@ -151,7 +151,8 @@ fn left_over(tool: &str) -> LeftOver {
                 .collect()
         })
         .unwrap_or_default();
-    let apply = lines_about_x(&work.with_tool_ok(tool, &["apply", "-auto-approve"]));
+    let mut apply = lines_about_x(&work.with_tool_ok(tool, &["apply", "-auto-approve"]));
+    apply.sort();
     LeftOver {
         plan,
         refresh_only,
