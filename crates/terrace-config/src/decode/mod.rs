@@ -20,6 +20,7 @@ use terrace_value::gostr::quote;
 use terrace_value::{Type, Value};
 
 mod checks;
+mod meta;
 mod module_calls;
 mod named_values;
 mod providers;
@@ -32,6 +33,7 @@ mod tests;
 mod versions;
 
 use checks::*;
+use meta::*;
 pub(crate) use module_calls::*;
 use named_values::*;
 pub(crate) use providers::*;
@@ -115,6 +117,12 @@ fn range_between(a: &SourceRange, b: &SourceRange) -> SourceRange {
     }
 }
 
+/// The value of one decoding step, its diagnostics added to `diags`.
+fn gather<T>(diags: &mut Diagnostics, (value, more): (T, Diagnostics)) -> T {
+    diags.extend(more);
+    value
+}
+
 /// gohcl's `DecodeExpression` with a nil context into a value of `want`
 /// (a primitive type): the value, or the diagnostics explaining why not.
 fn decode_constant(expr: &Expression, want: &Type) -> (Option<Value>, Diagnostics) {
@@ -188,75 +196,44 @@ pub fn decode_file(body: &Body, filename: &str, is_override: bool) -> (File, Dia
     let (content, content_diags) = body.content(&CONFIG_FILE_SCHEMA);
     diags.extend(content_diags);
 
+    let d = &mut diags;
     for block in &content.blocks {
         match block.block_type.as_str() {
-            "language" => diags.extend(validate_language_block(block, is_override)),
-            "terraform" => decode_terraform_block(block, filename, &mut file, &mut diags),
-            "required_providers" => diags.push(error(
+            "language" => d.extend(validate_language_block(block, is_override)),
+            "terraform" => decode_terraform_block(block, filename, &mut file, d),
+            "required_providers" => d.push(error(
                 "Invalid required_providers block",
                 "A \"required_providers\" block must be nested inside a \"terraform\" block.",
                 &block.type_range,
             )),
-            "provider" => {
-                let (p, d) = decode_provider_block(block);
-                diags.extend(d);
-                file.provider_configs.extend(p);
-            }
-            "variable" => {
-                let (v, d) = decode_variable_block(block, is_override);
-                diags.extend(d);
-                file.variables.push(v);
-            }
-            "locals" => {
-                let (l, d) = decode_locals_block(block);
-                diags.extend(d);
-                file.locals.extend(l);
-            }
-            "output" => {
-                let (o, d) = decode_output_block(block, is_override);
-                diags.extend(d);
-                file.outputs.push(o);
-            }
-            "module" => {
-                let (m, d) = decode_module_block(block, is_override);
-                diags.extend(d);
-                file.module_calls.push(m);
-            }
-            "resource" => {
-                let (r, d) = decode_resource_block(block, is_override);
-                diags.extend(d);
-                file.managed_resources.push(r);
-            }
-            "data" => {
-                let (r, d) = decode_data_block(block, is_override, false);
-                diags.extend(d);
-                file.data_resources.push(r);
-            }
-            "ephemeral" => {
-                let (r, d) = decode_ephemeral_block(block, is_override);
-                diags.extend(d);
-                file.ephemeral_resources.push(r);
-            }
-            "moved" => {
-                let (m, d) = decode_moved_block(block);
-                diags.extend(d);
-                file.moved.push(m);
-            }
-            "import" => {
-                let (i, d) = decode_import_block(block);
-                diags.extend(d);
-                file.imports.push(i);
-            }
-            "check" => {
-                let (c, d) = decode_check_block(block, is_override);
-                diags.extend(d);
-                file.checks.push(c);
-            }
-            "removed" => {
-                let (r, d) = decode_removed_block(block);
-                diags.extend(d);
-                file.removed.push(r);
-            }
+            "provider" => file
+                .provider_configs
+                .extend(gather(d, decode_provider_block(block))),
+            "variable" => file
+                .variables
+                .push(gather(d, decode_variable_block(block, is_override))),
+            "locals" => file.locals.extend(gather(d, decode_locals_block(block))),
+            "output" => file
+                .outputs
+                .push(gather(d, decode_output_block(block, is_override))),
+            "module" => file
+                .module_calls
+                .push(gather(d, decode_module_block(block, is_override))),
+            "resource" => file
+                .managed_resources
+                .push(gather(d, decode_resource_block(block, is_override))),
+            "data" => file
+                .data_resources
+                .push(gather(d, decode_data_block(block, is_override, false))),
+            "ephemeral" => file
+                .ephemeral_resources
+                .push(gather(d, decode_ephemeral_block(block, is_override))),
+            "moved" => file.moved.push(gather(d, decode_moved_block(block))),
+            "import" => file.imports.push(gather(d, decode_import_block(block))),
+            "check" => file
+                .checks
+                .push(gather(d, decode_check_block(block, is_override))),
+            "removed" => file.removed.push(gather(d, decode_removed_block(block))),
             _ => {}
         }
     }
@@ -297,16 +274,12 @@ fn decode_terraform_block(block: &Block, filename: &str, file: &mut File, diags:
                 config: inner.body.clone(),
                 decl_range: inner.def_range.clone(),
             }),
-            "required_providers" => {
-                let (r, d) = decode_required_providers_block(inner);
-                diags.extend(d);
-                file.required_providers.push(r);
-            }
-            "provider_meta" => {
-                let (m, d) = decode_provider_meta_block(inner);
-                diags.extend(d);
-                file.provider_metas.extend(m);
-            }
+            "required_providers" => file
+                .required_providers
+                .push(gather(diags, decode_required_providers_block(inner))),
+            "provider_meta" => file
+                .provider_metas
+                .extend(gather(diags, decode_provider_meta_block(inner))),
             "encryption" => file.encryptions.push(Encryption {
                 config: inner.body.clone(),
                 decl_range: inner.def_range.clone(),

@@ -42,15 +42,8 @@ pub(super) fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCa
         mc.source_set = true;
         mc.source = Some(attr.expr.clone());
     }
-    let (mut count_rng, mut for_each_rng, mut enabled_rng) = (None, None, None);
-    if let Some(attr) = content.attribute("count") {
-        mc.count = Some(attr.expr.clone());
-        count_rng = Some(attr.name_range.clone());
-    }
-    if let Some(attr) = content.attribute("for_each") {
-        mc.for_each = Some(attr.expr.clone());
-        for_each_rng = Some(attr.name_range.clone());
-    }
+    let mut instances = InstanceArguments::default();
+    instances.take(&content, &mut mc.count, &mut mc.for_each);
     if let Some(attr) = content.attribute("depends_on") {
         let (deps, more) = decode_depends_on(attr);
         diags.extend(more);
@@ -61,43 +54,23 @@ pub(super) fn decode_module_block(block: &Block, is_override: bool) -> (ModuleCa
         diags.extend(more);
         mc.providers.extend(p);
     }
-    let mut seen_lifecycle: Option<&Block> = None;
+    let mut lifecycles = OnlyOnce::new("This resource");
     let mut escape = EscapeBlock::new("module input variables", "module");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
-                if let Some(first) = seen_lifecycle {
-                    diags.push(error(
-                        "Duplicate lifecycle block",
-                        format!(
-                            "This resource already has a lifecycle block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !lifecycles.first(b, &mut diags) {
                     continue;
                 }
-                seen_lifecycle = Some(b);
                 let (lc, more) = b.body.content(&MODULE_LIFECYCLE_SCHEMA);
                 diags.extend(more);
-                if let Some(attr) = lc.attribute("enabled") {
-                    mc.enabled = Some(attr.expr.clone());
-                    enabled_rng = Some(attr.name_range.clone());
-                }
+                instances.take_enabled(&lc, &mut mc.enabled);
             }
             "_" => escape.merge(b, &mut mc.config, &mut diags),
             _ => diags.push(reserved_block_type("module", b)),
         }
     }
-    if let Some(d) = complain_repetition(
-        count_rng.as_ref(),
-        enabled_rng.as_ref(),
-        for_each_rng.as_ref(),
-        "module instances",
-        "should",
-    ) {
-        diags.push(d);
-    }
+    instances.check("module instances", "should", &mut diags);
     (mc, diags)
 }
 

@@ -55,24 +55,15 @@ pub(super) fn decode_provisioner_block(block: &Block) -> (Option<Provisioner>, D
             )),
         }
     }
-    let mut seen_connection: Option<&Block> = None;
+    let mut connections = OnlyOnce::new("This provisioner");
     let mut escape = EscapeBlock::new("provisioner-type-specific", "provisioner");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "_" => escape.merge(b, &mut pv.config, &mut diags),
             "connection" => {
-                if let Some(first) = seen_connection {
-                    diags.push(error(
-                        "Duplicate connection block",
-                        format!(
-                            "This provisioner already has a connection block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !connections.first(b, &mut diags) {
                     continue;
                 }
-                seen_connection = Some(b);
                 if pv.when == ProvisionerWhen::Destroy {
                     diags.extend(only_self_refs(&b.body));
                 }

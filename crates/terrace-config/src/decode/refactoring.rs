@@ -162,22 +162,13 @@ pub(super) fn decode_removed_block(block: &Block) -> (Removed, Diagnostics) {
             }
         }
     }
-    let mut seen_lifecycle: Option<&Block> = None;
+    let mut lifecycles = OnlyOnce::new("The removed block");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
-                if let Some(first) = seen_lifecycle {
-                    diags.push(error(
-                        "Duplicate lifecycle block",
-                        format!(
-                            "The removed block already has a lifecycle block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !lifecycles.first(b, &mut diags) {
                     continue;
                 }
-                seen_lifecycle = Some(b);
                 let (lc, more) = b.body.content(&REMOVED_LIFECYCLE_SCHEMA);
                 diags.extend(more);
                 if let Some(attr) = lc.attribute("destroy") {

@@ -2,44 +2,6 @@
 
 use super::*;
 
-pub(super) fn complain_repetition(
-    count: Option<&SourceRange>,
-    enabled: Option<&SourceRange>,
-    for_each: Option<&SourceRange>,
-    noun: &str,
-    verb: &str,
-) -> Option<Diagnostic> {
-    let mut ranges = Vec::new();
-    let mut names = Vec::new();
-    for (r, n) in [
-        (count, "\"count\""),
-        (enabled, "\"enabled\""),
-        (for_each, "\"for_each\""),
-    ] {
-        if let Some(r) = r {
-            ranges.push(r.clone());
-            names.push(n.to_string());
-        }
-    }
-    if names.len() < 2 {
-        return None;
-    }
-    ranges.sort_by_key(|r| r.start.byte);
-    let msg = if names.len() >= 3 {
-        let last = names.len() - 1;
-        names[last] = format!("and {}", names[last]);
-        names.join(", ")
-    } else {
-        names.join(" and ")
-    };
-    let subject = range_between(&ranges[0], &ranges[ranges.len() - 1]);
-    Some(error(
-        format!("Invalid combination of {msg}"),
-        format!("The {msg} meta-arguments are mutually-exclusive. Only one {verb} be used to be explicit about the number of {noun} to be created."),
-        &subject,
-    ))
-}
-
 pub(super) fn new_resource(block: &Block, mode: ResourceMode, config: Body) -> Resource {
     Resource {
         mode,
@@ -160,43 +122,18 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
         "Invalid resource name",
         &mut diags,
     );
-    let (mut count_rng, mut for_each_rng, mut enabled_rng) = (None, None, None);
-    if let Some(attr) = content.attribute("count") {
-        r.count = Some(attr.expr.clone());
-        count_rng = Some(attr.name_range.clone());
-    }
-    if let Some(attr) = content.attribute("for_each") {
-        r.for_each = Some(attr.expr.clone());
-        for_each_rng = Some(attr.name_range.clone());
-    }
-    if let Some(attr) = content.attribute("provider") {
-        let (p, more) = decode_provider_config_ref(&attr.expr, "provider");
-        diags.extend(more);
-        r.provider_config_ref = p;
-    }
-    if let Some(attr) = content.attribute("depends_on") {
-        let (deps, more) = decode_depends_on(attr);
-        diags.extend(more);
-        r.depends_on.extend(deps);
-    }
-    let mut seen_lifecycle: Option<&Block> = None;
-    let mut seen_connection: Option<&Block> = None;
+    let mut instances = InstanceArguments::default();
+    instances.take(&content, &mut r.count, &mut r.for_each);
+    decode_resource_references(&content, &mut r, &mut diags);
+    let mut lifecycles = OnlyOnce::new("This resource");
+    let mut connections = OnlyOnce::new("This resource");
     let mut escape = EscapeBlock::new("resource-type-specific", "resource");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
-                if let Some(first) = seen_lifecycle {
-                    diags.push(error(
-                        "Duplicate lifecycle block",
-                        format!(
-                            "This resource already has a lifecycle block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !lifecycles.first(b, &mut diags) {
                     continue;
                 }
-                seen_lifecycle = Some(b);
                 let (lc, more) = b.body.content(&RESOURCE_LIFECYCLE_SCHEMA);
                 diags.extend(more);
                 if let Some(attr) = lc.attribute("create_before_destroy") {
@@ -205,10 +142,7 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
                     managed.create_before_destroy = v.unwrap_or(false);
                     managed.create_before_destroy_set = true;
                 }
-                if let Some(attr) = lc.attribute("enabled") {
-                    r.enabled = Some(attr.expr.clone());
-                    enabled_rng = Some(attr.name_range.clone());
-                }
+                instances.take_enabled(&lc, &mut r.enabled);
                 if let Some(attr) = lc.attribute("prevent_destroy") {
                     // A constant, as terraform 1.11 decodes it when
                     // loading: a reference is refused here, not only when
@@ -231,18 +165,9 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
                 decode_lifecycle_rules(&lc, &mut r, is_override, &mut diags);
             }
             "connection" => {
-                if let Some(first) = seen_connection {
-                    diags.push(error(
-                        "Duplicate connection block",
-                        format!(
-                            "This resource already has a connection block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !connections.first(b, &mut diags) {
                     continue;
                 }
-                seen_connection = Some(b);
                 managed.connection = Some(Connection {
                     config: b.body.clone(),
                     decl_range: b.def_range.clone(),
@@ -257,15 +182,7 @@ pub(super) fn decode_resource_block(block: &Block, is_override: bool) -> (Resour
             _ => diags.push(reserved_block_type("resource", b)),
         }
     }
-    if let Some(d) = complain_repetition(
-        count_rng.as_ref(),
-        enabled_rng.as_ref(),
-        for_each_rng.as_ref(),
-        "resources",
-        "may",
-    ) {
-        diags.push(d);
-    }
+    instances.check("resources", "may", &mut diags);
     if let Some(conn) = &managed.connection {
         if managed
             .provisioners
@@ -421,7 +338,7 @@ pub(super) fn decode_data_block(
         "Invalid data resource name",
         &mut diags,
     );
-    let (mut count_rng, mut for_each_rng, mut enabled_rng) = (None, None, None);
+    let mut instances = InstanceArguments::default();
     for (arg, is_count) in [("count", true), ("for_each", false)] {
         let Some(attr) = content.attribute(arg) else {
             continue;
@@ -435,28 +352,15 @@ pub(super) fn decode_data_block(
                 ),
                 &attr.name_range,
             ));
-            continue;
-        }
-        if is_count {
-            r.count = Some(attr.expr.clone());
-            count_rng = Some(attr.name_range.clone());
+        } else if is_count {
+            instances.take_count(attr, &mut r.count);
         } else {
-            r.for_each = Some(attr.expr.clone());
-            for_each_rng = Some(attr.name_range.clone());
+            instances.take_for_each(attr, &mut r.for_each);
         }
     }
-    if let Some(attr) = content.attribute("provider") {
-        let (p, more) = decode_provider_config_ref(&attr.expr, "provider");
-        diags.extend(more);
-        r.provider_config_ref = p;
-    }
-    if let Some(attr) = content.attribute("depends_on") {
-        let (deps, more) = decode_depends_on(attr);
-        diags.extend(more);
-        r.depends_on.extend(deps);
-    }
+    decode_resource_references(&content, &mut r, &mut diags);
     let mut escape = EscapeBlock::new("resource-type-specific", "data");
-    let mut seen_lifecycle: Option<&Block> = None;
+    let mut lifecycles = OnlyOnce::new("This resource");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "_" => escape.merge(b, &mut r.config, &mut diags),
@@ -468,26 +372,13 @@ pub(super) fn decode_data_block(
                         &b.def_range,
                     ));
                 }
-                if let Some(first) = seen_lifecycle {
-                    diags.push(error(
-                        "Duplicate lifecycle block",
-                        format!(
-                            "This resource already has a lifecycle block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !lifecycles.first(b, &mut diags) {
                     continue;
                 }
-                seen_lifecycle = Some(b);
                 let (lc, more) = b.body.content(&RESOURCE_LIFECYCLE_SCHEMA);
                 diags.extend(more);
-                for attr in &lc.attributes {
-                    if attr.name == "enabled" {
-                        r.enabled = Some(attr.expr.clone());
-                        enabled_rng = Some(attr.name_range.clone());
-                        continue;
-                    }
+                instances.take_enabled(&lc, &mut r.enabled);
+                for attr in lc.attributes.iter().filter(|a| a.name != "enabled") {
                     diags.push(error(
                         "Invalid data resource lifecycle argument",
                         format!("The lifecycle argument {} is defined only for managed resources (\"resource\" blocks), and is not valid for data resources.", quote(&attr.name)),
@@ -499,15 +390,7 @@ pub(super) fn decode_data_block(
             _ => diags.push(reserved_block_type("data", b)),
         }
     }
-    if let Some(d) = complain_repetition(
-        count_rng.as_ref(),
-        enabled_rng.as_ref(),
-        for_each_rng.as_ref(),
-        "data sources",
-        "may",
-    ) {
-        diags.push(d);
-    }
+    instances.check("data sources", "may", &mut diags);
     (r, diags)
 }
 
@@ -520,25 +403,9 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
         "Invalid ephemeral resource name",
         &mut diags,
     );
-    let (mut count_rng, mut for_each_rng, mut enabled_rng) = (None, None, None);
-    if let Some(attr) = content.attribute("count") {
-        r.count = Some(attr.expr.clone());
-        count_rng = Some(attr.name_range.clone());
-    }
-    if let Some(attr) = content.attribute("for_each") {
-        r.for_each = Some(attr.expr.clone());
-        for_each_rng = Some(attr.name_range.clone());
-    }
-    if let Some(attr) = content.attribute("provider") {
-        let (p, more) = decode_provider_config_ref(&attr.expr, "provider");
-        diags.extend(more);
-        r.provider_config_ref = p;
-    }
-    if let Some(attr) = content.attribute("depends_on") {
-        let (deps, more) = decode_depends_on(attr);
-        diags.extend(more);
-        r.depends_on.extend(deps);
-    }
+    let mut instances = InstanceArguments::default();
+    instances.take(&content, &mut r.count, &mut r.for_each);
+    decode_resource_references(&content, &mut r, &mut diags);
     let bad_lifecycle_arg = |field: &str, subject: &SourceRange| {
         error(
             "Invalid lifecycle configuration for ephemeral resource",
@@ -553,23 +420,14 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
             subject,
         )
     };
-    let mut seen_lifecycle: Option<&Block> = None;
+    let mut lifecycles = OnlyOnce::new("This ephemeral resource");
     let mut escape = EscapeBlock::new("resource-type-specific", "resource");
     for b in &content.blocks {
         match b.block_type.as_str() {
             "lifecycle" => {
-                if let Some(first) = seen_lifecycle {
-                    diags.push(error(
-                        "Duplicate lifecycle block",
-                        format!(
-                            "This ephemeral resource already has a lifecycle block at {}.",
-                            first.def_range
-                        ),
-                        &b.def_range,
-                    ));
+                if !lifecycles.first(b, &mut diags) {
                     continue;
                 }
-                seen_lifecycle = Some(b);
                 let (lc, more) = b.body.content(&RESOURCE_LIFECYCLE_SCHEMA);
                 diags.extend(more);
                 for field in [
@@ -583,10 +441,7 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
                         diags.push(bad_lifecycle_arg(field, &b.def_range));
                     }
                 }
-                if let Some(attr) = lc.attribute("enabled") {
-                    r.enabled = Some(attr.expr.clone());
-                    enabled_rng = Some(attr.name_range.clone());
-                }
+                instances.take_enabled(&lc, &mut r.enabled);
                 decode_lifecycle_rules(&lc, &mut r, is_override, &mut diags);
             }
             "connection" | "provisioner" => diags.push(bad_block(&b.block_type, &b.def_range)),
@@ -594,14 +449,6 @@ pub(super) fn decode_ephemeral_block(block: &Block, is_override: bool) -> (Resou
             _ => diags.push(reserved_block_type("ephemeral", b)),
         }
     }
-    if let Some(d) = complain_repetition(
-        count_rng.as_ref(),
-        enabled_rng.as_ref(),
-        for_each_rng.as_ref(),
-        "ephemeral resources",
-        "may",
-    ) {
-        diags.push(d);
-    }
+    instances.check("ephemeral resources", "may", &mut diags);
     (r, diags)
 }
