@@ -63,15 +63,32 @@ pub fn parse(args: &[String]) -> Vec<Arg> {
 /// Flags in order (name, value) and the arguments after them.
 pub(crate) type ParsedFlags = (Vec<(String, String)>, Vec<String>);
 
+/// Why a command line's flags were not taken.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum FlagError {
+    /// `-help` or `-h`: the command's usage is wanted, not an error.
+    Help,
+    /// The `flag` package's text for a bad flag.
+    Invalid(String),
+}
+
+impl std::fmt::Display for FlagError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FlagError::Help => f.write_str("flag: help requested"),
+            FlagError::Invalid(text) => f.write_str(text),
+        }
+    }
+}
+
 /// Go's `flag` package: `-name`, `--name`, `-name=value`, `-name value`
 /// for non-boolean flags; parsing stops at the first non-flag argument or
-/// after `--`. Returns the flags in order and the remaining arguments, or
-/// the `flag` package's error text.
+/// after `--`. Returns the flags in order and the remaining arguments.
 pub(crate) fn parse_go_flags(
     argv: &[String],
     bools: &[&str],
     strings: &[&str],
-) -> Result<ParsedFlags, String> {
+) -> Result<ParsedFlags, FlagError> {
     let mut flags = Vec::new();
     let mut i = 0;
     while i < argv.len() {
@@ -85,7 +102,7 @@ pub(crate) fn parse_go_flags(
         }
         let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
         if body.is_empty() || body.starts_with('-') || body.starts_with('=') {
-            return Err(format!("bad flag syntax: {arg}"));
+            return Err(FlagError::Invalid(format!("bad flag syntax: {arg}")));
         }
         let (name, value) = match body.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
@@ -97,10 +114,10 @@ pub(crate) fn parse_go_flags(
                 "1" | "t" | "T" | "TRUE" | "true" | "True" => "true",
                 "0" | "f" | "F" | "FALSE" | "false" | "False" => "false",
                 _ => {
-                    return Err(format!(
+                    return Err(FlagError::Invalid(format!(
                         "invalid boolean value {} for -{name}: parse error",
                         quote(&value)
-                    ))
+                    )))
                 }
             };
             flags.push((name.to_string(), parsed.to_string()));
@@ -111,15 +128,21 @@ pub(crate) fn parse_go_flags(
                     i += 1;
                     match argv.get(i) {
                         Some(v) => v.clone(),
-                        None => return Err(format!("flag needs an argument: -{name}")),
+                        None => {
+                            return Err(FlagError::Invalid(format!(
+                                "flag needs an argument: -{name}"
+                            )))
+                        }
                     }
                 }
             };
             flags.push((name.to_string(), value));
         } else if name == "help" || name == "h" {
-            return Err("help".into());
+            return Err(FlagError::Help);
         } else {
-            return Err(format!("flag provided but not defined: -{name}"));
+            return Err(FlagError::Invalid(format!(
+                "flag provided but not defined: -{name}"
+            )));
         }
         i += 1;
     }
@@ -236,7 +259,7 @@ pub fn shell_words(text: &str) -> Result<Vec<String>, String> {
 
 #[cfg(test)]
 mod go_flags_and_shell_words_tests {
-    use super::{parse_go_flags, shell_words};
+    use super::{parse_go_flags, shell_words, FlagError};
 
     #[test]
     fn splits_as_a_shell_would() {
@@ -292,15 +315,27 @@ mod go_flags_and_shell_words_tests {
         );
         assert_eq!(
             parse_go_flags(&args(&["-bogus"]), &bools, &strings),
-            Err("flag provided but not defined: -bogus".into())
+            Err(FlagError::Invalid(
+                "flag provided but not defined: -bogus".into()
+            ))
         );
         assert_eq!(
             parse_go_flags(&args(&["-upgrade=maybe"]), &bools, &strings),
-            Err("invalid boolean value \"maybe\" for -upgrade: parse error".into())
+            Err(FlagError::Invalid(
+                "invalid boolean value \"maybe\" for -upgrade: parse error".into()
+            ))
         );
         assert_eq!(
             parse_go_flags(&args(&["-plugin-dir"]), &bools, &strings),
-            Err("flag needs an argument: -plugin-dir".into())
+            Err(FlagError::Invalid(
+                "flag needs an argument: -plugin-dir".into()
+            ))
         );
+        for help in ["-help", "-h", "--help"] {
+            assert_eq!(
+                parse_go_flags(&args(&["-upgrade", help, "-bogus"]), &bools, &strings),
+                Err(FlagError::Help)
+            );
+        }
     }
 }

@@ -20,6 +20,7 @@
 //! every host the credentials file does not already name: login gives it
 //! the token (`store`), logout asks it to drop it (`forget`).
 
+use crate::args::{parse_go_flags, FlagError};
 use crate::diag_output::{colorize, print_cli_config_problems, PRODUCT_COMMAND};
 use crate::PRODUCT;
 use serde_json::{Map, Value as Json};
@@ -103,9 +104,9 @@ fn parse_args(argv: &[String], usage: &str, too_many: &str) -> Parsed {
     let mut color =
         std::env::var_os("NO_COLOR").is_none() && !argv.iter().any(|a| a == "-no-color");
     let mut input = true;
-    let (flags, positional) = match crate::args::parse_go_flags(argv, &["no-color", "input"], &[]) {
+    let (flags, positional) = match parse_go_flags(argv, &["no-color", "input"], &[]) {
         Ok(r) => r,
-        Err(e) if e == "help" => {
+        Err(FlagError::Help) => {
             outln!("{usage}");
             return Parsed::Exit(0);
         }

@@ -6,7 +6,7 @@
 //! methods. Packages are installed into a temporary directory per platform
 //! and hashed there. Output and errors are Terraform 1.11's.
 
-use crate::args::parse_go_flags;
+use crate::args::{parse_go_flags, FlagError};
 use crate::commands::providers::{requirements_by_module, source_map};
 use crate::diag_output::{
     colorize, print_cli_config_problems, print_diags, say, PRODUCT_COMMAND, PRODUCT_TITLE,
@@ -110,7 +110,7 @@ pub fn run(argv: &[String]) -> i32 {
         &["fs-mirror", "net-mirror", "platform"],
     ) {
         Ok(r) => r,
-        Err(e) if e == "help" => {
+        Err(FlagError::Help) => {
             // Asked-for help goes to standard output, as terraform's does.
             outln!("{}", usage());
             return 0;

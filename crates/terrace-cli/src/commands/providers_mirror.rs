@@ -15,7 +15,7 @@
 //! `init` from that mirror would refuse it anyway. Output and errors are
 //! terraform 1.11's.
 
-use crate::args::parse_go_flags;
+use crate::args::{parse_go_flags, FlagError};
 use crate::commands::providers::{requirements_by_module, source_map};
 use crate::commands::providers_lock::target_platforms;
 use crate::diag_output::{
@@ -87,7 +87,7 @@ pub fn run(argv: &[String]) -> i32 {
     let (flags, positional) = match parse_go_flags(argv, &["lock-file", "no-color"], &["platform"])
     {
         Ok(r) => r,
-        Err(e) if e == "help" => {
+        Err(FlagError::Help) => {
             // Asked-for help goes to standard output, as terraform's does.
             outln!("{}", usage());
             return 0;

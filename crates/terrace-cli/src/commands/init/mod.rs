@@ -95,7 +95,7 @@ Options:
 mod backend;
 mod providers;
 
-use crate::args::parse_go_flags;
+use crate::args::{parse_go_flags, FlagError};
 use crate::diag_output::{
     colorize, print_cli_config_problems, print_diags, say, PRODUCT_COMMAND, PRODUCT_TITLE,
 };
@@ -124,7 +124,17 @@ struct Options {
     variables: Vec<terrace_config::input_variables::VariableArgument>,
 }
 
-fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
+/// Why `init`'s command line was not taken.
+enum OptionsError {
+    Help,
+    /// A flag the `flag` package refused: the detail of "Failed to parse
+    /// command-line flags".
+    Flags(String),
+    /// Flags that parse but do not make sense: the error's summary.
+    Arguments(String),
+}
+
+fn parse_options(argv: &[String]) -> Result<Options, OptionsError> {
     let bools = [
         "backend",
         "cloud",
@@ -149,7 +159,10 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         "var",
         "var-file",
     ];
-    let (flags, rest) = parse_go_flags(argv, &bools, &strings).map_err(|e| (e, true))?;
+    let (flags, rest) = parse_go_flags(argv, &bools, &strings).map_err(|e| match e {
+        FlagError::Help => OptionsError::Help,
+        FlagError::Invalid(text) => OptionsError::Flags(text),
+    })?;
     let mut o = Options {
         backend: true,
         backend_configs: Vec::new(),
@@ -188,9 +201,8 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
                     },
                 ),
                 None => {
-                    return Err((
+                    return Err(OptionsError::Arguments(
                         format!("The given -var option {} is not correctly specified. Must be a variable name and value separated by an equals sign, like -var=\"key=value\".", quote(&value)),
-                        false,
                     ))
                 }
             },
@@ -202,9 +214,8 @@ fn parse_options(argv: &[String]) -> Result<Options, (String, bool)> {
         }
     }
     if !rest.is_empty() {
-        return Err((
+        return Err(OptionsError::Arguments(
             "Too many command line arguments. Did you mean to use -chdir?".into(),
-            false,
         ));
     }
     if o.json {
@@ -236,11 +247,11 @@ pub fn run(argv: &[String]) -> i32 {
         && !argv.iter().any(|a| a == "-no-color" || a == "--no-color");
     let o = match parse_options(argv) {
         Ok(o) => o,
-        Err((e, _)) if e == "help" => {
+        Err(OptionsError::Help) => {
             eprint!("{USAGE}");
             return 0;
         }
-        Err((e, true)) => {
+        Err(OptionsError::Flags(e)) => {
             print_diags(
                 &[Diagnostic::error("Failed to parse command-line flags", e)],
                 SourceMap::new(),
@@ -248,7 +259,7 @@ pub fn run(argv: &[String]) -> i32 {
             );
             return 1;
         }
-        Err((e, false)) => {
+        Err(OptionsError::Arguments(e)) => {
             print_diags(&[Diagnostic::error(e, "")], SourceMap::new(), color_default);
             return 1;
         }
