@@ -60,29 +60,15 @@ pub(crate) fn sort_diags(diags: &mut [Diagnostic]) {
     });
 }
 
-/// The summaries of failed conditions (checks, preconditions,
-/// postconditions, variable validations): each says something of its own,
-/// so terraform never folds them together.
-const CONDITION_FAILURES: &[&str] = &[
-    "Check block assertion failed",
-    "Invalid value for variable",
-    "Module output value precondition failed",
-    "Resource postcondition failed",
-    "Resource precondition failed",
-];
-
 /// Terraform's consolidation of warnings: those with a source location
 /// and the same summary are shown once, the first noting how many more
-/// there were.
+/// there were; failed conditions are each shown.
 pub(crate) fn consolidate_warnings(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     // Summary, index of the first in `out`, how many were folded into it.
     let mut groups: Vec<(String, usize, usize)> = Vec::new();
     for d in diags {
-        if d.severity != Severity::Warning
-            || d.subject.is_none()
-            || CONDITION_FAILURES.contains(&d.summary.as_str())
-        {
+        if d.severity != Severity::Warning || d.subject.is_none() || d.condition_failure {
             out.push(d);
             continue;
         }

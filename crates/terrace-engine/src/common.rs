@@ -443,7 +443,7 @@ pub(crate) fn check_rules(
             failure,
         );
         if let RuleResult::Fail(message) = result {
-            let mut d = Diagnostic::error(summary, message);
+            let mut d = Diagnostic::error(summary, message).as_condition_failure();
             if let Some(cond) = &rule.condition {
                 d.subject = Some(cond.range());
                 d.expression_values = crate::diagvals::expression_values(cond, scope);
@@ -823,7 +823,8 @@ fn validate_variable(
                     "{message}\n\nThis was checked by the validation rule at {}.",
                     short_range(&rule.decl_range)
                 ),
-            );
+            )
+            .as_condition_failure();
             d.subject = Some(
                 given_range
                     .clone()
@@ -1341,6 +1342,7 @@ pub(crate) fn visit_check(
                 status,
                 failure,
             );
+            let failed = matches!(result, RuleResult::Fail(_));
             let (summary, detail) = match (result, phase) {
                 (_, CheckPhase::Validate) | (RuleResult::Pass | RuleResult::Error, _) => continue,
                 (RuleResult::Fail(message), _) => ("Check block assertion failed", message),
@@ -1351,6 +1353,7 @@ pub(crate) fn visit_check(
                 (RuleResult::Unknown, CheckPhase::Apply) => continue,
             };
             let mut d = Diagnostic::warning(summary, detail);
+            d.condition_failure = failed;
             if let Some(cond) = &rule.condition {
                 d.subject = Some(cond.range());
                 d.expression_values = crate::diagvals::expression_values(cond, &scope);

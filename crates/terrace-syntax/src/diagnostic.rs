@@ -72,6 +72,11 @@ pub struct Diagnostic {
     /// For errors about calling a function (its arguments, its failure):
     /// the call, shown as "while calling NAME(PARAMS)" above the values.
     pub function_call: Option<Box<FunctionCall>>,
+    /// A failed condition (a check's assertion, a precondition or
+    /// postcondition, a variable's validation): each speaks of its own
+    /// object, so it is never folded together with others of the same
+    /// summary.
+    pub condition_failure: bool,
 }
 
 /// A function call a diagnostic is about: the name it was called by and
@@ -115,6 +120,7 @@ impl Diagnostic {
             expression_values: Vec::new(),
             address: None,
             function_call: None,
+            condition_failure: false,
         }
     }
 
@@ -132,6 +138,11 @@ impl Diagnostic {
 
     pub fn with_context(mut self, context: SourceRange) -> Diagnostic {
         self.context = Some(context);
+        self
+    }
+
+    pub fn as_condition_failure(mut self) -> Diagnostic {
+        self.condition_failure = true;
         self
     }
 
