@@ -1014,10 +1014,27 @@ fn substitute_for<'c>(config: &'c Config, key: &str, name: &str) -> SubstituteFo
     if aliased {
         return SubstituteFor::ConfigurationAlias;
     }
-    if key == name && module_provider_types(module).contains_key(name) {
+    if key == name
+        && (module_provider_types(module).contains_key(name) || uses_default_config(config, name))
+    {
         return SubstituteFor::ImpliedDefault;
     }
     SubstituteFor::TestOnly
+}
+
+/// Whether a resource of the tree uses the default configuration of
+/// provider `name` without the module declaring the provider: a
+/// `null_resource` implies `null`'s, and child modules without their own
+/// configuration inherit the root's.
+fn uses_default_config(config: &Config, name: &str) -> bool {
+    config
+        .module
+        .all_resources()
+        .any(|r| r.provider_config_key() == name)
+        || config
+            .children
+            .values()
+            .any(|child| uses_default_config(child, name))
 }
 
 /// Whether a test file's provider configuration `key` (of provider local

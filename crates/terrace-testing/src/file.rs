@@ -141,14 +141,12 @@ pub fn decode(base: TestFile, mock_dir: &std::path::Path) -> (TestFileSpec, Diag
         .source
         .clone()
         .unwrap_or_else(|| SourceFile::new(base.name.clone(), String::new()));
+    // Syntax errors were reported when the configuration loader read the
+    // file (`base`); what parses is decoded again here for the runner.
     let body = if base.name.ends_with(".json") {
-        let (file, d) = terrace_syntax::parse_json_file(&base.name, &source.text);
-        diags.extend(d);
-        Body::from_file(&file)
+        Body::from_file(&terrace_syntax::parse_json_file(&base.name, &source.text).0)
     } else {
-        let (file, d) = terrace_syntax::parse_file(&base.name, &source.text);
-        diags.extend(d);
-        Body::from_file(&file)
+        Body::from_file(&terrace_syntax::parse_file(&base.name, &source.text).0)
     };
     let schema = BodySchema::new()
         .labeled_block("run", &["name"])
@@ -213,7 +211,7 @@ pub fn decode(base: TestFile, mock_dir: &std::path::Path) -> (TestFileSpec, Diag
                         Diagnostic::error(
                             "Duplicate \"run\" block names",
                             format!(
-                                "This test file already has a run block named {name} block defined at {first}."
+                                "This test file already has a run named {name} block defined at {first}."
                             ),
                         )
                         .with_subject(block.def_range.clone()),

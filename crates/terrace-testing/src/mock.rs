@@ -4,7 +4,7 @@
 //! values wanted during plan, fill them already); applies and data source
 //! reads fill computed attributes from the test's `defaults` where given,
 //! else with generated values of the attribute's type: 8 random
-//! alphanumeric characters for strings, zero, false, empty collections and
+//! lower-case letters and digits for strings, zero, false, empty collections and
 //! objects filled the same way.
 //!
 //! The same filling serves overrides of single resources (see
@@ -286,7 +286,9 @@ pub fn generate(ty: &Type) -> Value {
 /// Eight random letters and digits.
 fn random_text() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    // Lower-case letters and digits, as terraform's mocks generate them:
+    // a test may match them with `[a-z0-9]{8}`.
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz0123456789";
     let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
     hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
     let mut bits = hasher.finish();
@@ -588,6 +590,19 @@ mod tests {
             ("count".to_string(), Value::null(Type::Number)),
             ("tags".to_string(), Value::null(Type::map(Type::String))),
         ]))
+    }
+
+    #[test]
+    fn generated_strings_are_eight_lower_case_letters_and_digits() {
+        for _ in 0..200 {
+            let text = random_text();
+            assert_eq!(text.len(), 8, "{text}");
+            assert!(
+                text.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use terrace_addrs::{AbsResourceInstance, InstanceKey, ModuleInstance, Target};
+use terrace_addrs::{AbsResourceInstance, InstanceKey, ModuleInstance, ResourceMode, Target};
 use terrace_config::expr::Expression;
 use terrace_config::input_variables::InputValues;
 use terrace_config::loader::{load_config, Config, LoadOptions};
@@ -103,12 +103,23 @@ pub struct FileReport {
     pub name: String,
     pub status: Status,
     pub runs: Vec<RunReport>,
-    /// Problems destroying what the file created.
-    pub diagnostics: Diagnostics,
+    /// States that could not be destroyed whole, in the order tried.
+    pub cleanup_failures: Vec<CleanupFailure>,
     /// Findings about the file's own blocks (a file-level override whose
     /// target the module does not have), reported after its status.
     pub file_diagnostics: Diagnostics,
     pub elapsed: Duration,
+}
+
+/// A state the file's teardown could not destroy whole.
+pub struct CleanupFailure {
+    /// The run that last changed the state (whose configuration the
+    /// destroy used).
+    pub run_name: String,
+    pub diagnostics: Diagnostics,
+    /// What is still in the state: managed resource instances, each with
+    /// the deposed object's key where it is a deposed one.
+    pub left: Vec<(String, Option<String>)>,
 }
 
 pub struct SuiteReport {
@@ -124,6 +135,8 @@ pub trait Reporter {
     fn file_tearing_down(&self, file: &TestFileSpec);
     /// The state the run named last changed is about to be destroyed.
     fn run_tearing_down(&self, file: &TestFileSpec, run: &str);
+    /// That state's destroy failed and left objects behind.
+    fn run_cleanup_failed(&self, file: &TestFileSpec, failure: &CleanupFailure);
     fn file_finished(&self, file: &TestFileSpec, report: &FileReport);
 }
 
@@ -239,19 +252,21 @@ impl FileRunner<'_> {
             runs.push(report);
         }
         reporter.file_tearing_down(self.file);
-        let mut diagnostics = Diagnostics::new();
+        let mut cleanup_failures = Vec::new();
         // The state changed most recently goes first: it may depend on the
         // others (a setup module's objects), never the other way round.
         let mut order: Vec<&TrackedState> = states.iter().collect();
         order.sort_by_key(|t| std::cmp::Reverse(t.last.as_ref().map(|l| l.run_index)));
         for tracked in order {
-            if let Some(last) = &tracked.last {
-                reporter.run_tearing_down(self.file, &last.run_name);
+            let Some(last) = &tracked.last else {
+                continue;
+            };
+            reporter.run_tearing_down(self.file, &last.run_name);
+            if let Some(failure) = self.destroy(tracked, last) {
+                status = status.merge(Status::Error);
+                reporter.run_cleanup_failed(self.file, &failure);
+                cleanup_failures.push(failure);
             }
-            diagnostics.extend(self.destroy(tracked));
-        }
-        if has_errors(&diagnostics) {
-            status = status.merge(Status::Error);
         }
         if self.file.runs.is_empty() {
             status = Status::Pass;
@@ -261,7 +276,7 @@ impl FileRunner<'_> {
             name: self.file.base.name.clone(),
             status,
             runs,
-            diagnostics,
+            cleanup_failures,
             file_diagnostics,
             elapsed: started.elapsed(),
         };
@@ -288,11 +303,7 @@ impl FileRunner<'_> {
     /// command for variables the module declares, then those of the
     /// variables files in the test file's own directory (when that is not
     /// the module's), then the file's `variables`.
-    fn file_variables(
-        &self,
-        outputs: &BTreeMap<String, Value>,
-        diags: &mut Diagnostics,
-    ) -> BTreeMap<String, Value> {
+    fn file_variables(&self, diags: &mut Diagnostics) -> BTreeMap<String, Value> {
         let mut vars: BTreeMap<String, Value> = BTreeMap::new();
         for (name, variable) in &self.main.module.variables {
             if let Some((value, _)) = self.options.inputs.value_for(variable) {
@@ -303,12 +314,64 @@ impl FileRunner<'_> {
             diags.extend(d);
             vars.insert(name, value);
         }
+        // The file's variables see the values given to the command, not
+        // each other, and no run's results.
+        let globals = vars.clone();
+        let no_runs = BTreeMap::new();
         for (name, expr) in &self.file.variables {
-            let (v, d) = evaluate_in_test_scope(expr, &vars, outputs, &self.options.dir);
+            let problems = file_variable_references(expr, &globals);
+            if !problems.is_empty() {
+                diags.extend(problems);
+                vars.insert(name.clone(), Value::dynamic());
+                continue;
+            }
+            let (v, d) = evaluate_in_test_scope(expr, &globals, &no_runs, &self.options.dir);
             diags.extend(d);
             vars.insert(name.clone(), v);
         }
         vars
+    }
+
+    /// "Reference to unknown value" for each `run.NAME.OUTPUT` in a run's
+    /// variables whose value is not known: a plan run's results that only
+    /// an apply would know.
+    fn unknown_run_outputs(
+        &self,
+        expr: &Expression,
+        outputs: &BTreeMap<String, Value>,
+    ) -> Diagnostics {
+        let mut diags = Diagnostics::new();
+        for t in expr.variables() {
+            if t.root != "run" {
+                continue;
+            }
+            let [TraversalStep::Attr {
+                name: run_name,
+                span,
+            }, TraversalStep::Attr { name: output, .. }, ..] = t.steps.as_slice()
+            else {
+                continue;
+            };
+            let value = outputs
+                .get(run_name)
+                .and_then(Value::as_attributes)
+                .and_then(|o| o.get(output));
+            if value.is_none_or(Value::is_wholly_known) {
+                continue;
+            }
+            let command = match self.file.runs.iter().find(|r| &r.name == run_name) {
+                Some(r) if r.command == Command::Apply => "apply",
+                _ => "plan",
+            };
+            diags.push(
+                Diagnostic::error(
+                    "Reference to unknown value",
+                    format!("The value for run.{run_name}.{output} is unknown. Run block {run_name:?} is executing a {command:?} operation, and the specified output value is only known after apply."),
+                )
+                .with_subject(expr.file().range(t.root_span.to(*span))),
+            );
+        }
+        diags
     }
 
     /// "Missing required provider" for each provider the run's modules use
@@ -402,10 +465,14 @@ impl FileRunner<'_> {
         outputs: &BTreeMap<String, Value>,
     ) -> Result<PreparedRun, Diagnostics> {
         let mut diags = Diagnostics::new();
-        let mut test_variables = self.file_variables(outputs, &mut diags);
+        let mut test_variables = self.file_variables(&mut diags);
         for (name, expr) in &run.variables {
             let (v, d) = evaluate_in_test_scope(expr, &test_variables, outputs, &self.options.dir);
+            let failed = has_errors(&d);
             diags.extend(d);
+            if !failed {
+                diags.extend(self.unknown_run_outputs(expr, outputs));
+            }
             test_variables.insert(name.clone(), v);
         }
         if has_errors(&diags) {
@@ -558,8 +625,15 @@ impl FileRunner<'_> {
             for entry in &passed {
                 let parent = entry.in_parent.config_key();
                 let Some(p) = base.providers.get(&parent) else {
-                    // Not a test configuration: the module's own (or an
-                    // implied empty one) is used as it is.
+                    // A run's `providers` map passes the test file's
+                    // configurations only.
+                    diags.push(
+                        Diagnostic::error(
+                            format!("Missing provider definition for {parent}"),
+                            "This provider block references a provider definition that does not exist.",
+                        )
+                        .with_subject(entry.in_parent.name_range.clone()),
+                    );
                     continue;
                 };
                 let mut p = p.clone();
@@ -826,11 +900,12 @@ impl FileRunner<'_> {
             evaluate: run.command == Command::Plan,
             plan_outputs: run.command == Command::Plan,
             run,
+            file_runs: &self.file.runs,
             roots: run_roots.clone(),
             result: Mutex::new(None),
         };
         let (plan, plan_diags) = terrace_engine::plan(&ctx, &prior, &plan_options, &hooks);
-        let mut plan_diags = filter_plan_diags(plan_diags, run.command);
+        let (mut plan_diags, unknown_checks) = filter_plan_diags(plan_diags, run.command);
         point_at_test_values(&mut plan_diags, &checkables, &prepared.variable_ranges);
         let mut found = FoundFailures::default();
         found.absorb(&mut plan_diags, &checkables, &expected);
@@ -867,14 +942,24 @@ impl FileRunner<'_> {
             return report;
         }
         if has_errors(&plan_diags) || found.any_expected() {
+            plan_diags.extend(unknown_checks);
             if found.any_expected() && !has_errors(&plan_diags) {
                 // Everything that failed was expected, but the plan cannot
                 // be applied: the run cannot do what it was asked.
                 for name in found.expected_names() {
-                    report.diagnostics.push(Diagnostic::warning(
+                    let mut d = Diagnostic::warning(
                         "Expected failure while planning",
                         format!("A custom condition within {name} failed during the planning stage and prevented the requested apply operation. While this was an expected failure, the apply operation could not be executed and so the overall test case will be marked as a failure and the original diagnostic included in the test report."),
-                    ));
+                    );
+                    // Points at the expectation, except for a variable's
+                    // (whose failure is reported against the variable).
+                    if !name.starts_with("var.") {
+                        d.subject = expected
+                            .iter()
+                            .find(|e| e.address == name)
+                            .map(|e| e.range.clone());
+                    }
+                    report.diagnostics.push(d);
                 }
                 report.diagnostics.extend(found.expected_diags.clone());
             }
@@ -887,6 +972,7 @@ impl FileRunner<'_> {
             evaluate: true,
             plan_outputs: false,
             run,
+            file_runs: &self.file.runs,
             roots: run_roots,
             result: Mutex::new(None),
         };
@@ -914,26 +1000,47 @@ impl FileRunner<'_> {
 
     /// Destroys one state with the configuration and variables of the run
     /// that last changed it.
-    fn destroy(&self, tracked: &TrackedState) -> Diagnostics {
+    /// Destroys one state with the configuration and variables of the run
+    /// that last changed it; what failed, and what is left, if anything.
+    fn destroy(&self, tracked: &TrackedState, last: &PreparedRun) -> Option<CleanupFailure> {
         if tracked.state.resources.is_empty() {
-            return Vec::new();
+            return None;
         }
-        let Some(prepared) = &tracked.last else {
-            return Vec::new();
-        };
-        let ctx = self.context(prepared);
+        let ctx = self.context(last);
         let opts = PlanOptions {
             mode: PlanMode::Destroy,
             ..PlanOptions::default()
         };
         let (plan, mut diags) = terrace_engine::plan(&ctx, &tracked.state, &opts, &NoAsserts);
-        if has_errors(&diags) {
-            return diags;
-        }
-        let (_, d) = terrace_engine::apply(&ctx, &plan, &NoAsserts);
-        diags.extend(d);
+        let left = if has_errors(&diags) {
+            tracked.state.clone()
+        } else {
+            let (state, d) = terrace_engine::apply(&ctx, &plan, &NoAsserts);
+            diags.extend(d);
+            state
+        };
         diags.retain(|d| d.severity == Severity::Error);
-        diags
+        if diags.is_empty() {
+            return None;
+        }
+        let left = left
+            .all_instances()
+            .filter(|(addr, _, _)| addr.resource.resource.mode == ResourceMode::Managed)
+            .flat_map(|(addr, _, instance)| {
+                let addr = addr.to_string();
+                let current = instance.current.as_ref().map(|_| (addr.clone(), None));
+                let deposed = instance
+                    .deposed
+                    .keys()
+                    .map(move |key| (addr.clone(), Some(key.to_string())));
+                current.into_iter().chain(deposed)
+            })
+            .collect();
+        Some(CleanupFailure {
+            run_name: last.run_name.clone(),
+            diagnostics: diags,
+            left,
+        })
     }
 }
 
@@ -1301,16 +1408,27 @@ fn assertion_status(diags: &Diagnostics) -> Status {
     status
 }
 
-/// A `command = plan` run reports check blocks whose result is not known
-/// yet as nothing; an apply run's plan leaves check results to the apply.
-fn filter_plan_diags(diags: Diagnostics, command: Command) -> Diagnostics {
-    diags
-        .into_iter()
-        .filter(|d| {
-            !(d.summary == "Check block assertion known after apply"
-                || (command == Command::Apply && d.summary == CHECK_FAILED))
-        })
-        .collect()
+const CHECK_UNKNOWN: &str = "Check block assertion known after apply";
+
+/// A plan's diagnostics as a run reports them. In a `command = plan` run
+/// a check whose result is not known yet fails the run, as an error. In
+/// an apply run the apply reports the checks: their plan diagnostics are
+/// set aside (returned second), shown only if the apply does not happen.
+fn filter_plan_diags(diags: Diagnostics, command: Command) -> (Diagnostics, Diagnostics) {
+    let mut kept = Diagnostics::new();
+    let mut set_aside = Diagnostics::new();
+    for mut d in diags {
+        match command {
+            Command::Plan if d.summary == CHECK_UNKNOWN => {
+                d.severity = Severity::Error;
+                kept.push(d);
+            }
+            Command::Apply if d.summary == CHECK_UNKNOWN => set_aside.push(d),
+            Command::Apply if d.summary == CHECK_FAILED => {}
+            _ => kept.push(d),
+        }
+    }
+    (kept, set_aside)
 }
 
 fn filter_apply_diags(diags: Diagnostics) -> Diagnostics {
@@ -1482,6 +1600,9 @@ struct AssertionHooks<'r> {
     /// The walk is a plan whose outputs the run reports.
     plan_outputs: bool,
     run: &'r RunSpec,
+    /// Every run of the file, to tell a reference to a run not evaluated
+    /// yet from one to a run that does not exist.
+    file_runs: &'r [RunSpec],
     roots: BTreeMap<String, Value>,
     result: Mutex<Option<(Diagnostics, BTreeMap<String, Value>)>>,
 }
@@ -1520,7 +1641,12 @@ impl Hooks for AssertionHooks<'_> {
         let mut diags = Diagnostics::new();
         if self.evaluate {
             for assertion in &self.run.asserts {
-                diags.extend(check_assertion(evaluator, assertion, &roots));
+                diags.extend(check_assertion(
+                    evaluator,
+                    assertion,
+                    &roots,
+                    self.file_runs,
+                ));
             }
         }
         *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some((diags, outputs));
@@ -1528,6 +1654,36 @@ impl Hooks for AssertionHooks<'_> {
 }
 
 const UNKNOWN_CONDITION: &str = "Condition expression could not be evaluated at this time. This means you have executed a `run` block with `command = plan` and one of the values your condition depended on is not known until after the plan has been applied. Either remove this value from your condition, or execute an `apply` command from this `run` block. Alternatively, if there is an override for this value, you can make it available during the plan phase by setting `override_during = plan` in the `override_` block.";
+
+/// What a file-level variable may not refer to: another run's results, or
+/// a variable the command was not given (other file-level variables).
+fn file_variable_references(expr: &Expression, globals: &BTreeMap<String, Value>) -> Diagnostics {
+    let mut diags = Diagnostics::new();
+    for t in expr.variables() {
+        let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
+            continue;
+        };
+        let subject = expr.file().range(t.root_span.to(*span));
+        match t.root.as_str() {
+            "run" => diags.push(
+                Diagnostic::error(
+                    "Invalid reference",
+                    "You can not reference run blocks from within the file variables block.",
+                )
+                .with_subject(subject),
+            ),
+            "var" if !globals.contains_key(name) => diags.push(
+                Diagnostic::error(
+                    "Reference to unavailable variable",
+                    format!("The input variable {name:?} is not available to the current context. You can only reference global variables."),
+                )
+                .with_subject(subject),
+            ),
+            _ => {}
+        }
+    }
+    diags
+}
 
 /// "Reference to undeclared input variable" for each `var.NAME` in `expr`
 /// that neither the module nor the test gives a value: a test's `var.` is
@@ -1556,11 +1712,52 @@ fn undeclared_variables(expr: &Expression, roots: &BTreeMap<String, Value>) -> D
     diags
 }
 
+/// For each `run.NAME` in `expr` whose run has no results: "Reference to
+/// unevaluated run block" when the file declares it (it runs later, or did
+/// not finish), else "Reference to undeclared run block".
+fn unavailable_runs(
+    expr: &Expression,
+    roots: &BTreeMap<String, Value>,
+    file_runs: &[RunSpec],
+) -> Diagnostics {
+    let evaluated = roots.get("run").and_then(Value::as_attributes);
+    let mut diags = Diagnostics::new();
+    for t in expr.variables() {
+        if t.root != "run" {
+            continue;
+        }
+        let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
+            continue;
+        };
+        if evaluated.is_some_and(|runs| runs.contains_key(name)) {
+            continue;
+        }
+        let d = if file_runs.iter().any(|r| &r.name == name) {
+            Diagnostic::error(
+                "Reference to unevaluated run block",
+                format!("The run {name:?} block has not yet been evaluated, so its results are not available here."),
+            )
+        } else {
+            Diagnostic::error(
+                "Reference to undeclared run block",
+                format!("There is no run {name:?} declared in this test suite."),
+            )
+        };
+        diags.push(d.with_subject(expr.file().range(t.root_span.to(*span))));
+    }
+    diags
+}
+
 fn check_assertion(
     evaluator: &dyn RootEvaluator,
     assertion: &crate::file::Assertion,
     roots: &BTreeMap<String, Value>,
+    file_runs: &[RunSpec],
 ) -> Diagnostics {
+    let unavailable = unavailable_runs(&assertion.condition, roots, file_runs);
+    if !unavailable.is_empty() {
+        return unavailable;
+    }
     let undeclared = undeclared_variables(&assertion.condition, roots);
     if !undeclared.is_empty() {
         return undeclared;

@@ -19,13 +19,14 @@ use terrace_config::testfile::DEFAULT_TEST_DIRECTORY;
 use terrace_config::validation::load_and_validate;
 use terrace_getproviders::cliconfig::{self, CliEnv};
 use terrace_getproviders::lockfile::{Locks, LOCK_FILE_NAME};
+use terrace_gocompat::wordwrap::wrap_string;
 use terrace_plans::render::{render_plan, render_state, RenderOptions};
 use terrace_syntax::ast::SourceFile;
 use terrace_syntax::diagnostic::has_errors;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
 use terrace_syntax::{Diagnostic, Diagnostics};
 use terrace_testing::file::TestFileSpec;
-use terrace_testing::runner::FileReport;
+use terrace_testing::runner::{CleanupFailure, FileReport};
 use terrace_testing::{Reporter, RunReport, Status, SuiteOptions};
 
 const HELP: &str = "Usage: terrace [global options] test [options]
@@ -649,10 +650,13 @@ impl View {
         let runs: usize = chosen.iter().map(|f| f.runs.len()).sum();
         let mut summary = Map::new();
         for f in &chosen {
-            summary.insert(
-                f.base.name.clone(),
-                Json::Array(f.runs.iter().map(|r| Json::from(r.name.clone())).collect()),
-            );
+            // A file without runs is null, as Go writes an empty slice
+            // that was never allocated.
+            let names = match f.runs.as_slice() {
+                [] => Json::Null,
+                runs => Json::Array(runs.iter().map(|r| Json::from(r.name.clone())).collect()),
+            };
+            summary.insert(f.base.name.clone(), names);
         }
         let mut line = self.json_line(
             "info",
@@ -830,9 +834,59 @@ impl Reporter for View {
         out!("{name}... {}", self.progress_word("tearing down"));
     }
 
+    fn run_cleanup_failed(&self, file: &TestFileSpec, failure: &CleanupFailure) {
+        let name = &file.base.name;
+        let run = &failure.run_name;
+        if self.json {
+            let left: Vec<Json> = failure
+                .left
+                .iter()
+                .map(|(instance, deposed)| match deposed {
+                    Some(key) => json!({"instance": instance, "deposed_key": key}),
+                    None => json!({"instance": instance}),
+                })
+                .collect();
+            let mut line = self.json_line(
+                "error",
+                &format!("{} left some resources in state after executing {name}/{run}, they need to be cleaned up manually.", crate::PRODUCT),
+                Some(name),
+                Some(run),
+            );
+            line.insert("test_cleanup".into(), json!({ "failed_resources": left }));
+            line.insert("type".into(), "test_cleanup".into());
+            emit_json(line);
+            self.diagnostics_for(&failure.diagnostics, Some(name), Some(run));
+            return;
+        }
+        eprintln!(
+            "{}",
+            wrap_string(
+                &format!(
+                    "{} encountered an error destroying resources created while executing {name}/{run}.",
+                    crate::PRODUCT
+                ),
+                DEFAULT_WIDTH
+            )
+        );
+        self.diagnostics_for(&failure.diagnostics, Some(name), Some(run));
+        let mut text = wrap_string(
+            &format!(
+                "{} left the following resources in state after executing {name}/{run}, and they need to be cleaned up manually:",
+                crate::PRODUCT
+            ),
+            DEFAULT_WIDTH,
+        );
+        for (instance, deposed) in &failure.left {
+            match deposed {
+                Some(key) => text.push_str(&format!("\n  - {instance} (deposed object {key})")),
+                None => text.push_str(&format!("\n  - {instance}")),
+            }
+        }
+        eprint!("\n{text}\n");
+    }
+
     fn file_finished(&self, file: &TestFileSpec, report: &FileReport) {
         let name = &file.base.name;
-        self.diagnostics_for(&report.diagnostics, Some(name), None);
         if self.json {
             let mut line = self.json_line(
                 "info",

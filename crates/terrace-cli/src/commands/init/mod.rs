@@ -22,7 +22,9 @@ use crate::commands::providers::{has_config_files, requirements_by_module, sourc
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use terrace_addrs::Provider;
-use terrace_config::loader::{load_config, load_module_dir, parse_config_file, LoadOptions};
+use terrace_config::loader::{
+    load_config, load_module_dir, parse_config_file, Config, LoadOptions,
+};
 use terrace_config::model::Module;
 use terrace_getmodules::{ModuleInstallHooks, ModuleInstaller};
 use terrace_getproviders::auth::{PackageAuthenticationResult, HASHICORP_KEY_ID};
@@ -122,6 +124,9 @@ struct Options {
     /// `*.auto.tfvars` and `TF_VAR_`, what static evaluation (module
     /// sources, provider `for_each`) reads, as a plan would.
     variables: Vec<terrace_config::input_variables::VariableArgument>,
+    /// `-test-directory`: where the test files checked with the
+    /// configuration are.
+    test_directory: String,
 }
 
 /// Why `init`'s command line was not taken.
@@ -174,6 +179,7 @@ fn parse_options(argv: &[String]) -> Result<Options, OptionsError> {
         input: true,
         plugin_dirs: Vec::new(),
         lockfile_readonly: false,
+        test_directory: terrace_config::testfile::DEFAULT_TEST_DIRECTORY.to_string(),
         color: std::env::var_os("NO_COLOR").is_none(),
         json: false,
         variables: Vec::new(),
@@ -193,6 +199,7 @@ fn parse_options(argv: &[String]) -> Result<Options, OptionsError> {
             "backend-config" => o.backend_configs.push(value),
             "plugin-dir" => o.plugin_dirs.push(PathBuf::from(value)),
             "lockfile" => o.lockfile_readonly = value == "readonly",
+            "test-directory" => o.test_directory = value,
             "var" => match value.split_once('=') {
                 Some((name, text)) => o.variables.push(
                     terrace_config::input_variables::VariableArgument::Var {
@@ -404,7 +411,26 @@ impl Init {
             self.keep_warnings(diags);
         }
 
-        let (config, config_diags) = load_config(root, &load_options);
+        let (config, mut config_diags) = load_config(root, &load_options);
+        // The test files must be valid too: a run's module is installed
+        // from them.
+        let mut test_sources = Vec::new();
+        if !config_diags.iter().any(Diagnostic::is_error) {
+            let (tests, test_diags) = terrace_config::testfile::load_test_files(
+                root,
+                Some(&self.o.test_directory),
+                &load_options,
+            );
+            test_sources.extend(tests.into_iter().filter_map(|t| t.source));
+            config_diags.extend(test_diags);
+        }
+        let source_map = |config: &Config| {
+            let mut sources = source_map(config);
+            for source in &test_sources {
+                sources.add_source(source.clone());
+            }
+            sources
+        };
         // A configuration written for another Terraform version is said
         // alone, without the preamble about invalid configurations.
         let version_diags = terrace_config::loader::check_terraform_versions(&config);

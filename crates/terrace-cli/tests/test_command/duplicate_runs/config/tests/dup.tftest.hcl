@@ -1,0 +1,7 @@
+run "dup" {
+  command = plan
+}
+
+run "dup" {
+  command = plan
+}

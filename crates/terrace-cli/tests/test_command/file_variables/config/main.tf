@@ -1,0 +1,7 @@
+variable "req" {
+  type = string
+}
+
+output "o" {
+  value = "${var.req}-1"
+}

@@ -1,0 +1,7 @@
+variables {
+  req = run.first.o
+}
+
+run "first" {
+  command = plan
+}

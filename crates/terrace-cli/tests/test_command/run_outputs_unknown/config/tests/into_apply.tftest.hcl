@@ -1,0 +1,9 @@
+run "planned" {
+  command = plan
+}
+
+run "consume" {
+  variables {
+    name = "${run.planned.greeting}!"
+  }
+}

@@ -1,0 +1,11 @@
+run "planned" {
+  command = plan
+}
+
+run "consume" {
+  command = plan
+
+  variables {
+    name = run.planned.greeting
+  }
+}

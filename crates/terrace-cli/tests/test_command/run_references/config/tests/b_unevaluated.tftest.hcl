@@ -1,0 +1,12 @@
+run "unevaluated" {
+  command = plan
+
+  assert {
+    condition     = run.ghost.greeting == "x"
+    error_message = "x"
+  }
+}
+
+run "ghost" {
+  command = plan
+}
