@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
-use terrace_syntax::{Diagnostic, Diagnostics, Severity};
+use terrace_syntax::{Diagnostic, Severity};
 
 /// The name that stands where Terraform's messages say "Terraform".
 pub(crate) const PRODUCT_TITLE: &str = terrace_getproviders::PRODUCT;
@@ -145,8 +145,12 @@ pub(crate) fn say(text: &str) {
 
 /// Problems with the CLI configuration, shown as Terraform shows them at
 /// start-up: on stderr, boxed, before anything else.
-pub(crate) fn print_cli_config_problems(diags: &Diagnostics) {
-    if diags.is_empty() {
+pub(crate) fn print_cli_config_problems(diags: &[Diagnostic]) {
+    // Said once, before the command's own output, as terraform says it
+    // for every command; the commands that read the configuration again
+    // do not repeat it.
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if diags.is_empty() || SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         return;
     }
     let mut text = String::from("There are some problems with the CLI configuration:\n");

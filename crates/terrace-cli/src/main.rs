@@ -267,7 +267,8 @@ Global options:
 /// signal that kills terrace and leaves its plugins running; they write
 /// their large documents through `write_stdout`, which tolerates a closed
 /// pipe.
-const PRINT_ONLY_COMMANDS: &[&str] = &["version", "console", "output", "workspace"];
+/// (`console` is not one: it calls provider-defined functions.)
+const PRINT_ONLY_COMMANDS: &[&str] = &["version", "output", "workspace"];
 
 /// Writes `text` to standard output; a reader that went away is not an
 /// error worth a panic.
@@ -346,6 +347,11 @@ fn run(argv: Vec<String>) -> i32 {
         eprint!("{}", usage());
         return 127;
     };
+    // The CLI configuration's problems are said for every command, first.
+    let (_, cli_config_problems) = terrace_getproviders::cliconfig::load(
+        &terrace_getproviders::cliconfig::CliEnv::from_process(),
+    );
+    diag_output::print_cli_config_problems(&cli_config_problems);
     // Like terraform, -chdir switches the process's working directory, so
     // relative paths in the configuration resolve from there.
     if dir != Path::new(".") {

@@ -114,6 +114,8 @@ fn run_terrace(workdir: &Path, args: &[String], expression: &str) -> Outcome {
         .args(args)
         .current_dir(workdir)
         .env_remove("TF_WORKSPACE")
+        // As recorded: a CLI configuration that reads as empty.
+        .env("TF_CLI_CONFIG_FILE", "/dev/null")
         .env("NO_COLOR", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -4,7 +4,7 @@
 //! and calls go to one unconfigured instance of the provider, started the
 //! first time a walk needs it and closed when the walk ends.
 
-use crate::Context;
+use crate::ProviderFactory;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex, OnceLock};
 use terrace_addrs::Provider as ProviderFqn;
@@ -20,9 +20,10 @@ struct Started {
     dynamic: OnceLock<BTreeMap<String, FunctionSpec>>,
 }
 
-/// The provider instances serving function calls during one walk.
+/// The provider instances serving function calls during one walk (or one
+/// console session).
 #[derive(Default)]
-pub(crate) struct ProviderFunctions {
+pub struct ProviderFunctions {
     started: Mutex<HashMap<ProviderFqn, Arc<Started>>>,
 }
 
@@ -37,7 +38,7 @@ impl ProviderFunctions {
     /// The function `provider::{local}::{name}` for `fqn`.
     pub fn lookup(
         &self,
-        ctx: &Context,
+        providers: &dyn ProviderFactory,
         fqn: &ProviderFqn,
         local: &str,
         name: &str,
@@ -46,8 +47,8 @@ impl ProviderFunctions {
             let text: Vec<String> = d.iter().map(|d| d.summary.clone()).collect();
             lookup_error("Unknown provider function", text.join("; "))
         };
-        let schema = ctx.providers.schema(fqn).map_err(failed)?;
-        let started = self.instance(ctx, fqn).map_err(failed)?;
+        let schema = providers.schema(fqn).map_err(failed)?;
+        let started = self.instance(providers, fqn).map_err(failed)?;
         let spec = match schema.functions.get(name) {
             Some(s) => s.clone(),
             None => {
@@ -76,7 +77,7 @@ impl ProviderFunctions {
 
     fn instance(
         &self,
-        ctx: &Context,
+        providers: &dyn ProviderFactory,
         fqn: &ProviderFqn,
     ) -> Result<Arc<Started>, terrace_syntax::Diagnostics> {
         let mut g = self
@@ -86,7 +87,7 @@ impl ProviderFunctions {
         if let Some(s) = g.get(fqn) {
             return Ok(s.clone());
         }
-        let provider = ctx.providers.start(fqn)?;
+        let provider = providers.start(fqn)?;
         let s = Arc::new(Started {
             provider,
             dynamic: OnceLock::new(),

@@ -27,6 +27,7 @@ mod ephemeral;
 
 mod expand;
 mod functions;
+pub use functions::ProviderFunctions;
 pub mod genconfig;
 mod graph;
 mod imports;

@@ -485,6 +485,6 @@ impl Scope for EvalScope<'_, '_> {
         }
         self.env
             .functions
-            .lookup(self.env.ctx, &fqn, provider, name)
+            .lookup(self.env.ctx.providers.as_ref(), &fqn, provider, name)
     }
 }

@@ -8,7 +8,10 @@
 
 use crate::eval::{evaluate, suggest_name};
 use crate::references::{parse_ref, ResourceMode, Subject};
-use crate::scope::{ExternalFunction, Lookup, Scope};
+use crate::scope::{
+    undeclared_provider_function, ExternalFunction, FunctionLookupError, Lookup,
+    ProviderFunctionSource, Scope,
+};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -46,6 +49,8 @@ pub struct StaticModuleScope {
     /// `data.type.name`: each the value a reference to the whole resource
     /// gives (an object, or a tuple or object of instances).
     resources: HashMap<String, Value>,
+    /// `provider::NAME::FUNC` functions, where the context offers them.
+    provider_functions: Option<Arc<dyn ProviderFunctionSource>>,
 }
 
 impl StaticModuleScope {
@@ -81,7 +86,17 @@ impl StaticModuleScope {
             now: None,
             functions: HashMap::new(),
             resources: HashMap::new(),
+            provider_functions: None,
         }
+    }
+
+    /// Offers the functions of `source`'s providers.
+    pub fn with_provider_functions(
+        mut self,
+        source: Arc<dyn ProviderFunctionSource>,
+    ) -> StaticModuleScope {
+        self.provider_functions = Some(source);
+        self
     }
 
     /// Values for references to root module resources (see `resources`).
@@ -314,6 +329,17 @@ impl Scope for StaticModuleScope {
 
     fn function(&self, name: &str) -> Option<Arc<dyn ExternalFunction>> {
         self.functions.get(name).cloned()
+    }
+
+    fn provider_function(
+        &self,
+        provider: &str,
+        name: &str,
+    ) -> Result<Arc<dyn ExternalFunction>, FunctionLookupError> {
+        match &self.provider_functions {
+            Some(source) => source.provider_function(provider, name),
+            None => Err(undeclared_provider_function(provider, name)),
+        }
     }
 
     fn builtin_available(&self, name: &str) -> bool {

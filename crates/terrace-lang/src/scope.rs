@@ -126,6 +126,16 @@ pub trait Scope {
     }
 }
 
+/// Where a scope that is not the engine's (the console's) finds
+/// `provider::NAME::FUNC` functions.
+pub trait ProviderFunctionSource: Send + Sync {
+    fn provider_function(
+        &self,
+        provider: &str,
+        name: &str,
+    ) -> Result<Arc<dyn ExternalFunction>, FunctionLookupError>;
+}
+
 /// Terraform's explanation for a provider function that no declared
 /// provider offers.
 pub fn undeclared_provider_function(provider: &str, name: &str) -> FunctionLookupError {

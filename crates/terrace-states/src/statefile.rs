@@ -73,6 +73,16 @@ pub fn read(src: &[u8]) -> Result<(State, Diagnostics), Diagnostics> {
             "The state file uses JSON syntax but has a version number of zero. There was never a JSON-based state format zero, so this state file is invalid and cannot be processed.",
         )]),
         4 => read_v4(&root, src),
+        // terraform upgrades formats 1 to 3 (Terraform 0.11 and earlier)
+        // as it reads them; terrace does not, and says so rather than
+        // calling them newer.
+        v @ 1..=3 => Err(vec![Diagnostic::error(
+            UNSUPPORTED_FORMAT,
+            format!(
+                "The state file uses format version {v}, written by Terraform 0.11 or earlier. {} reads format version 4 only: upgrade the state with Terraform 0.12 or later (any plan and apply, or `terraform refresh`, writes version 4) and try again.",
+                terrace_syntax::PRODUCT
+            ),
+        )]),
         v => {
             let detail = match sniff_terraform_version(&root) {
                 Some(creator) => format!(

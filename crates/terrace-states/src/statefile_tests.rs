@@ -41,7 +41,7 @@ fn version_problems_read_as_terraform_reports_them() {
         ),
         (
             r#"{"version": 3, "terraform_version": "0.11.14"}"#,
-            "Unsupported state file format: The state file uses format version 3, which is not supported by Terraform 1.11.4. This state file was created by Terraform 0.11.14.",
+            "Unsupported state file format: The state file uses format version 3, written by Terraform 0.11 or earlier. terrace reads format version 4 only: upgrade the state with Terraform 0.12 or later (any plan and apply, or `terraform refresh`, writes version 4) and try again.",
         ),
         (
             r#"{"version": 0}"#,

@@ -8,7 +8,7 @@
 //! terrace does the same so scripts see identical output.
 
 use crate::format::format_value;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use terrace_lang::eval::evaluate;
 use terrace_lang::funcs::call::CallError;
 use terrace_lang::funcs::Param;
 use terrace_lang::module_scope::{LocalDefinition, StaticModuleScope};
-use terrace_lang::scope::ExternalFunction;
+use terrace_lang::scope::{ExternalFunction, FunctionLookupError, ProviderFunctionSource};
 use terrace_lang::scope::{Lookup, Scope};
 use terrace_syntax::ast::{Expr, SourceFile};
 use terrace_syntax::render::{render_diagnostic, RenderStyle, SourceMap, DEFAULT_WIDTH};
@@ -160,7 +160,8 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
     }
     let scope = StaticModuleScope::new(variables, locals, ".", &cwd, &workspace)
         .with_function("type", Arc::new(TypeFunction::new()))
-        .with_resources(resources);
+        .with_resources(resources)
+        .with_provider_functions(Arc::new(ConsoleProviderFunctions::new(&module, &cwd)));
 
     // As terraform's console: the configuration's own errors (its locals
     // and outputs) are reported first, and it goes on, the values that
@@ -226,6 +227,77 @@ pub fn run(dir: &Path, options: ConsoleOptions) -> i32 {
         outln!("{last}");
     }
     0
+}
+
+/// The functions of the providers the module declares in
+/// `required_providers`, as in a plan: each provider is started the first
+/// time one of its functions is looked up, and closed with the console.
+struct ConsoleProviderFunctions {
+    declared: BTreeMap<String, terrace_addrs::Provider>,
+    /// The installed providers, or why they cannot be started.
+    factory: Result<crate::provider_factory::CliProviderFactory, Diagnostics>,
+    functions: terrace_engine::ProviderFunctions,
+}
+
+impl ConsoleProviderFunctions {
+    fn new(module: &terrace_config::model::Module, working_dir: &Path) -> ConsoleProviderFunctions {
+        let declared: BTreeMap<String, terrace_addrs::Provider> = module
+            .required_providers
+            .providers
+            .keys()
+            .filter_map(|local| Some((local.clone(), module.provider_for_local_name(local)?)))
+            .collect();
+        let needed = declared
+            .values()
+            .filter(|p| !p.is_builtin())
+            .map(|p| (p.clone(), Default::default()))
+            .collect();
+        let (locks, _) = terrace_getproviders::lockfile::Locks::load(Path::new(
+            terrace_getproviders::lockfile::LOCK_FILE_NAME,
+        ));
+        let env = terrace_getproviders::cliconfig::CliEnv::from_process();
+        let (cli, _) = terrace_getproviders::cliconfig::load(&env);
+        let factory = crate::commands::providers_schema::locate_executables(
+            &needed,
+            &locks,
+            &cli,
+            &env,
+            &crate::commands::providers::data_dir(Path::new(".")),
+        )
+        .map(|executables| {
+            crate::provider_factory::CliProviderFactory::new(executables, working_dir)
+        });
+        ConsoleProviderFunctions {
+            declared,
+            factory,
+            functions: Default::default(),
+        }
+    }
+}
+
+impl ProviderFunctionSource for ConsoleProviderFunctions {
+    fn provider_function(
+        &self,
+        provider: &str,
+        name: &str,
+    ) -> Result<Arc<dyn ExternalFunction>, FunctionLookupError> {
+        let undeclared = || terrace_lang::scope::undeclared_provider_function(provider, name);
+        let fqn = self.declared.get(provider).ok_or_else(undeclared)?;
+        if fqn.is_builtin() && fqn.type_name() == "terraform" {
+            return terrace_lang::scope::terraform_provider_function(name).ok_or_else(undeclared);
+        }
+        match &self.factory {
+            Ok(factory) => self.functions.lookup(factory, fqn, provider, name),
+            Err(problems) => Err(FunctionLookupError {
+                summary: Some("Unknown provider function".to_string()),
+                detail: problems
+                    .iter()
+                    .map(|d| d.summary.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }),
+        }
+    }
 }
 
 /// Diagnostics in source order, each followed by a blank line as

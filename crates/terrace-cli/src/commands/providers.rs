@@ -343,26 +343,7 @@ pub fn print_diagnostics(diags: &[Diagnostic], sources: &SourceMap, color: bool)
     }
 }
 
-/// Problems with the CLI configuration, on stderr before anything else,
-/// as Terraform reports them at start-up; it carries on with what it could
-/// read.
-pub fn print_cli_config_problems(diags: &[Diagnostic]) {
-    if diags.is_empty() {
-        return;
-    }
-    eprintln!("There are some problems with the CLI configuration:");
-    for diag in diags {
-        eprint!(
-            "{}",
-            render_diagnostic(diag, &SourceMap::new(), RenderStyle::Boxed, DEFAULT_WIDTH)
-        );
-    }
-    if diags.iter().any(Diagnostic::is_error) {
-        eprintln!("\nAs a result of the above problems, terrace may not behave as intended.\n\n");
-    } else {
-        eprintln!();
-    }
-}
+pub(crate) use crate::diag_output::print_cli_config_problems;
 
 /// The configuration's source files, for rendering diagnostics.
 pub fn source_map(config: &Config) -> SourceMap {
@@ -456,6 +437,32 @@ pub fn run(dir: &Path, argv: &[String]) -> i32 {
             return 1;
         }
     };
+    // With a lock file, the selected packages must be installed, as for
+    // any command that would start the providers.
+    let lock_path = dir.join(terrace_getproviders::lockfile::LOCK_FILE_NAME);
+    if lock_path.exists() {
+        let (locks, lock_diags) = terrace_getproviders::lockfile::Locks::load(&lock_path);
+        diags.extend(lock_diags);
+        let env = terrace_getproviders::cliconfig::CliEnv::from_process();
+        let (cli, _) = terrace_getproviders::cliconfig::load(&env);
+        let mut needed = reqs.merged();
+        for provider in &state {
+            needed.entry(provider.clone()).or_default();
+        }
+        if let Err(problems) = crate::commands::providers_schema::locate_executables(
+            &needed,
+            &locks,
+            &cli,
+            &env,
+            &data_dir(dir),
+        ) {
+            diags.extend(problems);
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            print_diagnostics(&diags, &sources, color);
+            return 1;
+        }
+    }
     out!(
         "\nProviders required by configuration:\n{}\n{}",
         render_tree(&reqs),

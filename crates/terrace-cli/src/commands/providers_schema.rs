@@ -254,15 +254,23 @@ pub fn locate_executables(
         }
     }
     if !problems.is_empty() {
+        let product = crate::PRODUCT;
+        // In automation the advice names no command: a pipeline installs
+        // the plugins its own way.
+        let remedy = if crate::in_automation() {
+            format!("You must install the required plugins before running {product} operations.")
+        } else {
+            format!(
+                "To download the plugins required for this configuration, run:\n  {product} init"
+            )
+        };
         return Err(vec![Diagnostic::error(
             "Required plugins are not installed",
             format!(
                 "The installed provider plugins are not consistent with the packages selected \
                  in the dependency lock file:\n{}\n\n{product} uses external plugins to \
-                 integrate with a variety of different infrastructure services. To download \
-                 the plugins required for this configuration, run:\n  {product} init",
+                 integrate with a variety of different infrastructure services. {remedy}",
                 problems.join("\n"),
-                product = crate::PRODUCT
             ),
         )]);
     }

@@ -44,6 +44,10 @@ pub fn call_function(
 
     let mut converted = Vec::with_capacity(args.len());
     let mut result_marks = Marks::NONE;
+    // An unknown result returned without calling the function carries the
+    // marks of every argument, those its parameters would have taken
+    // marked too: `tostring(sensitive(x))` is sensitive while x is unknown.
+    let mut all_marks = Marks::NONE;
     let mut return_unknown = false;
     let mut untyped_argument = false;
     for (index, arg) in args.into_iter().enumerate() {
@@ -61,6 +65,7 @@ pub fn call_function(
             untyped_argument = true;
         }
         let arg = if param.allow_marked {
+            all_marks = all_marks.union(arg.deep_marks());
             arg
         } else {
             let (unmarked, marks) = arg.unmark_deep();
@@ -92,7 +97,7 @@ pub fn call_function(
         } else {
             result
         };
-        return Ok(result.mark(result_marks));
+        return Ok(result.mark(result_marks.union(all_marks)));
     }
 
     let result = (function.implementation)(ctx, &converted, &return_type)?;

@@ -308,6 +308,19 @@ mod tests {
             vec![unknown(Type::Number)],
             Ok(unknown(Type::String)),
         );
+        // Not known yet, still sensitive: an output of it must say so
+        // before the value is known.
+        for (name, want) in [
+            ("tostring", Type::String),
+            ("tonumber", Type::Number),
+            ("tobool", Type::Bool),
+        ] {
+            call(
+                name,
+                vec![sensitive(unknown(Type::String))],
+                Ok(sensitive(unknown(want))),
+            );
+        }
     }
 
     #[test]
