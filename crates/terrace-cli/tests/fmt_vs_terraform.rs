@@ -95,6 +95,8 @@ fn terrace_fmt_prints_exits_and_rewrites_as_terraform_recorded() {
             .env_remove("NO_COLOR")
             .env_remove("TF_CLI_ARGS")
             .env_remove("TF_CLI_ARGS_fmt")
+            // As recorded: a CLI configuration with nothing in it.
+            .env("TF_CLI_CONFIG_FILE", "/dev/null")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -160,6 +162,7 @@ fn unreadable_entries_are_named_and_links_to_directories_are_not_followed() {
             .arg("fmt")
             .args(args)
             .current_dir(&work)
+            .env("TF_CLI_CONFIG_FILE", "/dev/null")
             .output()
             .expect("run terrace");
         (

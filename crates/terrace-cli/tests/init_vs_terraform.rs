@@ -262,6 +262,58 @@ fn init_writes_what_terraform_writes() {
     assert!(text(&ours.stdout).contains("\x1b[0m\x1b[1mInitializing provider plugins...\x1b[0m\n"));
 }
 
+/// A lock file whose hashes are out of order (hand-edited, or merged) and
+/// without constraints: init puts the hashes in order, fills in the
+/// constraints and says it changed the file, as terraform does.
+#[test]
+fn init_rewrites_a_lock_file_written_out_of_order() {
+    if !can_compare() {
+        return;
+    }
+    let pair = Pair::new(
+        "aws-unsorted",
+        &[(
+            "main.tf",
+            "terraform {\n  required_providers {\n    aws = {\n      source  = \"hashicorp/aws\"\n      version = \"~> 5.0\"\n    }\n  }\n}\n",
+        )],
+    );
+    pair.assert_same_output(&["init", "-no-color"]);
+    let lock = text(&std::fs::read(pair.side("tf").join(".terraform.lock.hcl")).unwrap());
+    let hashes: Vec<&str> = lock
+        .lines()
+        .filter(|l| l.trim_start().starts_with('"'))
+        .collect();
+    assert!(!hashes.is_empty(), "{lock}");
+    // A zh: hash (a registry's, of another platform's archive) listed
+    // before the h1: ones: out of order.
+    let mut shuffled: Vec<&str> =
+        vec!["    \"zh:0000000000000000000000000000000000000000000000000000000000000000\","];
+    shuffled.extend(hashes.iter().rev());
+    let edited = lock
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("constraints"))
+        .filter(|l| !l.trim_start().starts_with('"'))
+        .map(|l| {
+            if l.trim_start().starts_with("hashes") {
+                format!("{l}\n{}", shuffled.join("\n"))
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    for side in ["tf", "tr"] {
+        std::fs::write(pair.side(side).join(".terraform.lock.hcl"), &edited).unwrap();
+    }
+    let (_, ours) = pair.assert_same_output(&["init", "-no-color"]);
+    assert!(
+        text(&ours.stdout).contains("has made some changes to the provider dependency"),
+        "{}",
+        text(&ours.stdout)
+    );
+    pair.same_file(".terraform.lock.hcl");
+}
+
 /// `-plugin-dir` replaces the installation methods (and is remembered in
 /// `.terraform/plugin_path`); `-backend=false -get=false` skip those steps;
 /// the local backend block is recorded with terraform's hash.

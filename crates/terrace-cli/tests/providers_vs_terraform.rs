@@ -28,7 +28,9 @@ fn run(program: &str, args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> Outpu
         .env_remove("TF_LOG")
         .env_remove("TF_DATA_DIR")
         .env_remove("TF_WORKSPACE")
-        .env_remove("TF_PLUGIN_CACHE_DIR");
+        .env_remove("TF_PLUGIN_CACHE_DIR")
+        // A CLI configuration with nothing in it, unless a test names one.
+        .env("TF_CLI_CONFIG_FILE", "/dev/null");
     for (key, value) in env {
         command.env(key, value);
     }

@@ -171,3 +171,39 @@ fn cli_configuration_problems_are_said_by_every_command() {
         assert_eq!(terrace, terraform, "{args:?}");
     }
 }
+
+#[test]
+fn plan_checks_installed_packages_before_the_lock_file_fits() {
+    if !have_terraform() {
+        return;
+    }
+    let requiring = |constraint: &str| {
+        format!("terraform {{\n  required_providers {{\n    aws = {{\n      source  = \"hashicorp/aws\"\n      version = \"{constraint}\"\n    }}\n  }}\n}}\n")
+    };
+    let lock = "provider \"registry.terraform.io/hashicorp/aws\" {\n  version     = \"5.100.0\"\n  constraints = \"~> 5.0\"\n  hashes = [\n    \"h1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\",\n  ]\n}\n";
+    let old = requiring("~> 4.0");
+    let current = requiring("~> 5.0");
+    for (case, files, first_error) in [
+        // Locked but not installed, and the lock no longer fits: the
+        // missing package is said.
+        (
+            "mismatch",
+            vec![("main.tf", old.as_str()), (".terraform.lock.hcl", lock)],
+            "Error: Required plugins are not installed",
+        ),
+        // Not locked at all: the lock file is said not to fit.
+        (
+            "unlocked",
+            vec![("main.tf", current.as_str())],
+            "Error: Inconsistent dependency lock file",
+        ),
+    ] {
+        let [terrace, terraform] = ["terrace", "terraform"].map(|tool| {
+            let work = work(case, tool, &files);
+            outcome(tool, &work.with_tool(tool, &["plan"]))
+        });
+        assert_eq!(terrace.0, Some(1), "{case}: {terrace:?}");
+        assert!(terrace.2.starts_with(first_error), "{case}: {terrace:?}");
+        assert_eq!(terrace, terraform, "{case}");
+    }
+}

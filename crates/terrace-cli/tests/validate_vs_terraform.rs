@@ -27,6 +27,8 @@ fn terrace(dir: &Path, args: &[&str]) -> (i32, String, String) {
         .current_dir(dir)
         .env_remove("NO_COLOR")
         .env_remove("TF_DATA_DIR")
+        // As recorded: a CLI configuration with nothing in it.
+        .env("TF_CLI_CONFIG_FILE", "/dev/null")
         .output();
     match out {
         Ok(o) => (

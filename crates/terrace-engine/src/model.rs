@@ -67,6 +67,9 @@ pub(crate) struct Model<'a> {
     pub ctx: &'a Context,
     pub resources: BTreeMap<ConfigResource, ResourceInfo<'a>>,
     pub providers: BTreeMap<AbsProviderConfig, ProviderInfo<'a>>,
+    /// Whether any resource's schema deprecates an attribute: references
+    /// are checked for one only then.
+    pub any_deprecated_attribute: bool,
 }
 
 pub(crate) fn addr_mode(mode: terrace_lang::references::ResourceMode) -> ResourceMode {
@@ -277,11 +280,17 @@ pub(crate) fn build<'a>(ctx: &'a Context, state: Option<&State>) -> (Model<'a>, 
         }
     }
 
+    let any_deprecated_attribute = resources.values().any(|info| {
+        info.schema
+            .as_ref()
+            .is_some_and(|s| s.block.attributes.values().any(|a| a.deprecated))
+    });
     (
         Model {
             ctx,
             resources,
             providers,
+            any_deprecated_attribute,
         },
         diags,
     )

@@ -237,6 +237,47 @@ impl EvalScope<'_, '_> {
     }
 }
 
+impl EvalScope<'_, '_> {
+    /// terraform's warning for a reference to an attribute the provider
+    /// deprecates, in every walk that evaluates it.
+    fn deprecated_attribute(
+        &self,
+        r: &terrace_lang::references::Reference,
+        res: &terrace_lang::references::ResourceAddr,
+        file: &SourceFile,
+    ) -> Diagnostics {
+        if !self.env.model.any_deprecated_attribute {
+            return Diagnostics::new();
+        }
+        let Some(terrace_syntax::ast::TraversalStep::Attr { name, span }) = r.remaining.first()
+        else {
+            return Diagnostics::new();
+        };
+        let addr = terrace_addrs::Resource::new(
+            crate::model::addr_mode(res.mode),
+            res.type_name.as_str(),
+            res.name.as_str(),
+        )
+        .in_module(self.module.module());
+        let deprecated = self
+            .env
+            .model
+            .resources
+            .get(&addr)
+            .and_then(|i| i.schema.as_ref())
+            .and_then(|s| s.block.attributes.get(name))
+            .is_some_and(|a| a.deprecated);
+        if !deprecated {
+            return Diagnostics::new();
+        }
+        vec![Diagnostic::warning(
+            "Deprecated attribute",
+            format!("The attribute {name:?} is deprecated. Refer to the provider documentation for details."),
+        )
+        .with_subject(file.range(r.span.to(*span)))]
+    }
+}
+
 impl Scope for EvalScope<'_, '_> {
     fn lookup(&self, t: &Traversal, file: &SourceFile) -> Lookup {
         let (r, diags): (_, Diagnostics) = parse_ref(t, file);
@@ -422,9 +463,16 @@ impl Scope for EvalScope<'_, '_> {
                     }
                 }
                 let consumed = if t.root == res.type_name { 1 } else { 2 };
-                Lookup::Found {
-                    value: values.resource(&self.module, &key).unwrap_or_else(Value::dynamic),
-                    consumed,
+                let value = values.resource(&self.module, &key).unwrap_or_else(Value::dynamic);
+                let warnings = self.deprecated_attribute(&r, res, file);
+                if warnings.is_empty() {
+                    Lookup::Found { value, consumed }
+                } else {
+                    Lookup::FoundWithWarnings {
+                        value,
+                        consumed,
+                        warnings,
+                    }
                 }
             }
             Subject::ProviderFunction { .. } => Lookup::NotFound,

@@ -76,6 +76,9 @@ pub fn provider_is_lockable(p: &Provider) -> bool {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Locks {
     providers: BTreeMap<Provider, ProviderLock>,
+    /// Read from a file where some provider's hashes were not sorted (or
+    /// repeated): the same selections, but a file terraform rewrites.
+    hashes_out_of_order: bool,
 }
 
 impl Locks {
@@ -113,6 +116,12 @@ impl Locks {
                     .get(p)
                     .is_some_and(|o| o.version == lock.version && o.hashes == lock.hashes)
             })
+    }
+
+    /// Whether the file these locks were read from lists each provider's
+    /// hashes as they are written: sorted, once each.
+    pub fn written_in_order(&self) -> bool {
+        !self.hashes_out_of_order
     }
 
     pub fn is_empty(&self) -> bool {
@@ -171,7 +180,10 @@ impl Locks {
                 "provider" => {
                     let (lock, more) = decode_provider_block(block, &file.source);
                     diags.extend(more);
-                    let Some(lock) = lock else { continue };
+                    let Some((lock, in_order)) = lock else {
+                        continue;
+                    };
+                    locks.hashes_out_of_order |= !in_order;
                     if let Some(previous) = seen.get(&lock.provider) {
                         diags.push(
                             Diagnostic::error(
@@ -273,7 +285,12 @@ fn def_range(block: &Block, file: &SourceFile) -> terrace_syntax::SourceRange {
     })
 }
 
-fn decode_provider_block(block: &Block, file: &SourceFile) -> (Option<ProviderLock>, Diagnostics) {
+/// One `provider` block's lock, and whether its hashes were written in
+/// order (sorted, once each).
+fn decode_provider_block(
+    block: &Block,
+    file: &SourceFile,
+) -> (Option<(ProviderLock, bool)>, Diagnostics) {
     let mut diags = Vec::new();
     let (raw_addr, label_span) = match block.labels.first() {
         Some((l, s)) => (l.as_str(), *s),
@@ -450,8 +467,12 @@ fn decode_provider_block(block: &Block, file: &SourceFile) -> (Option<ProviderLo
         }
     }
 
+    let in_order = hashes.windows(2).all(|pair| pair[0] < pair[1]);
     (
-        Some(ProviderLock::new(addr, version, constraints, hashes)),
+        Some((
+            ProviderLock::new(addr, version, constraints, hashes),
+            in_order,
+        )),
         diags,
     )
 }

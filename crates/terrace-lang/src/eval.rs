@@ -334,6 +334,15 @@ impl<'a> Evaluator<'a> {
                 let rest = t.steps.get(consumed..).unwrap_or(&[]);
                 self.apply_steps(value, rest)
             }
+            Lookup::FoundWithWarnings {
+                value,
+                consumed,
+                warnings,
+            } => {
+                self.diags.extend(warnings);
+                let rest = t.steps.get(consumed..).unwrap_or(&[]);
+                self.apply_steps(value, rest)
+            }
             Lookup::NotFound => {
                 let mut names = self.scope.root_names();
                 names.extend(self.locals.iter().map(|(n, _)| n.to_string()));

@@ -26,6 +26,13 @@ pub enum Lookup {
     /// answer `var.x.y` with the value of `var.x` and `consumed == 1`
     /// without building an object holding every variable.
     Found { value: Value, consumed: usize },
+    /// [`Lookup::Found`], with warnings about the reference itself (an
+    /// attribute the provider deprecates).
+    FoundWithWarnings {
+        value: Value,
+        consumed: usize,
+        warnings: Diagnostics,
+    },
     /// No such name: the evaluator reports HCL's "Unknown variable" with a
     /// suggestion drawn from [`Scope::root_names`].
     NotFound,

@@ -19,6 +19,10 @@ use crate::operation_args::{self, Command, OperationArgs};
 use crate::provider_factory::CliProviderFactory;
 use crate::ui::ApplyUi;
 use std::collections::BTreeMap;
+
+/// The summary of the warning about a reference to an attribute the
+/// provider deprecates.
+const DEPRECATED_ATTRIBUTE: &str = "Deprecated attribute";
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -535,9 +539,30 @@ impl Operation {
             // any other output of the command.
             print_diagnostics(&[dev_overrides_warning(&overrides)], &sources, color);
         }
-        // The lock file decides which provider packages may run: checked
-        // against the configuration (and a saved plan's selections) before
-        // any provider starts.
+        // The lock file decides which provider packages may run. As
+        // terraform, first the packages it selects must be installed (a
+        // provider it does not name is left to the next check), then it
+        // must fit the configuration (and a saved plan's selections).
+        let selected: BTreeMap<_, _> = needed
+            .iter()
+            .filter(|(p, _)| {
+                p.is_builtin() || locks.provider(p).is_some() || overrides.contains_key(*p)
+            })
+            .map(|(p, c)| (p.clone(), c.clone()))
+            .collect();
+        let located = if has_errors(&diags) {
+            Vec::new()
+        } else {
+            match crate::commands::providers_schema::locate_executables(
+                &selected, &locks, &cli, &env, &data_dir,
+            ) {
+                Ok(found) => found,
+                Err(errors) => {
+                    diags.extend(errors);
+                    return Err(unlock_and_fail(&mut backend, &diags));
+                }
+            }
+        };
         diags.extend(
             crate::commands::providers_schema::verify_dependency_selections(
                 &reqs.merged(),
@@ -551,18 +576,22 @@ impl Operation {
         if has_errors(&diags) {
             return Err(unlock_and_fail(&mut backend, &diags));
         }
-        let executables = match crate::commands::providers_schema::locate_executables(
-            &needed, &locks, &cli, &env, &data_dir,
-        ) {
-            Ok(found) => found,
-            Err(errors) => {
-                diags.extend(errors);
-                return Err(unlock_and_fail(&mut backend, &diags));
+        // Every provider needed is selected now, so all were located above
+        // (a state's provider the configuration no longer names is needed
+        // without being required: located here if it was not).
+        let executables = if selected.len() == needed.len() {
+            located
+        } else {
+            match crate::commands::providers_schema::locate_executables(
+                &needed, &locks, &cli, &env, &data_dir,
+            ) {
+                Ok(found) => found,
+                Err(errors) => {
+                    diags.extend(errors);
+                    return Err(unlock_and_fail(&mut backend, &diags));
+                }
             }
         };
-        if has_errors(&diags) {
-            return Err(unlock_and_fail(&mut backend, &diags));
-        }
         let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
         let factory = Arc::new(
             CliProviderFactory::new(executables, &working_dir)
@@ -723,9 +752,13 @@ impl Operation {
                 ));
             }
             for w in validate_warnings {
-                let again = all.iter().any(|d| {
-                    d.summary == w.summary && d.detail == w.detail && d.subject == w.subject
-                });
+                // A deprecated attribute is warned of by each walk that
+                // evaluates the reference, as terraform warns of it.
+                let per_evaluation = w.summary == DEPRECATED_ATTRIBUTE;
+                let again = !per_evaluation
+                    && all.iter().any(|d| {
+                        d.summary == w.summary && d.detail == w.detail && d.subject == w.subject
+                    });
                 if !again {
                     all.push(w);
                 }

@@ -85,6 +85,25 @@ fn writes_blocks_in_address_order_with_sorted_unique_hashes() {
 }
 
 #[test]
+fn hashes_written_out_of_order_are_noticed() {
+    let block = |hashes: &str| {
+        format!("provider \"registry.terraform.io/hashicorp/aws\" {{\n  version = \"5.100.0\"\n  hashes = [{hashes}]\n}}\n")
+    };
+    let sorted = parse_ok(&block(
+        "\"h1:edXOJWE4ORX8Fm+dpVpICzMZJat4AX0VRCAy/xkcOc0=\", \"zh:ffff\"",
+    ));
+    let unsorted = parse_ok(&block(
+        "\"zh:ffff\", \"h1:edXOJWE4ORX8Fm+dpVpICzMZJat4AX0VRCAy/xkcOc0=\"",
+    ));
+    let repeated = parse_ok(&block("\"zh:ffff\", \"zh:ffff\""));
+    assert!(sorted.written_in_order());
+    assert!(!unsorted.written_in_order());
+    assert!(!repeated.written_in_order());
+    assert!(sorted.same_selections(&unsorted));
+    assert!(MANY_HASHES.contains("hashes") && parse_ok(MANY_HASHES).written_in_order());
+}
+
+#[test]
 fn empty_and_hashless_locks() {
     assert_eq!(
         String::from_utf8_lossy(&Locks::new().to_bytes()),

@@ -98,7 +98,9 @@ impl Init {
         if events.third_party_signed && !self.o.json {
             say("Partner and community providers are signed by their developers.\nIf you'd like to know more about provider signing, you can read about it here:\nhttps://developer.hashicorp.com/terraform/cli/plugins/signing");
         }
-        if new_locks.same_selections(&previous) {
+        // Hashes written out of order are put in order, as terraform
+        // rewrites such a file (and says it changed it).
+        if new_locks.same_selections(&previous) && previous.written_in_order() {
             return Ok(());
         }
         if self.o.lockfile_readonly {
