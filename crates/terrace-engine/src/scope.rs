@@ -204,19 +204,7 @@ impl EvalScope<'_, '_> {
         else {
             return problems;
         };
-        let addr = terrace_addrs::Resource::new(
-            crate::model::addr_mode(res.mode),
-            res.type_name.as_str(),
-            res.name.as_str(),
-        )
-        .in_module(self.module.module());
-        let Some(schema) = self
-            .env
-            .model
-            .resources
-            .get(&addr)
-            .and_then(|i| i.schema.clone())
-        else {
+        let Some(schema) = self.resource_schema(res) else {
             return problems;
         };
         let block = &schema.block;
@@ -238,6 +226,24 @@ impl EvalScope<'_, '_> {
 }
 
 impl EvalScope<'_, '_> {
+    /// The provider schema of a resource of this scope's module.
+    fn resource_schema(
+        &self,
+        res: &terrace_lang::references::ResourceAddr,
+    ) -> Option<std::sync::Arc<terrace_providers::Schema>> {
+        let addr = terrace_addrs::Resource::new(
+            crate::model::addr_mode(res.mode),
+            res.type_name.as_str(),
+            res.name.as_str(),
+        )
+        .in_module(self.module.module());
+        self.env
+            .model
+            .resources
+            .get(&addr)
+            .and_then(|i| i.schema.clone())
+    }
+
     /// terraform's warning for a reference to an attribute the provider
     /// deprecates, in every walk that evaluates it.
     fn deprecated_attribute(
@@ -253,20 +259,10 @@ impl EvalScope<'_, '_> {
         else {
             return Diagnostics::new();
         };
-        let addr = terrace_addrs::Resource::new(
-            crate::model::addr_mode(res.mode),
-            res.type_name.as_str(),
-            res.name.as_str(),
-        )
-        .in_module(self.module.module());
         let deprecated = self
-            .env
-            .model
-            .resources
-            .get(&addr)
-            .and_then(|i| i.schema.as_ref())
-            .and_then(|s| s.block.attributes.get(name))
-            .is_some_and(|a| a.deprecated);
+            .resource_schema(res)
+            .and_then(|s| s.block.attributes.get(name).map(|a| a.deprecated))
+            .unwrap_or(false);
         if !deprecated {
             return Diagnostics::new();
         }

@@ -1367,20 +1367,14 @@ fn evaluate_in_test_scope(
     dir: &Path,
 ) -> (Value, Diagnostics) {
     let mut diags = Diagnostics::new();
-    for t in expr.variables() {
-        if t.root != "run" {
-            continue;
-        }
-        let Some(terrace_syntax::ast::TraversalStep::Attr { name, span }) = t.steps.first() else {
-            continue;
-        };
-        if !outputs.contains_key(name) {
+    for (name, subject) in named_under(expr, "run") {
+        if !outputs.contains_key(&name) {
             diags.push(
                 Diagnostic::error(
                     "Reference to unknown run block",
                     format!("The run block {name:?} does not exist within this test file. You can only reference run blocks that are in the same test file and will execute before the current run block."),
                 )
-                .with_subject(expr.file().range(t.root_span.to(*span))),
+                .with_subject(subject),
             );
         }
     }
@@ -1691,14 +1685,8 @@ fn file_variable_references(expr: &Expression, globals: &BTreeMap<String, Value>
 fn undeclared_variables(expr: &Expression, roots: &BTreeMap<String, Value>) -> Diagnostics {
     let known = roots.get("var").and_then(Value::as_attributes);
     let mut diags = Diagnostics::new();
-    for t in expr.variables() {
-        if t.root != "var" {
-            continue;
-        }
-        let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
-            continue;
-        };
-        if known.is_some_and(|k| k.contains_key(name)) {
+    for (name, subject) in named_under(expr, "var") {
+        if known.is_some_and(|k| k.contains_key(&name)) {
             continue;
         }
         diags.push(
@@ -1706,7 +1694,7 @@ fn undeclared_variables(expr: &Expression, roots: &BTreeMap<String, Value>) -> D
                 "Reference to undeclared input variable",
                 format!("An input variable with the name {name:?} has not been declared. This variable can be declared with a variable {name:?} {{}} block."),
             )
-            .with_subject(expr.file().range(t.root_span.to(*span))),
+            .with_subject(subject),
         );
     }
     diags
@@ -1722,17 +1710,11 @@ fn unavailable_runs(
 ) -> Diagnostics {
     let evaluated = roots.get("run").and_then(Value::as_attributes);
     let mut diags = Diagnostics::new();
-    for t in expr.variables() {
-        if t.root != "run" {
+    for (name, subject) in named_under(expr, "run") {
+        if evaluated.is_some_and(|runs| runs.contains_key(&name)) {
             continue;
         }
-        let Some(TraversalStep::Attr { name, span }) = t.steps.first() else {
-            continue;
-        };
-        if evaluated.is_some_and(|runs| runs.contains_key(name)) {
-            continue;
-        }
-        let d = if file_runs.iter().any(|r| &r.name == name) {
+        let d = if file_runs.iter().any(|r| r.name == name) {
             Diagnostic::error(
                 "Reference to unevaluated run block",
                 format!("The run {name:?} block has not yet been evaluated, so its results are not available here."),
@@ -1743,9 +1725,24 @@ fn unavailable_runs(
                 format!("There is no run {name:?} declared in this test suite."),
             )
         };
-        diags.push(d.with_subject(expr.file().range(t.root_span.to(*span))));
+        diags.push(d.with_subject(subject));
     }
     diags
+}
+
+/// The names `expr` refers to under `root` (`run.NAME...`, `var.NAME`),
+/// each with the range of `root.NAME`.
+fn named_under(expr: &Expression, root: &str) -> Vec<(String, SourceRange)> {
+    expr.variables()
+        .into_iter()
+        .filter(|t| t.root == root)
+        .filter_map(|t| match t.steps.first() {
+            Some(TraversalStep::Attr { name, span }) => {
+                Some((name.clone(), expr.file().range(t.root_span.to(*span))))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn check_assertion(
