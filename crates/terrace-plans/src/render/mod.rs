@@ -171,6 +171,21 @@ pub(crate) fn output_change_json(oc: &OutputChange) -> ChangeJson {
     }
 }
 
+/// The diff of a root output's change. terraform shows a sensitive
+/// output's empty string as no value: one created as "" is not listed,
+/// one that becomes "" is removed, one that was "" is added.
+fn output_diff(oc: &OutputChange) -> Diff {
+    let mut change = structured(&output_change_json(oc), Matcher::Always);
+    if change.is_before_sensitive() || change.is_after_sensitive() {
+        for value in [&mut change.before, &mut change.after] {
+            if value.as_str() == Some("") {
+                *value = J::Null;
+            }
+        }
+    }
+    differ::compute_diff_for_output(&change)
+}
+
 fn structured(cj: &ChangeJson, relevant: Matcher) -> Change {
     Change {
         before_explicit: false,
@@ -297,13 +312,7 @@ pub fn render_plan(plan: &Plan, schemas: &dyn SchemaLookup, opts: &RenderOptions
     let mut outputs: Vec<(&OutputChange, Diff)> = plan
         .output_changes
         .iter()
-        .map(|oc| {
-            let cj = output_change_json(oc);
-            (
-                oc,
-                differ::compute_diff_for_output(&structured(&cj, Matcher::Always)),
-            )
-        })
+        .map(|oc| (oc, output_diff(oc)))
         .collect();
     outputs.sort_by(|a, b| a.0.name.cmp(&b.0.name));
 
@@ -561,8 +570,7 @@ pub fn render_plan_items(plan: &Plan, schemas: &dyn SchemaLookup) -> PlanItemTex
         .max()
         .unwrap_or(0);
     for oc in outputs {
-        let cj = output_change_json(oc);
-        let diff = differ::compute_diff_for_output(&structured(&cj, Matcher::Always));
+        let diff = output_diff(oc);
         let text = render_output_changes_aligned(&[(oc, diff)], &colorize, max_len);
         if !text.is_empty() {
             texts.outputs.push((oc.name.clone(), text));
