@@ -270,7 +270,7 @@ impl EvalScope<'_, '_> {
             "Deprecated attribute",
             format!("The attribute {name:?} is deprecated. Refer to the provider documentation for details."),
         )
-        .with_subject(file.range(r.span.to(*span)))]
+        .with_subject(file.range(*span))]
     }
 }
 

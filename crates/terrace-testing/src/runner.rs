@@ -261,6 +261,15 @@ impl FileRunner<'_> {
             let Some(last) = &tracked.last else {
                 continue;
             };
+            // A state holding no managed object (data sources, outputs)
+            // has nothing to destroy, and terraform does not announce it.
+            let managed = tracked
+                .state
+                .all_instances()
+                .any(|(addr, _, _)| addr.resource.resource.mode == ResourceMode::Managed);
+            if !managed {
+                continue;
+            }
             reporter.run_tearing_down(self.file, &last.run_name);
             if let Some(failure) = self.destroy(tracked, last) {
                 status = status.merge(Status::Error);
