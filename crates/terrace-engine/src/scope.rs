@@ -266,11 +266,13 @@ impl EvalScope<'_, '_> {
         if !deprecated {
             return Diagnostics::new();
         }
-        vec![Diagnostic::warning(
+        let mut warning = Diagnostic::warning(
             "Deprecated attribute",
             format!("The attribute {name:?} is deprecated. Refer to the provider documentation for details."),
         )
-        .with_subject(file.range(*span))]
+        .with_subject(file.range(*span));
+        warning.per_evaluation = true;
+        vec![warning]
     }
 }
 

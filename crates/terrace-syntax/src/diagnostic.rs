@@ -77,6 +77,10 @@ pub struct Diagnostic {
     /// object, so it is never folded together with others of the same
     /// summary.
     pub condition_failure: bool,
+    /// Made each time an expression is evaluated (a deprecated
+    /// attribute's warning): the validation walk's is shown beside the
+    /// plan's, as terraform counts both.
+    pub per_evaluation: bool,
 }
 
 /// A function call a diagnostic is about: the name it was called by and
@@ -121,6 +125,7 @@ impl Diagnostic {
             address: None,
             function_call: None,
             condition_failure: false,
+            per_evaluation: false,
         }
     }
 

@@ -252,21 +252,12 @@ impl ConsoleProviderFunctions {
             .filter(|p| !p.is_builtin())
             .map(|p| (p.clone(), Default::default()))
             .collect();
-        let (locks, _) = terrace_getproviders::lockfile::Locks::load(Path::new(
-            terrace_getproviders::lockfile::LOCK_FILE_NAME,
-        ));
-        let env = terrace_getproviders::cliconfig::CliEnv::from_process();
-        let (cli, _) = terrace_getproviders::cliconfig::load(&env);
-        let factory = crate::commands::providers_schema::locate_executables(
-            &needed,
-            &locks,
-            &cli,
-            &env,
-            &crate::commands::providers::data_dir(Path::new(".")),
-        )
-        .map(|executables| {
-            crate::provider_factory::CliProviderFactory::new(executables, working_dir)
-        });
+        let factory =
+            crate::commands::providers_schema::installed_executables(Path::new("."), &needed).map(
+                |executables| {
+                    crate::provider_factory::CliProviderFactory::new(executables, working_dir)
+                },
+            );
         ConsoleProviderFunctions {
             declared,
             factory,

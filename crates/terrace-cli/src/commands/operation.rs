@@ -19,10 +19,6 @@ use crate::operation_args::{self, Command, OperationArgs};
 use crate::provider_factory::CliProviderFactory;
 use crate::ui::ApplyUi;
 use std::collections::BTreeMap;
-
-/// The summary of the warning about a reference to an attribute the
-/// provider deprecates.
-const DEPRECATED_ATTRIBUTE: &str = "Deprecated attribute";
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -752,10 +748,9 @@ impl Operation {
                 ));
             }
             for w in validate_warnings {
-                // A deprecated attribute is warned of by each walk that
-                // evaluates the reference, as terraform warns of it.
-                let per_evaluation = w.summary == DEPRECATED_ATTRIBUTE;
-                let again = !per_evaluation
+                // A warning made per evaluation (a deprecated attribute)
+                // is each walk's own, as terraform counts it.
+                let again = !w.per_evaluation
                     && all.iter().any(|d| {
                         d.summary == w.summary && d.detail == w.detail && d.subject == w.subject
                     });

@@ -277,6 +277,19 @@ pub fn locate_executables(
     Ok(executables)
 }
 
+/// The executables of `needed` as the working directory `dir` selects
+/// them: its lock file, the CLI configuration's overrides and its
+/// provider cache (see [`locate_executables`]).
+pub fn installed_executables(
+    dir: &Path,
+    needed: &BTreeMap<Provider, VersionConstraints>,
+) -> Result<Vec<(Provider, PathBuf)>, Diagnostics> {
+    let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
+    let env = CliEnv::from_process();
+    let (cli, _) = cliconfig::load(&env);
+    locate_executables(needed, &locks, &cli, &env, &providers::data_dir(dir))
+}
+
 /// The schema of each provider, keyed by its address; the built-in
 /// `terraform.io/builtin/terraform` when the configuration uses it, as
 /// terraform lists it.

@@ -221,16 +221,8 @@ pub fn static_context(
     config: &terrace_config::loader::Config,
 ) -> Result<terrace_engine::Context, Diagnostics> {
     let (reqs, _) = crate::commands::providers::requirements_by_module(config);
-    let (locks, _) = Locks::load(&dir.join(LOCK_FILE_NAME));
-    let env = terrace_getproviders::cliconfig::CliEnv::from_process();
-    let (cli, _) = terrace_getproviders::cliconfig::load(&env);
-    let executables = crate::commands::providers_schema::locate_executables(
-        &reqs.merged(),
-        &locks,
-        &cli,
-        &env,
-        &data_dir(),
-    )?;
+    let executables =
+        crate::commands::providers_schema::installed_executables(dir, &reqs.merged())?;
     let working_dir = std::env::current_dir().unwrap_or_else(|_| dir.to_path_buf());
     Ok(terrace_engine::Context {
         config: std::sync::Arc::new(config.clone()),
